@@ -1,0 +1,192 @@
+#include "app/cli.h"
+
+#include "app/files.h"
+#include "app/gui.h"
+#include "core/engine.h"
+#include "core/lessons.h"
+#include "core/report.h"
+#include "core/text.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+namespace flashstep {
+namespace {
+
+constexpr int kBadInput = 2;
+
+// A bad argument or file: reported as one line, exit status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct RunOptions {
+  std::string algo, input, qkv, precision = "fp32", scale = "none", backend = "cpu",
+                                steps = "all", json = "-";
+  int n = 8, d = 4, rows = 1, block_rows = 0, block_cols = 0, sram = 0, chunks = 4;
+  long long seed = 1;
+  bool causal = false;
+};
+
+ScaleMode parse_scale(const std::string& text, double& value) {
+  if (text == "none") return ScaleMode::none;
+  if (text == "sqrt" || text == "1/sqrt(d)") return ScaleMode::inv_sqrt_d;
+  char* end = nullptr;
+  value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(value))
+    throw UsageError("--scale '" + text + "': use none, sqrt (for 1/sqrt(d)) or a finite number");
+  return ScaleMode::value;
+}
+
+std::vector<std::vector<double>> matrix_field(const Json& j, const char* key, const std::string& file) {
+  if (!j.contains(key)) throw UsageError(file + ": no \"" + key + "\" matrix");
+  const Json& m = j[key];
+  if (!m.is_array()) throw UsageError(file + ": \"" + key + "\" must be a list of rows");
+  std::vector<std::vector<double>> out;
+  for (const Json& row : m) {
+    if (!row.is_array())
+      throw UsageError(file + ": \"" + key + "\" row " + std::to_string(out.size() + 1) +
+                       " must be a list of numbers");
+    out.emplace_back();
+    for (const Json& v : row) {
+      if (!v.is_number())
+        throw UsageError(file + ": \"" + key + "\" row " + std::to_string(out.size()) + " has " +
+                         v.dump() + ", which is not a number");
+      out.back().push_back(v.get<double>());
+    }
+  }
+  return out;
+}
+
+Scenario scenario_from(const RunOptions& o) {
+  Scenario s;
+  const auto algo = parse_algorithm(o.algo);
+  if (!algo) throw UsageError("--algo '" + o.algo + "' is not an algorithm; use one of " + algorithm_id_list());
+  s.algorithm = *algo;
+  const auto prec = parse_precision(o.precision);
+  if (!prec) throw UsageError("--precision '" + o.precision + "': use fp64, fp32, fp16 or bf16");
+  s.precision = *prec;
+  s.scale_mode = parse_scale(o.scale, s.scale_value);
+  s.causal = o.causal;
+  s.n = o.n;
+  s.d = o.d;
+  s.rows = o.rows;
+  if (o.seed < 0) throw UsageError("--seed " + std::to_string(o.seed) + ": must be 0 or more");
+  s.seed = static_cast<std::uint64_t>(o.seed);
+  s.block_rows = o.block_rows;
+  s.block_cols = o.block_cols;
+  s.sram = o.sram;
+  s.chunks = o.chunks;
+  if (!o.input.empty()) s.x = parse_rows(o.input);
+  if (!o.qkv.empty()) {
+    std::string text, error;
+    if (!read_file(o.qkv, text, error)) throw UsageError("--qkv " + error);
+    Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) throw UsageError("--qkv " + o.qkv + ": not valid JSON");
+    if (!j.is_object()) throw UsageError("--qkv " + o.qkv + ": expected {\"q\": [[...]], \"k\": [[...]], \"v\": [[...]]}");
+    s.q = matrix_field(j, "q", o.qkv);
+    s.k = matrix_field(j, "k", o.qkv);
+    s.v = matrix_field(j, "v", o.qkv);
+  }
+  return s;
+}
+
+int run_command(const RunOptions& o) {
+  const Scenario s = scenario_from(o);
+  if (o.input.size() && is_attention(s.algorithm))
+    throw UsageError("--input is for the softmax algorithms; attention takes --qkv FILE or --n, --d, --seed");
+  if (o.backend != "cpu" && o.backend != "gpu")
+    throw UsageError("--backend '" + o.backend + "': use cpu or gpu");
+  if (o.steps != "all" && o.steps != "none")
+    throw UsageError("--steps '" + o.steps + "': use all or none");
+  const Resolved r = resolve(s);
+  for (const auto& notice : r.notices) std::cerr << "flashstep: note: " << notice << "\n";
+  if (o.backend == "gpu")
+    throw UsageError("the GPU backend is not part of this build yet; use --backend cpu");
+  RecordOptions opt;
+  opt.keep_steps = o.steps == "all";
+  const Recording rec = record(r, opt);
+  const std::string text = recording_json(rec, opt.keep_steps).dump(1) + "\n";
+  if (o.json == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  } else if (auto err = write_file_atomic(o.json, text); !err.empty()) {
+    throw UsageError("--json " + err);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main_cli(int argc, char** argv) {
+  CLI::App app{"FlashStep: step through softmax, online softmax and FlashAttention, on the CPU "
+               "and on GPU compute shaders.\nWith no command it opens the window."};
+  app.set_version_flag("--version", std::string("flashstep ") + FLASHSTEP_VERSION);
+  GuiOptions gui;
+  app.add_option("--lesson", gui.lesson, "Lesson to open (see `flashstep lessons`)");
+  app.add_option("--quit-after", gui.quit_after_frames,
+                 "Render this many frames, then exit (a smoke test of the window)")
+      ->check(CLI::NonNegativeNumber);
+
+  RunOptions o;
+  CLI::App* run = app.add_subcommand("run", "Run one algorithm headless and write its Recording as JSON");
+  run->add_option("--algo", o.algo, "Algorithm: " + algorithm_id_list())->required();
+  run->add_option("--input", o.input, "Softmax input, e.g. \"3,2,5,1\"; rows separated by ';'");
+  run->add_option("--n", o.n, "Length of a random softmax row, or N (tokens) for attention")->capture_default_str();
+  run->add_option("--d", o.d, "Head dimension (attention shape; d of the 1/sqrt(d) scale)")->capture_default_str();
+  run->add_option("--rows", o.rows, "Number of random softmax rows")->capture_default_str();
+  run->add_option("--seed", o.seed, "Seed of the standard-normal random inputs")->capture_default_str();
+  run->add_option("--qkv", o.qkv, "JSON file {\"q\":[[...]],\"k\":[[...]],\"v\":[[...]]} for attention");
+  run->add_option("--precision", o.precision, "fp64, fp32, fp16 or bf16")->capture_default_str();
+  run->add_option("--scale", o.scale, "Score scale: none, sqrt (1/sqrt(d)) or a number")->capture_default_str();
+  run->add_flag("--causal", o.causal, "Causal mask (attention): query i sees keys j <= i");
+  run->add_option("--block-rows", o.block_rows, "Br, rows of a Q block (tiled attention)");
+  run->add_option("--block-cols", o.block_cols, "Bc, rows of a K/V block (tiled attention)");
+  run->add_option("--sram", o.sram,
+                  "SRAM size M in elements: Bc = ceil(M/4d), Br = min(Bc, d); default " +
+                      std::to_string(kDefaultSram) + " when no block size is given");
+  run->add_option("--chunks", o.chunks, "K, workers of the chunked softmax")->capture_default_str();
+  run->add_option("--backend", o.backend, "cpu or gpu")->capture_default_str();
+  run->add_option("--steps", o.steps, "all: record every step; none: output and totals only")->capture_default_str();
+  run->add_option("--json", o.json, "Where to write the JSON; - for standard output")->capture_default_str();
+
+  CLI::App* lessons_cmd = app.add_subcommand("lessons", "List the lessons: id<TAB>title, one per line");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::string what = e.what();
+    for (char& c : what)
+      if (c == '\n') c = ' ';
+    std::cerr << "flashstep: " << what << " (see flashstep --help)\n";
+    return kBadInput;
+  }
+
+  try {
+    if (run->parsed()) return run_command(o);
+    if (lessons_cmd->parsed()) {
+      for (const Lesson& l : lessons()) std::cout << l.id << '\t' << l.title << '\n';
+      return 0;
+    }
+    if (!gui.lesson.empty() && !find_lesson(gui.lesson))
+      throw UsageError("--lesson '" + gui.lesson + "' is not a lesson; `flashstep lessons` lists them");
+    return run_gui(gui);
+  } catch (const UsageError& e) {
+    std::cerr << "flashstep: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const InputError& e) {
+    std::cerr << "flashstep: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "flashstep: out of memory; use --steps none or a smaller N\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "flashstep: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace flashstep

@@ -1,0 +1,45 @@
+// The CPU engine: runs one algorithm of the catalogue on a Resolved scenario and records it.
+// It is the reference every other backend is compared with.
+#pragma once
+
+#include "core/recording.h"
+#include "core/scenario.h"
+
+#include <string>
+#include <vector>
+
+namespace flashstep {
+
+struct RecordOptions {
+  bool keep_steps = true;  // false: summary only (output, final m and l, IO totals)
+};
+
+Recording record(const Resolved& r, const RecordOptions& opt = {});
+inline Recording record(const Scenario& s, const RecordOptions& opt = {}) {
+  return record(resolve(s), opt);
+}
+
+// The algorithm in the paper's notation; Step::line indexes it from 1.
+const std::vector<std::string>& pseudocode(Algorithm a);
+
+// Per-algorithm engines (softmax.cpp, attention.cpp). Each fills `rec` through the Recorder.
+class Recorder;
+void record_naive(const Resolved& r, Recorder& rec);
+void record_safe(const Resolved& r, Recorder& rec);
+void record_online(const Resolved& r, Recorder& rec);
+void record_chunked(const Resolved& r, Recorder& rec);
+void record_logsumexp(const Resolved& r, Recorder& rec);
+void record_attn_naive(const Resolved& r, Recorder& rec);
+void record_attn_online(const Resolved& r, Recorder& rec);
+void record_attn_tiled(const Resolved& r, Recorder& rec);
+void record_attn_tiled_v2(const Resolved& r, Recorder& rec);
+
+// The merge tree of `chunked`: level 0 holds the K chunk results, each further level merges
+// neighbours pairwise (an odd one out is carried up). Node ids count level by level.
+struct MergeNode {
+  int level, index;  // position in the tree
+  int left = -1, right = -1;  // child node ids (right == -1: carried up unchanged)
+};
+std::vector<MergeNode> merge_tree(int K);
+
+}  // namespace flashstep

@@ -1,0 +1,70 @@
+// Number formats the engines compute in, and how each one is emulated.
+//
+// fp64 and fp32 are the machine's double and float. fp16 and bf16 are Eigen::half and
+// Eigen::bfloat16: every arithmetic operation on them computes in float and rounds the result
+// back to 16 bits, so e^12 overflows to inf in fp16 exactly where it would on hardware.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace flashstep {
+
+enum class Precision { fp64, fp32, fp16, bf16 };
+
+inline constexpr Precision kAllPrecisions[] = {Precision::fp64, Precision::fp32, Precision::fp16,
+                                               Precision::bf16};
+
+std::string_view precision_name(Precision p);
+std::optional<Precision> parse_precision(std::string_view s);
+
+// Largest finite value of the format (65504 for fp16).
+double precision_max(Precision p);
+// ln(max): the x above which e^x overflows (≈ 11.09 fp16, 88.72 fp32/bf16, 709.78 fp64).
+double overflow_threshold(Precision p);
+// Round a double to the nearest value of the format (as the engines do to every input).
+double round_to(Precision p, double x);
+
+// ---- the scalar types the engines are instantiated with ---------------------------------
+
+template <class T>
+inline double to_double(T x) {
+  if constexpr (std::is_same_v<T, double>)
+    return x;
+  else
+    return static_cast<double>(static_cast<float>(x));
+}
+
+template <class T>
+inline T from_double(double x) {
+  if constexpr (std::is_same_v<T, double>)
+    return x;
+  else if constexpr (std::is_same_v<T, float>)
+    return static_cast<float>(x);
+  else
+    return T(static_cast<float>(x));  // double→float→16 bit rounds exactly like double→16 bit
+}
+
+template <class T>
+inline T inf_of() {
+  return std::numeric_limits<T>::infinity();
+}
+
+// Calls f with a value of the scalar type of precision p: f(double{}), f(float{}), ...
+template <class F>
+decltype(auto) with_scalar(Precision p, F&& f) {
+  switch (p) {
+    case Precision::fp64: return f(double{});
+    case Precision::fp32: return f(float{});
+    case Precision::fp16: return f(Eigen::half{});
+    case Precision::bf16: return f(Eigen::bfloat16{});
+  }
+  return f(float{});
+}
+
+}  // namespace flashstep

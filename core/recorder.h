@@ -1,0 +1,44 @@
+// Recorder: the write side of a Recording, used by the CPU engines and by the GPU backend when
+// it turns its trace buffers into steps.
+//
+//   Recorder rec(recording, keep_steps);
+//   int m = rec.add_buffer({"m", rows, 1, Space::reg, "running max"});
+//   rec.init(x, r, c, value);            // contents before the first step
+//   rec.io().hbm_reads += 1;             // counted in every mode
+//   if (rec.on()) {                      // building text is skipped in summary-only runs
+//     rec.write(m, r, 0, new_m);
+//     Step s; s.pass = 1; ...; rec.commit(std::move(s));
+//   }
+#pragma once
+
+#include "core/recording.h"
+
+namespace flashstep {
+
+class Recorder {
+ public:
+  Recorder(Recording& rec, bool keep_steps);
+
+  bool on() const { return rec_.keep_steps; }
+  IoCounters& io() { return rec_.io; }
+  Recording& recording() { return rec_; }
+
+  int add_buffer(BufferInfo info);
+  // Sets a cell of the state before the first step.
+  void init(int buffer, int r, int c, double v);
+  void init(int buffer, const MatrixRM& values);
+  // Changes a cell during the step being built (no-op when !on()).
+  void write(int buffer, int r, int c, double v);
+  void undefine(int buffer, int r, int c);
+  // Closes the step: stamps the IO counters and the delta range, adds a keyframe when due.
+  void commit(Step step);
+
+ private:
+  void set(int buffer, int r, int c, double v, bool defined);
+  Recording& rec_;
+  State current_;
+  std::size_t cells_ = 0;
+  std::size_t deltas_at_keyframe_ = 0;
+};
+
+}  // namespace flashstep

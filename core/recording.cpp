@@ -1,0 +1,179 @@
+#include "core/recorder.h"
+#include "core/recording.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace flashstep {
+
+std::string_view space_name(Space s) {
+  switch (s) {
+    case Space::hbm: return "HBM";
+    case Space::sram: return "SRAM";
+    case Space::reg: return "register";
+  }
+  return "?";
+}
+
+int Recording::find_buffer(std::string_view name) const {
+  for (std::size_t i = 0; i < buffers.size(); ++i)
+    if (buffers[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+static std::size_t state_bytes(const State& s) {
+  std::size_t b = 0;
+  for (const auto& v : s.values) b += v.capacity() * sizeof(double);
+  for (const auto& v : s.defined) b += v.capacity();
+  return b;
+}
+
+std::size_t Recording::memory_bytes() const {
+  std::size_t b = sizeof(*this) + state_bytes(initial);
+  for (const auto& k : keyframes) b += state_bytes(k);
+  b += deltas.capacity() * sizeof(Delta);
+  for (const auto& s : steps)
+    b += sizeof(Step) + s.label.capacity() + s.text.capacity() +
+         (s.reads.capacity() + s.writes.capacity()) * sizeof(Region);
+  b += static_cast<std::size_t>(output.size()) * sizeof(double);
+  return b;
+}
+
+int Recording::nonfinite_outputs() const {
+  int count = 0;
+  for (Eigen::Index i = 0; i < output.size(); ++i)
+    if (!std::isfinite(output.data()[i])) ++count;
+  return count;
+}
+
+// ---- Recorder -----------------------------------------------------------------------------
+
+Recorder::Recorder(Recording& rec, bool keep_steps) : rec_(rec) { rec_.keep_steps = keep_steps; }
+
+int Recorder::add_buffer(BufferInfo info) {
+  const std::size_t cells = static_cast<std::size_t>(info.rows) * info.cols;
+  rec_.buffers.push_back(std::move(info));
+  if (on()) {
+    rec_.initial.values.emplace_back(cells, 0.0);
+    rec_.initial.defined.emplace_back(cells, 0);
+    current_.values.emplace_back(cells, 0.0);
+    current_.defined.emplace_back(cells, 0);
+    cells_ += cells;
+  }
+  return static_cast<int>(rec_.buffers.size()) - 1;
+}
+
+void Recorder::init(int b, int r, int c, double v) {
+  if (!on()) return;
+  const std::size_t i = static_cast<std::size_t>(r) * rec_.buffers[b].cols + c;
+  rec_.initial.values[b][i] = current_.values[b][i] = v;
+  rec_.initial.defined[b][i] = current_.defined[b][i] = 1;
+}
+
+void Recorder::init(int b, const MatrixRM& values) {
+  if (!on()) return;
+  for (int r = 0; r < values.rows(); ++r)
+    for (int c = 0; c < values.cols(); ++c) init(b, r, c, values(r, c));
+}
+
+void Recorder::set(int b, int r, int c, double v, bool defined) {
+  const std::uint32_t i = static_cast<std::uint32_t>(r * rec_.buffers[b].cols + c);
+  double& cur = current_.values[b][i];
+  std::uint8_t& cur_def = current_.defined[b][i];
+  rec_.deltas.push_back(Delta{static_cast<std::uint32_t>(b), i, v, cur, defined, cur_def != 0});
+  cur = v;
+  cur_def = defined ? 1 : 0;
+}
+
+void Recorder::write(int b, int r, int c, double v) {
+  if (on()) set(b, r, c, v, true);
+}
+
+void Recorder::undefine(int b, int r, int c) {
+  if (on()) set(b, r, c, 0.0, false);
+}
+
+void Recorder::commit(Step step) {
+  if (!on()) return;
+  step.io = rec_.io;
+  step.delta_end = static_cast<std::uint32_t>(rec_.deltas.size());
+  if (step.line_end < step.line) step.line_end = step.line;
+  rec_.steps.push_back(std::move(step));
+  // A keyframe whenever the deltas since the last one outweigh one full state: seeking then
+  // never replays more than about one state's worth of writes, and keyframes cost at most as
+  // much memory as the deltas themselves.
+  if (rec_.deltas.size() - deltas_at_keyframe_ >= std::max<std::size_t>(cells_, 1024)) {
+    rec_.keyframes.push_back(current_);
+    rec_.keyframe_steps.push_back(rec_.step_count() - 1);
+    deltas_at_keyframe_ = rec_.deltas.size();
+  }
+}
+
+// ---- Cursor -------------------------------------------------------------------------------
+
+Cursor::Cursor(const Recording& rec) : rec_(&rec), state_(rec.initial) {}
+
+void Cursor::apply_forward(int step) {
+  const auto begin = rec_->delta_begin(step), end = rec_->steps[step].delta_end;
+  for (auto i = begin; i < end; ++i) {
+    const Delta& d = rec_->deltas[i];
+    state_.values[d.buffer][d.index] = d.value;
+    state_.defined[d.buffer][d.index] = d.defined;
+  }
+}
+
+void Cursor::apply_backward(int step) {
+  const auto begin = rec_->delta_begin(step), end = rec_->steps[step].delta_end;
+  for (auto i = end; i > begin; --i) {
+    const Delta& d = rec_->deltas[i - 1];
+    state_.values[d.buffer][d.index] = d.old;
+    state_.defined[d.buffer][d.index] = d.old_defined;
+  }
+}
+
+void Cursor::seek(int k) {
+  const int last = rec_->step_count() - 1;
+  k = std::clamp(k, -1, last);
+  if (k == pos_) return;
+  // Far jumps restart from the nearest keyframe at or before k; near ones walk the deltas.
+  const auto kf = std::upper_bound(rec_->keyframe_steps.begin(), rec_->keyframe_steps.end(), k);
+  const int kf_step = kf == rec_->keyframe_steps.begin() ? -1 : *(kf - 1);
+  const bool near = (k > pos_ && kf_step <= pos_) || (k < pos_ && pos_ - k <= k - kf_step);
+  if (!near) {
+    state_ = kf_step < 0 ? rec_->initial
+                         : rec_->keyframes[static_cast<std::size_t>(kf - rec_->keyframe_steps.begin() - 1)];
+    pos_ = kf_step;
+  }
+  while (pos_ < k) apply_forward(++pos_);
+  while (pos_ > k) apply_backward(pos_--);
+}
+
+double Cursor::value(int b, int r, int c) const {
+  return state_.values[b][static_cast<std::size_t>(r) * rec_->buffers[b].cols + c];
+}
+
+bool Cursor::defined(int b, int r, int c) const {
+  return state_.defined[b][static_cast<std::size_t>(r) * rec_->buffers[b].cols + c] != 0;
+}
+
+State replay(const Recording& rec, int k) {
+  State s = rec.initial;
+  const std::uint32_t end = k < 0 ? 0 : rec.steps[k].delta_end;
+  for (std::uint32_t i = 0; i < end; ++i) {
+    const Delta& d = rec.deltas[i];
+    s.values[d.buffer][d.index] = d.value;
+    s.defined[d.buffer][d.index] = d.defined;
+  }
+  return s;
+}
+
+std::vector<int> pass_starts(const Recording& rec) {
+  std::vector<int> starts;
+  for (int i = 0; i < rec.step_count(); ++i)
+    if (i == 0 || rec.steps[i].pass != rec.steps[i - 1].pass ||
+        rec.steps[i].row != rec.steps[i - 1].row)
+      starts.push_back(i);
+  return starts;
+}
+
+}  // namespace flashstep

@@ -1,0 +1,140 @@
+// Recording: what an engine run leaves behind and what the timeline plays.
+//
+// A Recording holds
+//  - the buffers the algorithm touches (x, y, m, l, Q, K, V, S, P, O, ...), each rows × cols,
+//    with the memory it lives in (HBM, SRAM or a register);
+//  - the Steps, in the algorithm's loop order: pass, pseudocode lines, a sentence with the real
+//    numbers, the regions read and written, the cumulative IO counters;
+//  - the buffer contents at every step, stored as keyframes plus per-step deltas, so memory
+//    grows with the number of writes, not steps × cells, and seeking is cheap both ways.
+//
+// A cell is "undefined" until something writes it (m before the first element is read is
+// −inf because the algorithm sets it so; y before pass 3 is undefined).
+//
+// A summary-only Recording (keep_steps == false) has no steps, no deltas and no buffer
+// contents: only the output, the final per-row statistics and the IO totals.
+#pragma once
+
+#include "core/io_counters.h"
+#include "core/matrix.h"
+#include "core/precision.h"
+#include "core/scenario.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace flashstep {
+
+enum class Space : std::uint8_t { hbm, sram, reg };
+std::string_view space_name(Space s);
+
+struct BufferInfo {
+  std::string name;  // "x", "y", "m", "l", "Q", "K", "V", "S", "P", "O", "LSE", ...
+  int rows = 0, cols = 0;
+  Space space = Space::hbm;
+  std::string description;  // one line for tooltips: "running max of each row"
+};
+
+// Cells [r0, r1) × [c0, c1) of one buffer.
+struct Region {
+  int buffer = 0;
+  int r0 = 0, c0 = 0, r1 = 0, c1 = 0;
+};
+
+struct Step {
+  int pass = 1;             // 1-based; pass_names[pass - 1] names it
+  int line = 0;             // first highlighted pseudocode line (1-based), 0 = none
+  int line_end = 0;         // last highlighted line (== line for a single line)
+  int row = -1;             // softmax row / query row this step is about, -1 = all
+  int tile_i = -1;          // Q block index (tiled attention), -1 = none
+  int tile_j = -1;          // K/V block index (tiled attention), -1 = none
+  std::string label;        // short, for tables: "m₃", "tile (i=2, j=1)"
+  std::string text;         // the sentence with the real numbers
+  std::vector<Region> reads, writes;
+  IoCounters io;            // cumulative, after this step
+  std::uint32_t delta_end = 0;  // this step's deltas are [previous step's delta_end, delta_end)
+};
+
+// One cell change. `old` makes stepping backward as cheap as forward.
+struct Delta {
+  std::uint32_t buffer;
+  std::uint32_t index;  // row * cols + col
+  double value;
+  double old;
+  bool defined;
+  bool old_defined;
+};
+
+// The contents of every buffer at one moment.
+struct State {
+  std::vector<std::vector<double>> values;
+  std::vector<std::vector<std::uint8_t>> defined;
+
+  double at(int b, int r, int c, int cols) const { return values[b][r * cols + c]; }
+  bool is_defined(int b, int r, int c, int cols) const { return defined[b][r * cols + c] != 0; }
+};
+
+struct Recording {
+  Algorithm algorithm = Algorithm::online;
+  std::string backend = "cpu";
+  std::string device;       // "CPU" or the GL renderer string
+  Precision precision = Precision::fp32;
+  int rows = 0, n = 0, d = 0;  // softmax: rows × n; attention: N = n, d
+  double scale = 1.0;
+  bool causal = false;
+  int Br = 0, Bc = 0, Tr = 0, Tc = 0, chunks = 0;
+  std::vector<std::string> notices;
+
+  std::vector<std::string> pass_names;
+  std::vector<BufferInfo> buffers;
+  std::vector<Step> steps;
+  bool keep_steps = true;
+
+  // Results, also in a summary-only recording.
+  MatrixRM output;                    // softmax: rows × n; attention: N × d
+  std::vector<double> m, l;           // final per row (NaN where never defined)
+  std::vector<double> lse;            // logsumexp and attn-tiled-v2: m + log l per row
+  IoCounters io;                      // totals
+
+  // Contents: the state before step 0, keyframes (state after step keyframe_steps[k]) and
+  // the deltas of every step.
+  State initial;
+  std::vector<State> keyframes;
+  std::vector<int> keyframe_steps;
+  std::vector<Delta> deltas;
+
+  int step_count() const { return static_cast<int>(steps.size()); }
+  int pass_count() const { return static_cast<int>(pass_names.size()); }
+  int find_buffer(std::string_view name) const;  // -1 if absent
+  std::uint32_t delta_begin(int step) const { return step == 0 ? 0 : steps[step - 1].delta_end; }
+  std::size_t memory_bytes() const;               // approximate footprint
+  int nonfinite_outputs() const;
+};
+
+// Moves through a Recording's states. seek(k) leaves state() equal to the contents after
+// step k (k = -1: before the first step), whichever direction it came from.
+class Cursor {
+ public:
+  explicit Cursor(const Recording& rec);
+  void seek(int k);
+  int position() const { return pos_; }
+  const State& state() const { return state_; }
+  double value(int buffer, int r, int c) const;
+  bool defined(int buffer, int r, int c) const;
+
+ private:
+  void apply_forward(int step);
+  void apply_backward(int step);
+  const Recording* rec_;
+  State state_;
+  int pos_ = -1;
+};
+
+// Replays deltas from the initial state to step k: the plain definition seek() must equal.
+State replay(const Recording& rec, int k);
+
+// Steps where a new pass (or a new row's passes) starts: the timeline's boundaries.
+std::vector<int> pass_starts(const Recording& rec);
+
+}  // namespace flashstep

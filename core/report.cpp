@@ -1,0 +1,89 @@
+#include "core/report.h"
+
+#include "core/engine.h"
+
+#include <cmath>
+
+namespace flashstep {
+
+Json number_json(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return x;
+}
+
+static Json row_json(const MatrixRM& m, Eigen::Index r) {
+  Json row = Json::array();
+  for (Eigen::Index c = 0; c < m.cols(); ++c) row.push_back(number_json(m(r, c)));
+  return row;
+}
+
+static Json list_json(const std::vector<double>& v) {
+  Json out = Json::array();
+  for (double x : v) out.push_back(number_json(x));
+  return out;
+}
+
+// One entry per row of a rows × 1 buffer: its value, or null while undefined.
+static Json column_json(const Cursor& cur, int buffer, int rows) {
+  Json out = Json::array();
+  for (int r = 0; r < rows; ++r)
+    out.push_back(buffer < 0 || !cur.defined(buffer, r, 0) ? Json(nullptr)
+                                                           : number_json(cur.value(buffer, r, 0)));
+  return out;
+}
+
+Json recording_json(const Recording& rec, bool include_steps, bool include_output) {
+  Json j;
+  j["algorithm"] = std::string(algorithm_id(rec.algorithm));
+  j["title"] = std::string(algorithm_title(rec.algorithm));
+  j["backend"] = rec.backend;
+  j["device"] = rec.device;
+  j["precision"] = std::string(precision_name(rec.precision));
+  j["shape"] = {{"rows", rec.rows}, {"n", rec.n}, {"d", rec.d}};
+  j["scale"] = number_json(rec.scale);
+  j["causal"] = rec.causal;
+  if (rec.Br > 0) j["blocks"] = {{"Br", rec.Br}, {"Bc", rec.Bc}, {"Tr", rec.Tr}, {"Tc", rec.Tc}};
+  if (rec.chunks > 0) j["chunks"] = rec.chunks;
+  j["notices"] = rec.notices;
+  if (include_output) {
+    if (rec.output.rows() == 1) {
+      j["output"] = row_json(rec.output, 0);
+    } else {
+      Json rows = Json::array();
+      for (Eigen::Index r = 0; r < rec.output.rows(); ++r) rows.push_back(row_json(rec.output, r));
+      j["output"] = std::move(rows);
+    }
+  }
+  // An algorithm without a running max (naive) has m undefined in every row: null.
+  Json stats = {{"m", rec.m.empty() ? Json(std::vector<std::nullptr_t>(rec.l.size(), nullptr))
+                                     : list_json(rec.m)},
+                {"l", list_json(rec.l)}};
+  if (!rec.lse.empty()) stats["lse"] = list_json(rec.lse);
+  j["stats"] = std::move(stats);
+  j["io"] = {{"hbm_reads", rec.io.hbm_reads},   {"hbm_writes", rec.io.hbm_writes},
+             {"sram_reads", rec.io.sram_reads}, {"sram_writes", rec.io.sram_writes},
+             {"flops", rec.io.flops},           {"exps", rec.io.exps}};
+  j["nonfinite"] = rec.nonfinite_outputs();
+  j["passes"] = rec.pass_names;
+  if (include_steps && rec.keep_steps) {
+    Json steps = Json::array();
+    Cursor cur(rec);
+    const int bm = rec.find_buffer("m"), bl = rec.find_buffer("l");
+    const int rows = bm >= 0 ? rec.buffers[bm].rows : (bl >= 0 ? rec.buffers[bl].rows : rec.rows);
+    for (int k = 0; k < rec.step_count(); ++k) {
+      cur.seek(k);
+      const Step& s = rec.steps[k];
+      Json st = {{"index", k}, {"pass", s.pass}, {"label", s.label}, {"text", s.text}};
+      if (s.tile_i >= 0) st["tile_i"] = s.tile_i;
+      if (s.tile_j >= 0) st["tile_j"] = s.tile_j;
+      st["m"] = column_json(cur, bm, rows);
+      st["l"] = column_json(cur, bl, rows);
+      steps.push_back(std::move(st));
+    }
+    j["steps"] = std::move(steps);
+  }
+  return j;
+}
+
+}  // namespace flashstep

@@ -1,0 +1,287 @@
+#include "core/scenario.h"
+
+#include "core/text.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <random>
+
+namespace flashstep {
+
+// ---- algorithms ---------------------------------------------------------------------------
+
+std::string_view algorithm_id(Algorithm a) {
+  switch (a) {
+    case Algorithm::naive: return "naive";
+    case Algorithm::safe: return "safe";
+    case Algorithm::online: return "online";
+    case Algorithm::chunked: return "chunked";
+    case Algorithm::logsumexp: return "logsumexp";
+    case Algorithm::attn_naive: return "attn-naive";
+    case Algorithm::attn_online: return "attn-online";
+    case Algorithm::attn_tiled: return "attn-tiled";
+    case Algorithm::attn_tiled_v2: return "attn-tiled-v2";
+  }
+  return "?";
+}
+
+std::string_view algorithm_title(Algorithm a) {
+  switch (a) {
+    case Algorithm::naive: return "Naive softmax e^x / sum e^x";
+    case Algorithm::safe: return "Safe softmax (max subtracted, 3 passes)";
+    case Algorithm::online: return "Online softmax (2 passes)";
+    case Algorithm::chunked: return "Chunked online softmax with a merge of (m, l) pairs";
+    case Algorithm::logsumexp: return "Log-softmax through log-sum-exp";
+    case Algorithm::attn_naive: return "Attention with S and P materialized";
+    case Algorithm::attn_online: return "Attention online, one query row at a time";
+    case Algorithm::attn_tiled: return "FlashAttention-1 tiles";
+    case Algorithm::attn_tiled_v2: return "FlashAttention-2 loop order";
+  }
+  return "?";
+}
+
+std::optional<Algorithm> parse_algorithm(std::string_view id) {
+  for (Algorithm a : kAllAlgorithms)
+    if (algorithm_id(a) == id) return a;
+  return std::nullopt;
+}
+
+bool is_attention(Algorithm a) {
+  return a == Algorithm::attn_naive || a == Algorithm::attn_online ||
+         a == Algorithm::attn_tiled || a == Algorithm::attn_tiled_v2;
+}
+
+std::string algorithm_id_list() {
+  std::string out;
+  for (Algorithm a : kAllAlgorithms) {
+    if (!out.empty()) out += ", ";
+    out += algorithm_id(a);
+  }
+  return out;
+}
+
+double scale_factor(ScaleMode mode, double value, int d) {
+  switch (mode) {
+    case ScaleMode::none: return 1.0;
+    case ScaleMode::inv_sqrt_d: return 1.0 / std::sqrt(static_cast<double>(d));
+    case ScaleMode::value: return value;
+  }
+  return 1.0;
+}
+
+std::string scale_name(ScaleMode mode, double value) {
+  switch (mode) {
+    case ScaleMode::none: return "none";
+    case ScaleMode::inv_sqrt_d: return "1/sqrt(d)";
+    case ScaleMode::value: return num(value);
+  }
+  return "?";
+}
+
+// ---- input parsing ------------------------------------------------------------------------
+
+static std::string normalise_minus(std::string_view in) {
+  // Accept the Unicode minus (U+2212) and ∞ that students paste from slides.
+  std::string out;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (in.compare(i, 3, "\xE2\x88\x92") == 0) {
+      out += '-';
+      i += 2;
+    } else if (in.compare(i, 3, "\xE2\x88\x9E") == 0) {
+      out += "inf";
+      i += 2;
+    } else {
+      out += in[i];
+    }
+  }
+  return out;
+}
+
+std::vector<std::vector<double>> parse_rows(std::string_view text) {
+  const std::string s = normalise_minus(text);
+  std::vector<std::vector<double>> rows(1);
+  std::size_t i = 0;
+  auto is_sep = [](char c) { return c == ',' || c == ' ' || c == '\t' || c == '[' || c == ']'; };
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == ';' || c == '\n' || c == '\r') {
+      if (!rows.back().empty()) rows.emplace_back();
+      ++i;
+      continue;
+    }
+    if (is_sep(c)) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < s.size() && !is_sep(s[j]) && s[j] != ';' && s[j] != '\n' && s[j] != '\r') ++j;
+    const std::string token = s.substr(i, j - i);
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(token.c_str(), &end);
+    if (end != token.c_str() + token.size() || token.empty())
+      throw InputError(strf("input: '%s' (value %zu of row %zu) is not a number", token.c_str(),
+                            rows.back().size() + 1, rows.size()));
+    if (errno == ERANGE && std::isinf(v))
+      throw InputError(strf("input: '%s' (value %zu of row %zu) is too large for fp64; type inf "
+                            "if you mean infinity",
+                            token.c_str(), rows.back().size() + 1, rows.size()));
+    rows.back().push_back(v);
+    i = j;
+  }
+  if (rows.back().empty()) rows.pop_back();
+  if (rows.empty()) throw InputError("input is empty: type numbers such as 3, 2, 5, 1");
+  for (std::size_t r = 1; r < rows.size(); ++r)
+    if (rows[r].size() != rows[0].size())
+      throw InputError(strf("input: row %zu has %zu values but row 1 has %zu; every row must "
+                            "have the same length",
+                            r + 1, rows[r].size(), rows[0].size()));
+  return rows;
+}
+
+std::vector<std::vector<double>> random_normal(int rows, int cols, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<std::vector<double>> out(static_cast<std::size_t>(rows),
+                                       std::vector<double>(static_cast<std::size_t>(cols)));
+  for (auto& row : out)
+    for (double& v : row) v = normal(gen);
+  return out;
+}
+
+// ---- resolve ------------------------------------------------------------------------------
+
+static MatrixRM to_matrix(const std::vector<std::vector<double>>& rows, Precision p) {
+  MatrixRM m(static_cast<Eigen::Index>(rows.size()),
+             static_cast<Eigen::Index>(rows.empty() ? 0 : rows[0].size()));
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (std::size_t c = 0; c < rows[r].size(); ++c)
+      m(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = round_to(p, rows[r][c]);
+  return m;
+}
+
+static void check_shape(const char* what, const std::vector<std::vector<double>>& m) {
+  if (m.empty() || m[0].empty()) throw InputError(strf("%s is empty", what));
+  for (std::size_t r = 1; r < m.size(); ++r)
+    if (m[r].size() != m[0].size())
+      throw InputError(strf("%s: row %zu has %zu values but row 1 has %zu", what, r + 1,
+                            m[r].size(), m[0].size()));
+}
+
+static void check_size(const char* what, long long rows, long long cols) {
+  if (rows * cols > kMaxElements)
+    throw InputError(strf("%s would have %lld x %lld = %lld elements; the limit is %d", what,
+                          rows, cols, rows * cols, kMaxElements));
+}
+
+static void check_positive(const char* field, long long value) {
+  if (value < 1) throw InputError(strf("%s = %lld: must be at least 1", field, value));
+}
+
+Resolved resolve(const Scenario& s) {
+  Resolved r;
+  r.scenario = s;
+  check_positive("d", s.d);
+  if (s.scale_mode == ScaleMode::value && !std::isfinite(s.scale_value))
+    throw InputError("scale = " + num(s.scale_value) + ": must be a finite number");
+  r.scale = scale_factor(s.scale_mode, s.scale_value, s.d);
+
+  if (!is_attention(s.algorithm)) {
+    if (s.causal)
+      throw InputError(std::string("causal mask: applies to the attention algorithms only, not "
+                                   "to ") + std::string(algorithm_id(s.algorithm)));
+    if (!s.q.empty() || !s.k.empty() || !s.v.empty())
+      throw InputError(std::string(algorithm_id(s.algorithm)) +
+                       " is a softmax: give it a vector (input), not Q, K, V");
+    if (s.x.empty()) {
+      check_positive("n", s.n);
+      check_positive("rows", s.rows);
+      check_size("input", s.rows, s.n);
+      r.scenario.x = random_normal(s.rows, s.n, s.seed);
+    } else {
+      check_shape("input", s.x);
+      check_size("input", static_cast<long long>(s.x.size()), static_cast<long long>(s.x[0].size()));
+    }
+    r.x = to_matrix(r.scenario.x, s.precision);
+    r.rows = static_cast<int>(r.x.rows());
+    r.n = static_cast<int>(r.x.cols());
+    r.d = s.d;
+    if (s.algorithm == Algorithm::chunked) {
+      check_positive("chunks", s.chunks);
+      if (s.chunks > r.n)
+        throw InputError(strf("chunks = %d: more workers than elements; the row has n = %d, so "
+                              "use 1..%d",
+                              s.chunks, r.n, r.n));
+      r.chunks = s.chunks;
+    }
+    return r;
+  }
+
+  // Attention.
+  if (!s.x.empty())
+    throw InputError(std::string(algorithm_id(s.algorithm)) +
+                     " is attention: give it Q, K, V (or N, d and a seed), not a vector");
+  const bool given = !s.q.empty() || !s.k.empty() || !s.v.empty();
+  if (given) {
+    check_shape("Q", s.q);
+    check_shape("K", s.k);
+    check_shape("V", s.v);
+    if (s.k.size() != s.q.size() || s.v.size() != s.q.size() || s.k[0].size() != s.q[0].size() ||
+        s.v[0].size() != s.q[0].size())
+      throw InputError(strf("Q, K, V must all be N x d: got Q %zu x %zu, K %zu x %zu, V %zu x %zu",
+                            s.q.size(), s.q[0].size(), s.k.size(), s.k[0].size(), s.v.size(),
+                            s.v[0].size()));
+    check_size("Q", static_cast<long long>(s.q.size()), static_cast<long long>(s.q[0].size()));
+    r.scenario.d = static_cast<int>(s.q[0].size());
+    r.scale = scale_factor(s.scale_mode, s.scale_value, r.scenario.d);
+  } else {
+    check_positive("N", s.n);
+    check_size("Q", s.n, s.d);
+    // One stream for all three, so a seed names the whole problem.
+    auto all = random_normal(3 * s.n, s.d, s.seed);
+    r.scenario.q.assign(all.begin(), all.begin() + s.n);
+    r.scenario.k.assign(all.begin() + s.n, all.begin() + 2 * s.n);
+    r.scenario.v.assign(all.begin() + 2 * s.n, all.end());
+  }
+  r.q = to_matrix(r.scenario.q, s.precision);
+  r.k = to_matrix(r.scenario.k, s.precision);
+  r.v = to_matrix(r.scenario.v, s.precision);
+  r.rows = r.n = static_cast<int>(r.q.rows());
+  r.d = static_cast<int>(r.q.cols());
+  r.scenario.n = r.n;
+  r.scenario.d = r.d;
+
+  if (s.algorithm == Algorithm::attn_tiled || s.algorithm == Algorithm::attn_tiled_v2) {
+    if (s.block_rows < 0) throw InputError(strf("block rows Br = %d: must be at least 1", s.block_rows));
+    if (s.block_cols < 0) throw InputError(strf("block cols Bc = %d: must be at least 1", s.block_cols));
+    if (s.sram < 0) throw InputError(strf("sram M = %d: must be at least 1", s.sram));
+    if (s.sram > 0 && s.sram < 4 * r.d)
+      throw InputError(strf("sram M = %d elements is too small: one row of each of Q_i, K_j, V_j, "
+                            "O_i needs 4*d = %d",
+                            s.sram, 4 * r.d));
+    const int M = s.sram > 0 ? s.sram : kDefaultSram;
+    // The FlashAttention paper's rule: Bc = ceil(M / 4d), Br = min(Bc, d).
+    const int bc_rule = (M + 4 * r.d - 1) / (4 * r.d);
+    const int br_rule = std::min(bc_rule, r.d);
+    r.Bc = s.block_cols > 0 ? s.block_cols : bc_rule;
+    r.Br = s.block_rows > 0 ? s.block_rows : br_rule;
+    if (r.Br > r.n) {
+      if (s.block_rows > 0)
+        r.notices.push_back(strf("block rows Br = %d is larger than N = %d; using Br = %d", r.Br,
+                                 r.n, r.n));
+      r.Br = r.n;
+    }
+    if (r.Bc > r.n) {
+      if (s.block_cols > 0)
+        r.notices.push_back(strf("block cols Bc = %d is larger than N = %d; using Bc = %d", r.Bc,
+                                 r.n, r.n));
+      r.Bc = r.n;
+    }
+    r.Tr = (r.n + r.Br - 1) / r.Br;
+    r.Tc = (r.n + r.Bc - 1) / r.Bc;
+  }
+  return r;
+}
+
+}  // namespace flashstep

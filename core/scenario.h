@@ -1,0 +1,109 @@
+// Scenario: everything one run needs (algorithm, inputs, parameters), as a plain value.
+//
+// A Scenario may leave things open (no explicit input, no block sizes); resolve() checks every
+// field, fills in what was left open (random inputs from the seed, block sizes from the SRAM
+// budget) and returns a Resolved scenario the engines can run without further checks.
+// Every problem is reported as an InputError whose message names the field, the value and
+// what is allowed.
+#pragma once
+
+#include "core/matrix.h"
+#include "core/precision.h"
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace flashstep {
+
+enum class Algorithm {
+  naive,
+  safe,
+  online,
+  chunked,
+  logsumexp,
+  attn_naive,
+  attn_online,
+  attn_tiled,
+  attn_tiled_v2,
+};
+
+inline constexpr Algorithm kAllAlgorithms[] = {
+    Algorithm::naive,      Algorithm::safe,        Algorithm::online,
+    Algorithm::chunked,    Algorithm::logsumexp,   Algorithm::attn_naive,
+    Algorithm::attn_online, Algorithm::attn_tiled, Algorithm::attn_tiled_v2,
+};
+
+std::string_view algorithm_id(Algorithm a);        // "attn-tiled-v2"
+std::string_view algorithm_title(Algorithm a);     // "FlashAttention-2 loop order"
+std::optional<Algorithm> parse_algorithm(std::string_view id);
+bool is_attention(Algorithm a);
+std::string algorithm_id_list();                   // "naive, safe, ..." for messages
+
+enum class ScaleMode {
+  none,        // scores used as they are
+  inv_sqrt_d,  // multiplied by 1/√d
+  value,       // multiplied by a given number (1/temperature)
+};
+
+// A bad field: the message names the field, the value and what is allowed.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Scenario {
+  Algorithm algorithm = Algorithm::online;
+  Precision precision = Precision::fp32;
+  ScaleMode scale_mode = ScaleMode::none;
+  double scale_value = 1.0;  // used when scale_mode == value
+  bool causal = false;       // attention only: query i sees keys j ≤ i
+
+  // Softmax input: rows × n (each row its own softmax). Empty: random rows × n from seed.
+  std::vector<std::vector<double>> x;
+  // Attention inputs, each N × d. Empty: random N × d from seed.
+  std::vector<std::vector<double>> q, k, v;
+
+  int rows = 1;          // softmax rows when the input is random
+  int n = 8;             // softmax length or attention N when the input is random
+  int d = 4;             // head dimension (attention shape; for softmax, the d of 1/√d)
+  std::uint64_t seed = 1;
+
+  int block_rows = 0;    // Br; 0 = from the SRAM budget
+  int block_cols = 0;    // Bc; 0 = from the SRAM budget
+  int sram = 0;          // M in elements; 0 = kDefaultSram when no block size is given
+  int chunks = 4;        // K workers of `chunked`
+};
+
+inline constexpr int kDefaultSram = 16384;  // 64 KiB of fp32, a typical shared memory size
+inline constexpr int kMaxElements = 1 << 28; // larger inputs are refused
+
+struct Resolved {
+  Scenario scenario;        // as given, with inputs filled in
+  MatrixRM x;               // softmax input (rows × n), already rounded to the precision
+  MatrixRM q, k, v;         // attention inputs (N × d), rounded to the precision
+  int rows = 0, n = 0, d = 0;
+  double scale = 1.0;       // the multiplier applied to every score
+  int Br = 0, Bc = 0, Tr = 0, Tc = 0;
+  int chunks = 0;
+  std::vector<std::string> notices;  // adjustments made (a block size clamped to N, ...)
+};
+
+// Checks every field and fills in what was left open. Throws InputError.
+Resolved resolve(const Scenario& s);
+
+// Parses "3, 2, 5, 1" (one row) or "1,2;3,4" (rows separated by ';'). Accepts inf, -inf, nan
+// and the Unicode minus. Throws InputError naming the offending token and its position.
+std::vector<std::vector<double>> parse_rows(std::string_view text);
+
+// Standard-normal N × d (or rows × n) values from a seed (std::mt19937_64).
+std::vector<std::vector<double>> random_normal(int rows, int cols, std::uint64_t seed);
+
+// The scale multiplier a scenario asks for (1, 1/√d or the given value).
+double scale_factor(ScaleMode mode, double value, int d);
+std::string scale_name(ScaleMode mode, double value);  // "none", "1/sqrt(d)", "0.5"
+
+}  // namespace flashstep

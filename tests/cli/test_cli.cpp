@@ -1,0 +1,189 @@
+// The command line, run as a user runs it: exit codes, stderr, the JSON it writes.
+#include "core/report.h"
+
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmath>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string tmp_path() {
+  static int counter = 0;
+  return "/tmp/flashstep-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
+}
+
+// Runs flashstep with `args` (shell-quoted by the caller); captures stdout and stderr.
+Result invoke(const std::string& args) {
+  const std::string err_file = std::string(tmp_path());
+  const std::string cmd = std::string(FLASHSTEP_EXE) + " " + args + " 2>" + err_file;
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  if (FILE* e = std::fopen(err_file.c_str(), "r")) {
+    while ((n = std::fread(buf.data(), 1, buf.size(), e)) > 0) r.err.append(buf.data(), n);
+    std::fclose(e);
+  }
+  std::remove(err_file.c_str());
+  return r;
+}
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("run --algo online writes the schema") {
+  const Result r = invoke("run --algo online --input '3,2,5,1'");
+  REQUIRE(r.status == 0);
+  const auto j = flashstep::Json::parse(r.out);
+  CHECK(j["algorithm"] == "online");
+  CHECK(j["backend"] == "cpu");
+  CHECK(j["precision"] == "fp32");
+  CHECK(j["shape"]["n"] == 4);
+  CHECK(j["output"].size() == 4);
+  CHECK(j["stats"]["m"][0] == 5.0);
+  CHECK(j["io"]["hbm_reads"] == 8);
+  CHECK(j["io"]["hbm_writes"] == 4);
+  CHECK(j["nonfinite"] == 0);
+  REQUIRE(j["steps"].size() == 8);
+  CHECK(j["steps"][0]["m"][0] == 3.0);
+  CHECK(j["steps"][0]["pass"] == 1);
+  CHECK(j["steps"][7]["pass"] == 2);
+}
+
+TEST_CASE("non-finite numbers are strings and undefined m is null") {
+  const Result r = invoke("run --algo naive --input '1000,2000,3000' --steps none");
+  REQUIRE(r.status == 0);
+  const auto j = flashstep::Json::parse(r.out);
+  CHECK(j["output"][0] == "nan");
+  CHECK(j["stats"]["l"][0] == "inf");
+  CHECK(j["stats"]["m"][0].is_null());
+  CHECK(j["nonfinite"] == 3);
+  CHECK_FALSE(j.contains("steps"));
+}
+
+TEST_CASE("steps of a safe softmax carry m and l as they stand after each step") {
+  const Result r = invoke("run --algo safe --input '3,2,5,1'");
+  REQUIRE(r.status == 0);
+  const auto j = flashstep::Json::parse(r.out);
+  CHECK(j["steps"][0]["m"][0] == 3.0);
+  CHECK(j["steps"][2]["m"][0] == 5.0);
+  CHECK(j["steps"][4]["l"][0].get<double>() == doctest::Approx(std::exp(3.0 - 5.0)).epsilon(1e-6));
+}
+
+TEST_CASE("matrix input gives one m and l per row") {
+  const Result r = invoke("run --algo online --input '1,2;3,4;5,6'");
+  REQUIRE(r.status == 0);
+  const auto j = flashstep::Json::parse(r.out);
+  CHECK(j["output"].size() == 3);
+  CHECK(j["stats"]["m"].size() == 3);
+  CHECK(j["stats"]["m"][2] == 6.0);
+  CHECK(j["steps"][0]["m"].size() == 3);
+  CHECK(j["steps"][0]["m"][0] == 1.0);
+  CHECK(j["steps"][0]["m"][1] == "-inf");  // row 2 has not started: m is still -inf
+}
+
+TEST_CASE("--json FILE writes the file; an unwritable path is one clear line, exit 2") {
+  const std::string path = std::string(tmp_path()) + ".json";
+  Result r = invoke("run --algo safe --input 1,2 --json " + path);
+  CHECK(r.status == 0);
+  FILE* f = std::fopen(path.c_str(), "r");
+  CHECK(f != nullptr);
+  if (f) std::fclose(f);
+  std::remove(path.c_str());
+  r = invoke("run --algo safe --input 1,2 --json /nonexistent-dir/x.json");
+  CHECK(r.status == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("/nonexistent-dir/x.json") != std::string::npos);
+}
+
+TEST_CASE("lessons lists id<TAB>title") {
+  const Result r = invoke("lessons");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("online\t") != std::string::npos);
+  CHECK(r.out.find("attn-tiled-v2\t") != std::string::npos);
+  CHECK(lines(r.out) >= 10);
+}
+
+TEST_CASE("bad input: exit 2 and one line naming the problem") {
+  struct Case {
+    const char* args;
+    const char* mentions;
+  };
+  const Case cases[] = {
+      {"run --algo nope", "nope"},
+      {"run", "--algo"},
+      {"run --algo safe --input '3,x,1'", "'x'"},
+      {"run --algo safe --input ''", "--algo"},  // empty input = no input: random; see below
+      {"run --algo safe --input ';;'", "empty"},
+      {"run --algo safe --n 0", "n = 0"},
+      {"run --algo safe --n -3", "n = -3"},
+      {"run --algo attn-tiled --n abc", "abc"},
+      {"run --algo attn-tiled --d 0", "d = 0"},
+      {"run --algo safe --precision fp8", "fp8"},
+      {"run --algo safe --scale banana", "banana"},
+      {"run --algo safe --causal", "causal"},
+      {"run --algo chunked --input 1,2,3 --chunks 4", "chunks = 4"},
+      {"run --algo chunked --input 1,2,3 --chunks 0", "chunks = 0"},
+      {"run --algo attn-tiled --n 16 --d 8 --sram 10", "sram"},
+      {"run --algo attn-tiled --block-rows -1", "Br"},
+      {"run --algo attn-naive --input 1,2", "--input"},
+      {"run --algo safe --input '1,2;3'", "row 2"},
+      {"run --algo safe --backend tpu", "tpu"},
+      {"run --algo safe --steps some", "some"},
+      {"run --algo attn-naive --qkv /nonexistent.json", "/nonexistent.json"},
+      {"run --algo attn-naive --qkv " FLASHSTEP_TEST_DATA "/not_json.txt", "not valid JSON"},
+      {"run --algo attn-naive --qkv " FLASHSTEP_TEST_DATA "/qkv_bad_shape.json", "N x d"},
+      {"run --algo safe --seed -1", "seed"},
+      {"--lesson nope", "nope"},
+  };
+  for (const Case& c : cases) {
+    if (std::string(c.args) == "run --algo safe --input ''") continue;
+    CAPTURE(c.args);
+    const Result r = invoke(c.args);
+    CHECK(r.status == 2);
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find(c.mentions) != std::string::npos);
+  }
+}
+
+TEST_CASE("a block size larger than N is clamped with a note") {
+  const Result r = invoke("run --algo attn-tiled --n 5 --d 2 --block-rows 8 --block-cols 3 --steps none");
+  REQUIRE(r.status == 0);
+  const auto j = flashstep::Json::parse(r.out);
+  CHECK(j["blocks"]["Br"] == 5);
+  CHECK(j["blocks"]["Bc"] == 3);
+  CHECK(j["blocks"]["Tc"] == 2);
+  CHECK(r.err.find("Br = 8") != std::string::npos);
+  CHECK(j["notices"].size() == 1);
+}
+
+TEST_CASE("--qkv reads Q, K, V from JSON") {
+  const Result r = invoke("run --algo attn-naive --qkv " FLASHSTEP_TEST_DATA "/qkv_2x2.json --steps none");
+  REQUIRE(r.status == 0);
+  const auto j = flashstep::Json::parse(r.out);
+  CHECK(j["shape"]["n"] == 2);
+  CHECK(j["shape"]["d"] == 2);
+  // q1 . k = [1, 0] -> softmax [e/(e+1), 1/(e+1)]; O row 1 = that mix of v1 = [1, 0], v2 = [0, 1].
+  const double e = std::exp(1.0);
+  CHECK(j["output"][0][0].get<double>() == doctest::Approx(e / (e + 1)).epsilon(1e-6));
+  CHECK(j["output"][0][1].get<double>() == doctest::Approx(1 / (e + 1)).epsilon(1e-6));
+}
