@@ -2,6 +2,7 @@
 
 #include "core/recorder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -29,6 +30,7 @@ Recording record(const Resolved& r, const RecordOptions& opt) {
   rec.l.assign(static_cast<std::size_t>(r.rows), nan);
 
   Recorder recorder(rec, opt.keep_steps);
+  recorder.watch(opt.cancel, opt.progress, estimate_steps(r));
   switch (r.scenario.algorithm) {
     case Algorithm::naive: record_naive(r, recorder); break;
     case Algorithm::safe: record_safe(r, recorder); break;
@@ -40,7 +42,38 @@ Recording record(const Resolved& r, const RecordOptions& opt) {
     case Algorithm::attn_tiled: record_attn_tiled(r, recorder); break;
     case Algorithm::attn_tiled_v2: record_attn_tiled_v2(r, recorder); break;
   }
+  if (opt.progress) opt.progress->store(1.0f);
   return rec;
+}
+
+// Tiles (i, j) that hold at least one unmasked score.
+static bool tile_live(const Resolved& r, int i, int j) {
+  return !r.scenario.causal || j * r.Bc <= std::min(r.n, (i + 1) * r.Br) - 1;
+}
+
+long long estimate_steps(const Resolved& r) {
+  const long long rows = r.rows, n = r.n;
+  switch (r.scenario.algorithm) {
+    case Algorithm::naive: return rows * 2 * n;
+    case Algorithm::safe: return rows * 3 * n;
+    case Algorithm::online: return rows * 2 * n;
+    case Algorithm::logsumexp: return rows * (2 * n + 1);
+    case Algorithm::chunked: {
+      const long long longest = (n + r.chunks - 1) / r.chunks;
+      const long long merges = static_cast<long long>(merge_tree(r.chunks).size()) - r.chunks;
+      return rows * (2 * longest + merges);
+    }
+    case Algorithm::attn_naive: return 3 * n;
+    case Algorithm::attn_online: return r.scenario.causal ? n * (n + 1) / 2 + n : n * n + n;
+    case Algorithm::attn_tiled:
+    case Algorithm::attn_tiled_v2: {
+      long long tiles = 0;
+      for (int i = 0; i < r.Tr; ++i)
+        for (int j = 0; j < r.Tc; ++j) tiles += tile_live(r, i, j) ? 1 : 0;
+      return r.scenario.algorithm == Algorithm::attn_tiled ? tiles : tiles + r.Tr;
+    }
+  }
+  return 0;
 }
 
 std::vector<MergeNode> merge_tree(int K) {

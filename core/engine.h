@@ -5,6 +5,8 @@
 #include "core/recording.h"
 #include "core/scenario.h"
 
+#include <atomic>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,7 +14,18 @@ namespace flashstep {
 
 struct RecordOptions {
   bool keep_steps = true;  // false: summary only (output, final m and l, IO totals)
+  // For recordings made off the UI thread: set *cancel to stop (record() then throws
+  // Cancelled); *progress goes from 0 to 1 as steps are recorded.
+  const std::atomic<bool>* cancel = nullptr;
+  std::atomic<float>* progress = nullptr;
 };
+
+struct Cancelled : std::runtime_error {
+  Cancelled() : std::runtime_error("recording cancelled") {}
+};
+
+// The number of steps record() will produce for r (exact), without running it.
+long long estimate_steps(const Resolved& r);
 
 Recording record(const Resolved& r, const RecordOptions& opt = {});
 inline Recording record(const Scenario& s, const RecordOptions& opt = {}) {

@@ -13,11 +13,15 @@
 
 #include "core/recording.h"
 
+#include <atomic>
+
 namespace flashstep {
 
 class Recorder {
  public:
   Recorder(Recording& rec, bool keep_steps);
+  // Lets commit() report progress towards `expected_steps` and stop when *cancel is set.
+  void watch(const std::atomic<bool>* cancel, std::atomic<float>* progress, long long expected_steps);
 
   bool on() const { return rec_.keep_steps; }
   IoCounters& io() { return rec_.io; }
@@ -39,6 +43,9 @@ class Recorder {
   State current_;
   std::size_t cells_ = 0;
   std::size_t deltas_at_keyframe_ = 0;
+  const std::atomic<bool>* cancel_ = nullptr;
+  std::atomic<float>* progress_ = nullptr;
+  long long expected_steps_ = 0;
 };
 
 }  // namespace flashstep

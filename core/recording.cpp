@@ -1,4 +1,5 @@
 #include "core/recorder.h"
+#include "core/engine.h"
 #include "core/recording.h"
 
 #include <algorithm>
@@ -93,8 +94,19 @@ void Recorder::undefine(int b, int r, int c) {
   if (on()) set(b, r, c, 0.0, false);
 }
 
+void Recorder::watch(const std::atomic<bool>* cancel, std::atomic<float>* progress,
+                     long long expected_steps) {
+  cancel_ = cancel;
+  progress_ = progress;
+  expected_steps_ = expected_steps;
+}
+
 void Recorder::commit(Step step) {
   if (!on()) return;
+  if (cancel_ && cancel_->load(std::memory_order_relaxed)) throw Cancelled();
+  if (progress_ && expected_steps_ > 0 && (rec_.steps.size() & 255) == 0)
+    progress_->store(static_cast<float>(rec_.steps.size()) / static_cast<float>(expected_steps_),
+                     std::memory_order_relaxed);
   step.io = rec_.io;
   step.delta_end = static_cast<std::uint32_t>(rec_.deltas.size());
   if (step.line_end < step.line) step.line_end = step.line;
