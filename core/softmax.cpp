@@ -70,6 +70,8 @@ struct SoftmaxRun {
                 num(precision_max(r.scenario.precision)).c_str());
   }
   static std::string nan_note(T a, T b, T y) {
+    if (std::isinf(to_double(b)) && std::isfinite(to_double(a)))
+      return " — a finite number divided by inf is 0";
     if (!std::isnan(to_double(y)) || std::isnan(to_double(a)) || std::isnan(to_double(b))) return "";
     return " — inf / inf is undefined: nan";
   }
@@ -81,6 +83,38 @@ struct SoftmaxRun {
   }
 
   void init_output() { rec.recording().output = MatrixRM::Constant(r.rows, r.n, 0.0); }
+
+  // The last pass of naive, safe and online: y_i = exp(x_i - m) / l, written to HBM. Naive
+  // softmax has no max to subtract (subtract_m == false): y_i = exp(x_i) / l.
+  void normalize_pass(int row, T m, T l, bool subtract_m, int pass, int line) {
+    for (int i = 0; i < r.n; ++i) {
+      const T z = load(row, i);
+      const T e = subtract_m ? exp(z - m) : exp(z);
+      const T y = e / l;
+      rec.io().exps += 1;
+      rec.io().flops += subtract_m ? 2 : 1;
+      store(row, i, y);
+      set_output(row, i, y);
+      if (!rec.on()) continue;
+      rec.write(be, row, i, to_double(e));
+      Step st;
+      st.pass = pass, st.line = line, st.row = row;
+      st.label = prefix(row) + "y" + sub(i + 1);
+      if (subtract_m)
+        st.text = strf("y%s = exp(%s - m) / l = exp(%s - %s) / %s = %s / %s = %s", sub(i + 1).c_str(),
+                       x_name(i).c_str(), num(to_double(z)).c_str(), num(to_double(m)).c_str(),
+                       num(to_double(l)).c_str(), num(to_double(e)).c_str(),
+                       num(to_double(l)).c_str(), num(to_double(y)).c_str());
+      else
+        st.text = strf("y%s = exp(%s) / l = %s / %s = %s", sub(i + 1).c_str(), x_name(i).c_str(),
+                       num(to_double(e)).c_str(), num(to_double(l)).c_str(), num(to_double(y)).c_str());
+      st.text = prefix(row) + st.text + overflow_note(z, e) + nan_note(e, l, y);
+      st.reads = {cell(bx, row, i), reg(bl, row)};
+      if (subtract_m) st.reads.push_back(reg(bm, row));
+      st.writes = {cell(be, row, i), cell(by, row, i)};
+      rec.commit(std::move(st));
+    }
+  }
   void set_output(int row, int i, T y) { rec.recording().output(row, i) = to_double(y); }
 };
 
@@ -118,29 +152,7 @@ void naive(const Resolved& r, Recorder& rec) {
       }
     }
     // 2. normalize.
-    for (int i = 0; i < r.n; ++i) {
-      const T z = k.load(row, i);
-      const T e = exp(z);
-      const T y = e / l;
-      rec.io().exps += 1;
-      rec.io().flops += 1;
-      k.store(row, i, y);
-      k.set_output(row, i, y);
-      if (rec.on()) {
-        rec.write(k.be, row, i, to_double(e));
-        Step st;
-        st.pass = 2, st.line = 6, st.row = row;
-        st.label = k.prefix(row) + "y" + sub(i + 1);
-        st.text = k.prefix(row) + strf("y%s = exp(%s) / l%s = %s / %s = %s", sub(i + 1).c_str(),
-                                       k.x_name(i).c_str(), sub(r.n).c_str(),
-                                       num(to_double(e)).c_str(), num(to_double(l)).c_str(),
-                                       num(to_double(y)).c_str()) +
-                  k.nan_note(e, l, y);
-        st.reads = {k.cell(k.bx, row, i), k.reg(k.bl, row)};
-        st.writes = {k.cell(k.be, row, i), k.cell(k.by, row, i)};
-        rec.commit(std::move(st));
-      }
-    }
+    k.normalize_pass(row, T(0), l, /*subtract_m=*/false, 2, 6);
     k.finish_row(row, T(0), l);
   }
 }
@@ -198,29 +210,7 @@ void safe(const Resolved& r, Recorder& rec) {
       }
     }
     // 3. normalize.
-    for (int i = 0; i < r.n; ++i) {
-      const T z = k.load(row, i);
-      const T e = exp(z - m);
-      const T y = e / l;
-      rec.io().exps += 1;
-      rec.io().flops += 2;
-      k.store(row, i, y);
-      k.set_output(row, i, y);
-      if (rec.on()) {
-        rec.write(k.be, row, i, to_double(e));
-        Step st;
-        st.pass = 3, st.line = 10, st.row = row;
-        st.label = k.prefix(row) + "y" + sub(i + 1);
-        st.text = k.prefix(row) + strf("y%s = exp(%s - m) / l = exp(%s - %s) / %s = %s / %s = %s",
-                                       sub(i + 1).c_str(), k.x_name(i).c_str(),
-                                       num(to_double(z)).c_str(), num(to_double(m)).c_str(),
-                                       num(to_double(l)).c_str(), num(to_double(e)).c_str(),
-                                       num(to_double(l)).c_str(), num(to_double(y)).c_str());
-        st.reads = {k.cell(k.bx, row, i), k.reg(k.bm, row), k.reg(k.bl, row)};
-        st.writes = {k.cell(k.be, row, i), k.cell(k.by, row, i)};
-        rec.commit(std::move(st));
-      }
-    }
+    k.normalize_pass(row, m, l, /*subtract_m=*/true, 3, 10);
     k.finish_row(row, m, l);
   }
 }
@@ -296,29 +286,7 @@ void online(const Resolved& r, Recorder& rec) {
     // 1. m and l in one sweep: l is rescaled whenever the max grows.
     const auto [m, l] = online_pass(k, row);
     // 2. normalize.
-    for (int i = 0; i < r.n; ++i) {
-      const T z = k.load(row, i);
-      const T e = exp(z - m);
-      const T y = e / l;
-      rec.io().exps += 1;
-      rec.io().flops += 2;
-      k.store(row, i, y);
-      k.set_output(row, i, y);
-      if (rec.on()) {
-        rec.write(k.be, row, i, to_double(e));
-        Step st;
-        st.pass = 2, st.line = 7, st.row = row;
-        st.label = k.prefix(row) + "y" + sub(i + 1);
-        st.text = k.prefix(row) + strf("y%s = exp(%s - m%s) / l%s = exp(%s - %s) / %s = %s",
-                                       sub(i + 1).c_str(), k.x_name(i).c_str(), sub(r.n).c_str(),
-                                       sub(r.n).c_str(), num(to_double(z)).c_str(),
-                                       num(to_double(m)).c_str(), num(to_double(l)).c_str(),
-                                       num(to_double(y)).c_str());
-        st.reads = {k.cell(k.bx, row, i), k.reg(k.bm, row), k.reg(k.bl, row)};
-        st.writes = {k.cell(k.be, row, i), k.cell(k.by, row, i)};
-        rec.commit(std::move(st));
-      }
-    }
+    k.normalize_pass(row, m, l, /*subtract_m=*/true, 2, 7);
     k.finish_row(row, m, l);
   }
 }
