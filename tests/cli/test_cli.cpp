@@ -101,7 +101,7 @@ TEST_CASE("matrix input gives one m and l per row") {
   CHECK(j["steps"][0]["m"][1] == "-inf");  // row 2 has not started: m is still -inf
 }
 
-TEST_CASE("--json FILE writes the file; an unwritable path is one clear line, exit 2") {
+TEST_CASE("--json FILE writes the file and an unwritable path is one clear line, exit 2") {
   const std::string path = std::string(tmp_path()) + ".json";
   Result r = invoke("run --algo safe --input 1,2 --json " + path);
   CHECK(r.status == 0);
