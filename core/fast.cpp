@@ -1,0 +1,303 @@
+#include "core/fast.h"
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if defined(__AVX512F__) || defined(__AVX__)
+#include <immintrin.h>
+#endif
+
+namespace flashstep::fast {
+namespace {
+
+namespace ei = Eigen::internal;
+using Packet = ei::packet_traits<float>::type;
+constexpr std::int64_t kP = ei::unpacket_traits<Packet>::size;
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+// Pass 1 of the online kernel works on blocks this long: 16 KiB stays in L1 between the
+// block's max and its exponentials, so memory sees x once.
+constexpr std::int64_t kBlock = 4096;
+// Rows shorter than this are not split across threads.
+constexpr std::int64_t kSplitRow = 1 << 16;
+
+struct ML {
+  float m = kNegInf, l = 0.0f;
+};
+
+// The online merge of two partial (m, l): the larger max wins, the other sum is rescaled.
+ML merge(ML a, ML b) {
+  const float m = std::max(a.m, b.m);
+  if (m == kNegInf) return {m, 0.0f};
+  return {m, a.l * std::exp(a.m - m) + b.l * std::exp(b.m - m)};
+}
+
+float max_of(const float* x, std::int64_t n) {
+  Packet acc = ei::pset1<Packet>(kNegInf);
+  std::int64_t i = 0;
+  for (; i + kP <= n; i += kP) acc = ei::pmax(acc, ei::ploadu<Packet>(x + i));
+  float m = ei::predux_max(acc);
+  for (; i < n; ++i) m = std::max(m, x[i]);
+  return m;
+}
+
+// Σ exp(x_i − m).
+float sum_exp(const float* x, std::int64_t n, float m) {
+  const Packet pm = ei::pset1<Packet>(m);
+  Packet acc0 = ei::pzero(pm), acc1 = ei::pzero(pm);
+  std::int64_t i = 0;
+  for (; i + 2 * kP <= n; i += 2 * kP) {
+    acc0 = ei::padd(acc0, ei::pexp(ei::psub(ei::ploadu<Packet>(x + i), pm)));
+    acc1 = ei::padd(acc1, ei::pexp(ei::psub(ei::ploadu<Packet>(x + i + kP), pm)));
+  }
+  for (; i + kP <= n; i += kP) acc0 = ei::padd(acc0, ei::pexp(ei::psub(ei::ploadu<Packet>(x + i), pm)));
+  float s = ei::predux(ei::padd(acc0, acc1));
+  for (; i < n; ++i) s += std::exp(x[i] - m);
+  return s;
+}
+
+// y_i = exp(x_i − m) / l. y is written with streaming stores where the ISA has them: the
+// output is not read again soon, and skipping the read-for-ownership saves a third stream.
+void normalize(const float* x, float* y, std::int64_t n, float m, float l) {
+  const float inv_l = 1.0f / l;
+  const Packet pm = ei::pset1<Packet>(m), pinv = ei::pset1<Packet>(inv_l);
+  std::int64_t i = 0;
+  for (; i < n && (reinterpret_cast<std::uintptr_t>(y + i) % (kP * sizeof(float))) != 0; ++i)
+    y[i] = std::exp(x[i] - m) * inv_l;
+  for (; i + kP <= n; i += kP) {
+    const Packet v = ei::pmul(ei::pexp(ei::psub(ei::ploadu<Packet>(x + i), pm)), pinv);
+#if defined(__AVX512F__)
+    _mm512_stream_ps(y + i, v);
+#elif defined(__AVX__)
+    _mm256_stream_ps(y + i, v);
+#else
+    ei::pstoreu(y + i, v);
+#endif
+  }
+  for (; i < n; ++i) y[i] = std::exp(x[i] - m) * inv_l;
+#if defined(__AVX__)
+  _mm_sfence();
+#endif
+}
+
+ML online_ml(const float* x, std::int64_t n) {
+  ML acc;
+  for (std::int64_t b = 0; b < n; b += kBlock) {
+    const std::int64_t len = std::min(kBlock, n - b);
+    const float m_new = std::max(acc.m, max_of(x + b, len));
+    if (m_new == kNegInf) continue;
+    acc.l = acc.l * std::exp(acc.m - m_new) + sum_exp(x + b, len, m_new);
+    acc.m = m_new;
+  }
+  return acc;
+}
+
+// Splits [0, n) into `parts` nearly equal ranges; part p is [begin(p), begin(p + 1)).
+std::int64_t part_begin(std::int64_t n, std::int64_t parts, std::int64_t p) { return n * p / parts; }
+
+// Runs one row kernel over every row: rows in parallel when there are enough, otherwise
+// each long row split across the threads (row_split does the split).
+template <class RowKernel, class SplitKernel>
+void for_rows(std::int64_t rows, std::int64_t n, RowKernel row_kernel, SplitKernel row_split) {
+  if (rows >= threads() || n < kSplitRow) {
+#pragma omp parallel for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r) row_kernel(r);
+  } else {
+    for (std::int64_t r = 0; r < rows; ++r) row_split(r);
+  }
+}
+
+}  // namespace
+
+int threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n) {
+  for_rows(
+      rows, n,
+      [&](std::int64_t r) {
+        const float* xr = x + r * n;
+        const float m = max_of(xr, n);            // 1. max
+        const float l = sum_exp(xr, n, m);        // 2. sum
+        normalize(xr, y + r * n, n, m, l);        // 3. normalize
+      },
+      [&](std::int64_t r) {
+        const float* xr = x + r * n;
+        float m = kNegInf, l = 0.0f;
+        const std::int64_t T = threads();
+#pragma omp parallel
+        {
+#ifdef _OPENMP
+          const std::int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+          const std::int64_t t = 0, nt = 1;
+#endif
+          (void)T;
+          const std::int64_t b = part_begin(n, nt, t), e = part_begin(n, nt, t + 1);
+          const float mt = max_of(xr + b, e - b);
+#pragma omp critical
+          m = std::max(m, mt);
+#pragma omp barrier
+          const float lt = sum_exp(xr + b, e - b, m);
+#pragma omp atomic
+          l += lt;
+#pragma omp barrier
+          normalize(xr + b, y + r * n + b, e - b, m, l);
+        }
+      });
+}
+
+void softmax_online(const float* x, float* y, std::int64_t rows, std::int64_t n) {
+  for_rows(
+      rows, n,
+      [&](std::int64_t r) {
+        const ML ml = online_ml(x + r * n, n);          // 1. (m, l) together
+        normalize(x + r * n, y + r * n, n, ml.m, ml.l);  // 2. normalize
+      },
+      [&](std::int64_t r) { softmax_chunked(x + r * n, y + r * n, 1, n, threads()); });
+}
+
+void softmax_chunked(const float* x, float* y, std::int64_t rows, std::int64_t n, int K) {
+  std::vector<ML> parts(static_cast<std::size_t>(K));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * n;
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < K; ++k) {
+      const std::int64_t b = part_begin(n, K, k), e = part_begin(n, K, k + 1);
+      parts[static_cast<std::size_t>(k)] = online_ml(xr + b, e - b);
+    }
+    // Merge pairwise up a tree, as the recording engine and a shared-memory reduction do.
+    for (int stride = 1; stride < K; stride *= 2)
+      for (int k = 0; k + stride < K; k += 2 * stride)
+        parts[static_cast<std::size_t>(k)] = merge(parts[static_cast<std::size_t>(k)],
+                                                   parts[static_cast<std::size_t>(k + stride)]);
+    const ML total = parts[0];
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < K; ++k) {
+      const std::int64_t b = part_begin(n, K, k), e = part_begin(n, K, k + 1);
+      normalize(xr + b, y + r * n + b, e - b, total.m, total.l);
+    }
+  }
+}
+
+void attention_naive(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, float scale,
+                     bool causal, MatRM<float>& O) {
+  const Eigen::Index N = Q.rows();
+  // S = scale·QKᵀ: one SGEMM (Eigen runs it on every core), N × N in memory.
+  MatRM<float> S(N, N);
+  S.noalias() = scale * Q * K.transpose();
+  MatRM<float> P(N, N);
+#pragma omp parallel for schedule(static)
+  for (Eigen::Index i = 0; i < N; ++i) {
+    const std::int64_t len = causal ? i + 1 : N;  // masked scores contribute exp(-inf) = 0
+    const float m = max_of(S.row(i).data(), len);
+    const float l = sum_exp(S.row(i).data(), len, m);
+    const float inv_l = 1.0f / l;
+    P.row(i).head(len) = ((S.row(i).head(len).array() - m).exp() * inv_l).matrix();
+    if (len < N) P.row(i).tail(N - len).setZero();
+  }
+  O.resize(N, Q.cols());
+  O.noalias() = P * V;
+}
+
+void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, float scale,
+                        bool causal, int Br, int Bc, MatRM<float>& O, std::vector<float>* lse) {
+  const int N = static_cast<int>(Q.rows()), d = static_cast<int>(Q.cols());
+  const int Tr = (N + Br - 1) / Br, Tc = (N + Bc - 1) / Bc;
+  O.resize(N, d);
+  if (lse) lse->assign(static_cast<std::size_t>(N), 0.0f);
+#pragma omp parallel
+  {
+    // Per thread, on chip in the paper's model: Q_i (pre-scaled), S_ij / P~_ij, O_i, m_i, l_i.
+    MatRM<float> Qi(Br, d), S(Br, Bc), Oi(Br, d);
+    Eigen::ArrayXf m(Br), l(Br);
+#pragma omp for schedule(dynamic, 1)
+    for (int i = 0; i < Tr; ++i) {
+      const int r0 = i * Br, br = std::min(Br, N - r0);
+      Qi.topRows(br) = scale * Q.middleRows(r0, br);
+      Oi.topRows(br).setZero();
+      m.head(br).setConstant(kNegInf);
+      l.head(br).setZero();
+      for (int j = 0; j < Tc; ++j) {
+        const int c0 = j * Bc, bc = std::min(Bc, N - c0);
+        if (causal && c0 > r0 + br - 1) break;  // this tile and every later one fully masked
+        auto Sij = S.topLeftCorner(br, bc);
+        Sij.noalias() = Qi.topRows(br) * K.middleRows(c0, bc).transpose();
+        const bool diagonal = causal && c0 + bc - 1 > r0;
+        for (int a = 0; a < br; ++a) {
+          // Keys past the diagonal are masked: only the first `len` columns of this row count.
+          const int len = diagonal ? std::clamp(r0 + a - c0 + 1, 0, bc) : bc;
+          float* s = S.row(a).data();
+          const float m_new = std::max(m[a], len ? max_of(s, len) : kNegInf);
+          const float f = std::exp(m[a] - m_new);
+          auto p = S.row(a).head(len).array();
+          p = (p - m_new).exp();
+          if (len < bc) S.row(a).segment(len, bc - len).setZero();
+          l[a] = f * l[a] + p.sum();
+          m[a] = m_new;
+          Oi.row(a) *= f;
+        }
+        Oi.topRows(br).noalias() += Sij * V.middleRows(c0, bc);
+      }
+      for (int a = 0; a < br; ++a) {
+        O.row(r0 + a) = Oi.row(a) / l[a];
+        if (lse) (*lse)[static_cast<std::size_t>(r0 + a)] = m[a] + std::log(l[a]);
+      }
+    }
+  }
+}
+
+void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, float scale,
+                     bool causal, int Br, int Bc, MatRM<float>& O) {
+  const int N = static_cast<int>(Q.rows()), d = static_cast<int>(Q.cols());
+  const int Tr = (N + Br - 1) / Br, Tc = (N + Bc - 1) / Bc;
+  O.setZero(N, d);
+  std::vector<float> m(static_cast<std::size_t>(N), kNegInf), l(static_cast<std::size_t>(N), 0.0f);
+#pragma omp parallel
+  {
+    MatRM<float> S(Br, Bc), PV(Br, d);
+    for (int j = 0; j < Tc; ++j) {
+      const int c0 = j * Bc, bc = std::min(Bc, N - c0);
+#pragma omp for schedule(dynamic, 1)
+      for (int i = 0; i < Tr; ++i) {
+        const int r0 = i * Br, br = std::min(Br, N - r0);
+        if (causal && c0 > r0 + br - 1) continue;
+        auto Sij = S.topLeftCorner(br, bc);
+        Sij.noalias() = scale * Q.middleRows(r0, br) * K.middleRows(c0, bc).transpose();
+        const bool diagonal = causal && c0 + bc - 1 > r0;
+        Eigen::ArrayXf mt(br), lt(br);
+        for (int a = 0; a < br; ++a) {
+          const int len = diagonal ? std::clamp(r0 + a - c0 + 1, 0, bc) : bc;
+          mt[a] = len ? max_of(S.row(a).data(), len) : kNegInf;
+          auto p = S.row(a).head(len).array();
+          p = (p - mt[a]).exp();
+          if (len < bc) S.row(a).segment(len, bc - len).setZero();
+          lt[a] = p.sum();
+        }
+        PV.topRows(br).noalias() = Sij * V.middleRows(c0, bc);
+        for (int a = 0; a < br; ++a) {
+          const std::size_t row = static_cast<std::size_t>(r0 + a);
+          const float m_new = std::max(m[row], mt[a]);
+          const float f_old = std::exp(m[row] - m_new);
+          const float f_tile = mt[a] == kNegInf ? 0.0f : std::exp(mt[a] - m_new);
+          const float l_new = f_old * l[row] + f_tile * lt[a];
+          O.row(r0 + a) = (l[row] * f_old * O.row(r0 + a) + f_tile * PV.row(a)) / l_new;
+          m[row] = m_new;
+          l[row] = l_new;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace flashstep::fast

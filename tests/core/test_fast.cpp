@@ -1,0 +1,129 @@
+// The fast fp32 kernels against long-double references and against the recording engine.
+#include "core/engine.h"
+#include "core/fast.h"
+#include "tests/core/reference.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace flashstep;
+
+namespace {
+
+// Standard-normal values with a few large outliers, so softmax is far from uniform.
+std::vector<float> scores(std::int64_t count, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal(0.0f, 2.0f);
+  std::vector<float> x(static_cast<std::size_t>(count));
+  for (auto& v : x) v = normal(gen);
+  for (std::int64_t i = 0; i < count; i += 97) x[static_cast<std::size_t>(i)] += 30.0f;
+  return x;
+}
+
+MatRM<float> random_matrix(int rows, int cols, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  MatRM<float> m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = normal(gen);
+  return m;
+}
+
+std::vector<std::vector<double>> to_rows(const MatRM<float>& m) {
+  std::vector<std::vector<double>> rows(static_cast<std::size_t>(m.rows()));
+  for (Eigen::Index r = 0; r < m.rows(); ++r)
+    for (Eigen::Index c = 0; c < m.cols(); ++c) rows[static_cast<std::size_t>(r)].push_back(m(r, c));
+  return rows;
+}
+
+using SoftmaxKernel = void (*)(const float*, float*, std::int64_t, std::int64_t);
+
+void check_softmax(SoftmaxKernel kernel, std::int64_t rows, std::int64_t n) {
+  const auto x = scores(rows * n, static_cast<unsigned>(rows * 131 + n));
+  std::vector<float> y(x.size());
+  kernel(x.data(), y.data(), rows, n);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::vector<double> row(x.begin() + r * n, x.begin() + (r + 1) * n);
+    const auto want = ref::softmax(row);
+    long double worst = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+      worst = std::max(worst, std::fabs(want[static_cast<std::size_t>(i)] - y[static_cast<std::size_t>(r * n + i)]));
+    CHECK(worst < 1e-6L);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("fast safe and online softmax match the long-double reference") {
+  // Short rows (parallel over rows), a long row (split across threads), sizes that are not
+  // multiples of the vector width or the online block.
+  for (auto [rows, n] : {std::pair<std::int64_t, std::int64_t>{7, 1000}, {3, 4097}, {1, 300001}, {1, 5}, {2, 1}}) {
+    CAPTURE(rows);
+    CAPTURE(n);
+    check_softmax(fast::softmax_safe, rows, n);
+    check_softmax(fast::softmax_online, rows, n);
+  }
+}
+
+TEST_CASE("fast chunked softmax matches the reference for any K") {
+  const std::int64_t n = 10007;
+  const auto x = scores(n, 5);
+  const auto want = ref::softmax(std::vector<double>(x.begin(), x.end()));
+  for (int K : {1, 2, 3, 7, 64}) {
+    CAPTURE(K);
+    std::vector<float> y(x.size());
+    fast::softmax_chunked(x.data(), y.data(), 1, n, K);
+    long double worst = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+      worst = std::max(worst, std::fabs(want[static_cast<std::size_t>(i)] - y[static_cast<std::size_t>(i)]));
+    CHECK(worst < 1e-6L);
+  }
+}
+
+TEST_CASE("fast attention kernels match the reference and the recording engine") {
+  for (auto [N, d] : {std::pair<int, int>{257, 64}, {100, 32}, {33, 8}}) {
+    for (bool causal : {false, true}) {
+      CAPTURE(N);
+      CAPTURE(d);
+      CAPTURE(causal);
+      const MatRM<float> Q = random_matrix(N, d, 1), K = random_matrix(N, d, 2), V = random_matrix(N, d, 3);
+      const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+      const auto want = ref::attention(to_rows(Q), to_rows(K), to_rows(V), scale, causal);
+      MatRM<float> O_naive, O_v2, O_v1;
+      std::vector<float> lse;
+      fast::attention_naive(Q, K, V, scale, causal, O_naive);
+      fast::attention_tiled_v2(Q, K, V, scale, causal, 16, 32, O_v2, &lse);
+      fast::attention_tiled(Q, K, V, scale, causal, 32, 16, O_v1);
+      long double worst_naive = 0, worst_v2 = 0, worst_v1 = 0;
+      for (int i = 0; i < N; ++i)
+        for (int c = 0; c < d; ++c) {
+          worst_naive = std::max(worst_naive, std::fabs(want[i][c] - O_naive(i, c)));
+          worst_v2 = std::max(worst_v2, std::fabs(want[i][c] - O_v2(i, c)));
+          worst_v1 = std::max(worst_v1, std::fabs(want[i][c] - O_v1(i, c)));
+        }
+      CHECK(worst_naive < 1e-5L);
+      CHECK(worst_v2 < 1e-5L);
+      CHECK(worst_v1 < 1e-5L);
+
+      // The same problem through the recording engine (fp32, summary only).
+      Scenario s;
+      s.algorithm = Algorithm::attn_tiled_v2;
+      s.q = to_rows(Q);
+      s.k = to_rows(K);
+      s.v = to_rows(V);
+      s.scale_mode = ScaleMode::inv_sqrt_d;
+      s.causal = causal;
+      s.block_rows = 16;
+      s.block_cols = 32;
+      const Recording rec = record(s, RecordOptions{false});
+      float worst_engine = 0;
+      for (int i = 0; i < N; ++i) {
+        for (int c = 0; c < d; ++c)
+          worst_engine = std::max(worst_engine, std::fabs(static_cast<float>(rec.output(i, c)) - O_v2(i, c)));
+        CHECK(lse[static_cast<std::size_t>(i)] == doctest::Approx(rec.lse[static_cast<std::size_t>(i)]).epsilon(1e-5));
+      }
+      CHECK(worst_engine < 1e-5f);
+    }
+  }
+}
