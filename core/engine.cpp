@@ -42,6 +42,7 @@ Recording record(const Resolved& r, const RecordOptions& opt) {
     case Algorithm::attn_tiled: record_attn_tiled(r, recorder); break;
     case Algorithm::attn_tiled_v2: record_attn_tiled_v2(r, recorder); break;
   }
+  rec.nonfinite = rec.count_nonfinite_outputs();
   if (opt.progress) opt.progress->store(1.0f);
   return rec;
 }

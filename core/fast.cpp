@@ -122,7 +122,13 @@ int threads() {
 #endif
 }
 
-void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n) {
+// Stores a row's final (m, l) where the caller asked for them.
+static void keep_ml(float* m_out, float* l_out, std::int64_t r, float m, float l) {
+  if (m_out) m_out[r] = m;
+  if (l_out) l_out[r] = l;
+}
+
+void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, float* m_out, float* l_out) {
   for_rows(
       rows, n,
       [&](std::int64_t r) {
@@ -130,6 +136,7 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n) {
         const float m = max_of(xr, n);            // 1. max
         const float l = sum_exp(xr, n, m);        // 2. sum
         normalize(xr, y + r * n, n, m, l);        // 3. normalize
+        keep_ml(m_out, l_out, r, m, l);
       },
       [&](std::int64_t r) {
         const float* xr = x + r * n;
@@ -154,20 +161,26 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n) {
 #pragma omp barrier
           normalize(xr + b, y + r * n + b, e - b, m, l);
         }
+        keep_ml(m_out, l_out, r, m, l);
       });
 }
 
-void softmax_online(const float* x, float* y, std::int64_t rows, std::int64_t n) {
+void softmax_online(const float* x, float* y, std::int64_t rows, std::int64_t n, float* m_out, float* l_out) {
   for_rows(
       rows, n,
       [&](std::int64_t r) {
         const ML ml = online_ml(x + r * n, n);          // 1. (m, l) together
         normalize(x + r * n, y + r * n, n, ml.m, ml.l);  // 2. normalize
+        keep_ml(m_out, l_out, r, ml.m, ml.l);
       },
-      [&](std::int64_t r) { softmax_chunked(x + r * n, y + r * n, 1, n, threads()); });
+      [&](std::int64_t r) {
+        softmax_chunked(x + r * n, y + r * n, 1, n, threads(), m_out ? m_out + r : nullptr,
+                        l_out ? l_out + r : nullptr);
+      });
 }
 
-void softmax_chunked(const float* x, float* y, std::int64_t rows, std::int64_t n, int K) {
+void softmax_chunked(const float* x, float* y, std::int64_t rows, std::int64_t n, int K, float* m_out,
+                     float* l_out) {
   std::vector<ML> parts(static_cast<std::size_t>(K));
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* xr = x + r * n;
@@ -182,6 +195,7 @@ void softmax_chunked(const float* x, float* y, std::int64_t rows, std::int64_t n
         parts[static_cast<std::size_t>(k)] = merge(parts[static_cast<std::size_t>(k)],
                                                    parts[static_cast<std::size_t>(k + stride)]);
     const ML total = parts[0];
+    keep_ml(m_out, l_out, r, total.m, total.l);
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < K; ++k) {
       const std::int64_t b = part_begin(n, K, k), e = part_begin(n, K, k + 1);
@@ -191,7 +205,7 @@ void softmax_chunked(const float* x, float* y, std::int64_t rows, std::int64_t n
 }
 
 void attention_naive(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, float scale,
-                     bool causal, MatRM<float>& O) {
+                     bool causal, MatRM<float>& O, float* m_out, float* l_out) {
   const Eigen::Index N = Q.rows();
   // S = scale·QKᵀ: one SGEMM (Eigen runs it on every core), N × N in memory.
   MatRM<float> S(N, N);
@@ -205,13 +219,15 @@ void attention_naive(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
     const float inv_l = 1.0f / l;
     P.row(i).head(len) = ((S.row(i).head(len).array() - m).exp() * inv_l).matrix();
     if (len < N) P.row(i).tail(N - len).setZero();
+    keep_ml(m_out, l_out, i, m, l);
   }
   O.resize(N, Q.cols());
   O.noalias() = P * V;
 }
 
 void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, float scale,
-                        bool causal, int Br, int Bc, MatRM<float>& O, std::vector<float>* lse) {
+                        bool causal, int Br, int Bc, MatRM<float>& O, std::vector<float>* lse, float* m_out,
+                        float* l_out) {
   const int N = static_cast<int>(Q.rows()), d = static_cast<int>(Q.cols());
   const int Tr = (N + Br - 1) / Br, Tc = (N + Bc - 1) / Bc;
   O.resize(N, d);
@@ -252,13 +268,14 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
       for (int a = 0; a < br; ++a) {
         O.row(r0 + a) = Oi.row(a) / l[a];
         if (lse) (*lse)[static_cast<std::size_t>(r0 + a)] = m[a] + std::log(l[a]);
+        keep_ml(m_out, l_out, r0 + a, m[a], l[a]);
       }
     }
   }
 }
 
 void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, float scale,
-                     bool causal, int Br, int Bc, MatRM<float>& O) {
+                     bool causal, int Br, int Bc, MatRM<float>& O, float* m_out, float* l_out) {
   const int N = static_cast<int>(Q.rows()), d = static_cast<int>(Q.cols());
   const int Tr = (N + Br - 1) / Br, Tc = (N + Bc - 1) / Bc;
   O.setZero(N, d);
@@ -298,6 +315,7 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
       }
     }
   }
+  for (int i = 0; i < N; ++i) keep_ml(m_out, l_out, i, m[static_cast<std::size_t>(i)], l[static_cast<std::size_t>(i)]);
 }
 
 }  // namespace flashstep::fast

@@ -40,8 +40,8 @@ std::size_t Recording::memory_bytes() const {
   return b;
 }
 
-int Recording::nonfinite_outputs() const {
-  int count = 0;
+long long Recording::count_nonfinite_outputs() const {
+  long long count = 0;
   for (Eigen::Index i = 0; i < output.size(); ++i)
     if (!std::isfinite(output.data()[i])) ++count;
   return count;

@@ -96,6 +96,7 @@ struct Recording {
   std::vector<double> m, l;           // final per row (NaN where never defined)
   std::vector<double> lse;            // logsumexp and attn-tiled-v2: m + log l per row
   IoCounters io;                      // totals
+  long long nonfinite = 0;            // inf/nan entries in the output (also when not kept)
 
   // Contents: the state before step 0, keyframes (state after step keyframe_steps[k]) and
   // the deltas of every step.
@@ -109,7 +110,7 @@ struct Recording {
   int find_buffer(std::string_view name) const;  // -1 if absent
   std::uint32_t delta_begin(int step) const { return step == 0 ? 0 : steps[step - 1].delta_end; }
   std::size_t memory_bytes() const;               // approximate footprint
-  int nonfinite_outputs() const;
+  long long count_nonfinite_outputs() const;
 };
 
 // Moves through a Recording's states. seek(k) leaves state() equal to the contents after

@@ -64,7 +64,7 @@ Json recording_json(const Recording& rec, bool include_steps, bool include_outpu
   j["io"] = {{"hbm_reads", rec.io.hbm_reads},   {"hbm_writes", rec.io.hbm_writes},
              {"sram_reads", rec.io.sram_reads}, {"sram_writes", rec.io.sram_writes},
              {"flops", rec.io.flops},           {"exps", rec.io.exps}};
-  j["nonfinite"] = rec.nonfinite_outputs();
+  j["nonfinite"] = rec.nonfinite;
   j["passes"] = rec.pass_names;
   if (include_steps && rec.keep_steps) {
     Json steps = Json::array();

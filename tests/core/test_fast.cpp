@@ -37,15 +37,21 @@ std::vector<std::vector<double>> to_rows(const MatRM<float>& m) {
   return rows;
 }
 
-using SoftmaxKernel = void (*)(const float*, float*, std::int64_t, std::int64_t);
+using SoftmaxKernel = void (*)(const float*, float*, std::int64_t, std::int64_t, float*, float*);
 
 void check_softmax(SoftmaxKernel kernel, std::int64_t rows, std::int64_t n) {
   const auto x = scores(rows * n, static_cast<unsigned>(rows * 131 + n));
-  std::vector<float> y(x.size());
-  kernel(x.data(), y.data(), rows, n);
+  std::vector<float> y(x.size()), m(static_cast<std::size_t>(rows)), l(m.size());
+  kernel(x.data(), y.data(), rows, n, m.data(), l.data());
   for (std::int64_t r = 0; r < rows; ++r) {
     const std::vector<double> row(x.begin() + r * n, x.begin() + (r + 1) * n);
     const auto want = ref::softmax(row);
+    // m is the row max; l = sum exp(x - m), so m + log l is the log-sum-exp.
+    long double max = -INFINITY;
+    for (double v : row) max = std::fmax(max, v);
+    CHECK(m[static_cast<std::size_t>(r)] == static_cast<float>(max));
+    CHECK(m[static_cast<std::size_t>(r)] + std::log(l[static_cast<std::size_t>(r)]) ==
+          doctest::Approx(static_cast<double>(ref::logsumexp(row))).epsilon(1e-6));
     long double worst = 0;
     for (std::int64_t i = 0; i < n; ++i)
       worst = std::max(worst, std::fabs(want[static_cast<std::size_t>(i)] - y[static_cast<std::size_t>(r * n + i)]));

