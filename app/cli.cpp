@@ -4,11 +4,14 @@
 #include "app/gui.h"
 #include "core/engine.h"
 #include "core/lessons.h"
+#include "core/peak_memory.h"
+#include "core/timed_run.h"
 #include "core/report.h"
 #include "core/text.h"
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 
@@ -24,8 +27,8 @@ struct UsageError : std::runtime_error {
 
 struct RunOptions {
   std::string algo, input, qkv, precision = "fp32", scale = "none", backend = "cpu",
-                                steps = "all", json = "-";
-  int n = 8, d = 4, rows = 1, block_rows = 0, block_cols = 0, sram = 0, chunks = 4;
+                                steps = "all", output = "all", json = "-";
+  int n = 8, d = 4, rows = 1, block_rows = 0, block_cols = 0, sram = 0, chunks = 4, repeat = 1;
   long long seed = 1;
   bool causal = false;
 };
@@ -101,14 +104,31 @@ int run_command(const RunOptions& o) {
     throw UsageError("--backend '" + o.backend + "': use cpu or gpu");
   if (o.steps != "all" && o.steps != "none")
     throw UsageError("--steps '" + o.steps + "': use all or none");
+  if (o.output != "all" && o.output != "none")
+    throw UsageError("--output '" + o.output + "': use all or none");
+  if (o.repeat < 1) throw UsageError("--repeat " + std::to_string(o.repeat) + ": must be at least 1");
   const Resolved r = resolve(s);
   for (const auto& notice : r.notices) std::cerr << "flashstep: note: " << notice << "\n";
   if (o.backend == "gpu")
     throw UsageError("the GPU backend is not part of this build yet; use --backend cpu");
-  RecordOptions opt;
-  opt.keep_steps = o.steps == "all";
-  const Recording rec = record(r, opt);
-  const std::string text = recording_json(rec, opt.keep_steps).dump(1) + "\n";
+  const bool keep_steps = o.steps == "all", keep_output = o.output == "all";
+  TimedRun run;
+  if (keep_steps) {
+    PeakProbe probe;
+    const auto t0 = std::chrono::steady_clock::now();
+    run.rec = record(r, RecordOptions{true});
+    run.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    run.peak_bytes = probe.peak_extra();
+    run.kernel = "recording";
+  } else {
+    // Summary only: the fast kernel where there is one, timed without input generation.
+    run = run_timed(r, o.repeat, keep_output);
+  }
+  Json j = recording_json(run.rec, keep_steps, keep_output);
+  j["kernel"] = run.kernel;
+  j["time_ms"] = run.time_ms;
+  j["peak_bytes"] = run.peak_bytes;
+  const std::string text = j.dump(1) + "\n";
   if (o.json == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
@@ -150,6 +170,10 @@ int main_cli(int argc, char** argv) {
   run->add_option("--chunks", o.chunks, "K, workers of the chunked softmax")->capture_default_str();
   run->add_option("--backend", o.backend, "cpu or gpu")->capture_default_str();
   run->add_option("--steps", o.steps, "all: record every step; none: output and totals only")->capture_default_str();
+  run->add_option("--output", o.output, "all: put the output in the JSON; none: leave it out (huge runs)")
+      ->capture_default_str();
+  run->add_option("--repeat", o.repeat, "With --steps none: run R times, report the best time_ms")
+      ->capture_default_str();
   run->add_option("--json", o.json, "Where to write the JSON; - for standard output")->capture_default_str();
 
   CLI::App* lessons_cmd = app.add_subcommand("lessons", "List the lessons: id<TAB>title, one per line");

@@ -115,6 +115,27 @@ TEST_CASE("--json FILE writes the file and an unwritable path is one clear line,
   CHECK(r.err.find("/nonexistent-dir/x.json") != std::string::npos);
 }
 
+TEST_CASE("--steps none reports the kernel time and peak memory; --output none leaves the output out") {
+  Result r = invoke("run --algo attn-tiled-v2 --n 300 --d 16 --steps none --repeat 2");
+  REQUIRE(r.status == 0);
+  auto j = flashstep::Json::parse(r.out);
+  CHECK(j["kernel"] == "fast");
+  CHECK(j["time_ms"].get<double>() > 0);
+  CHECK(j["peak_bytes"].get<double>() >= 0);
+  CHECK(j["output"].size() == 300);
+  CHECK(j["io"]["hbm_writes"] == 300 * 16 + 300);  // Nd + N
+  r = invoke("run --algo online --n 100000 --steps none --output none");
+  REQUIRE(r.status == 0);
+  j = flashstep::Json::parse(r.out);
+  CHECK_FALSE(j.contains("output"));
+  CHECK(j["nonfinite"] == 0);
+  CHECK(j["io"]["hbm_reads"] == 200000);
+  // A precision without a fast kernel is timed through the reference engine.
+  r = invoke("run --algo online --n 1000 --precision fp16 --steps none");
+  REQUIRE(r.status == 0);
+  CHECK(flashstep::Json::parse(r.out)["kernel"] == "reference");
+}
+
 TEST_CASE("lessons lists id<TAB>title") {
   const Result r = invoke("lessons");
   REQUIRE(r.status == 0);
@@ -153,6 +174,8 @@ TEST_CASE("bad input: exit 2 and one line naming the problem") {
       {"run --algo attn-naive --qkv " FLASHSTEP_TEST_DATA "/not_json.txt", "not valid JSON"},
       {"run --algo attn-naive --qkv " FLASHSTEP_TEST_DATA "/qkv_bad_shape.json", "N x d"},
       {"run --algo safe --seed -1", "seed"},
+      {"run --algo safe --repeat 0", "--repeat"},
+      {"run --algo safe --output some", "--output"},
       {"--lesson nope", "nope"},
   };
   for (const Case& c : cases) {
