@@ -1,0 +1,46 @@
+// "Measure it yourself": times naive vs tiled attention and safe vs online softmax for growing
+// sizes on this machine, with the fast kernels, so a student sees the lessons' claims hold.
+// Runs on any thread; the app runs it off the UI thread and plots the points as they come.
+#pragma once
+
+#include "core/scenario.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace flashstep {
+
+struct MeasurePoint {
+  Algorithm algorithm;
+  std::int64_t n = 0;           // softmax length or attention N
+  int d = 0;                    // attention head dimension (0 for softmax)
+  double time_ms = 0;           // best of the repeats
+  std::int64_t peak_bytes = 0;  // extra memory beyond inputs and output
+  bool skipped = false;         // not run: it would not fit in memory
+  std::string note;             // "would need 4.0 GiB for S and P" when skipped
+};
+
+struct MeasurePlan {
+  std::vector<std::int64_t> attention_n = {512, 1024, 2048, 4096, 8192};
+  int d = 64;
+  std::vector<std::int64_t> softmax_n = {1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24};
+  int repeat = 3;
+  std::int64_t memory_budget = 0;  // bytes a run may use; 0 = half of the available memory
+};
+
+// Bytes a run of `a` at size n needs beyond its inputs and output (the IO model's extra
+// memory: S and P for attn-naive, nothing that grows with n for the others).
+std::int64_t extra_bytes_needed(Algorithm a, std::int64_t n);
+// Half of MemAvailable from /proc/meminfo (1 GiB where it cannot be read).
+std::int64_t default_memory_budget();
+
+using MeasureCallback = std::function<void(const MeasurePoint& point, float progress)>;
+
+// Runs the plan in order (attention sizes, then softmax sizes), calling `on_point` after each
+// point. Returns false when *cancel was set before the end.
+bool measure(const MeasurePlan& plan, const std::atomic<bool>* cancel, const MeasureCallback& on_point);
+
+}  // namespace flashstep
