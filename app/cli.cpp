@@ -29,6 +29,7 @@ struct RunOptions {
   std::string algo, input, qkv, precision = "fp32", scale = "none", backend = "cpu",
                                 steps = "all", output = "all", json = "-";
   int n = 8, d = 4, rows = 1, block_rows = 0, block_cols = 0, sram = 0, chunks = 4, repeat = 1;
+  double memory_budget_mib = kDefaultMemoryBudget / 1048576.0;
   long long seed = 1;
   bool causal = false;
 };
@@ -107,6 +108,8 @@ int run_command(const RunOptions& o) {
   if (o.output != "all" && o.output != "none")
     throw UsageError("--output '" + o.output + "': use all or none");
   if (o.repeat < 1) throw UsageError("--repeat " + std::to_string(o.repeat) + ": must be at least 1");
+  if (!(o.memory_budget_mib > 0))
+    throw UsageError("--memory-budget " + num(o.memory_budget_mib) + ": must be a positive number of MiB");
   const Resolved r = resolve(s);
   for (const auto& notice : r.notices) std::cerr << "flashstep: note: " << notice << "\n";
   if (o.backend == "gpu")
@@ -116,7 +119,9 @@ int run_command(const RunOptions& o) {
   if (keep_steps) {
     PeakProbe probe;
     const auto t0 = std::chrono::steady_clock::now();
-    run.rec = record(r, RecordOptions{true});
+    RecordOptions opt;
+    opt.memory_budget = static_cast<long long>(o.memory_budget_mib * 1048576.0);
+    run.rec = record(r, opt);
     run.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     run.peak_bytes = probe.peak_extra();
     run.kernel = "recording";
@@ -173,6 +178,9 @@ int main_cli(int argc, char** argv) {
   run->add_option("--output", o.output, "all: put the output in the JSON; none: leave it out (huge runs)")
       ->capture_default_str();
   run->add_option("--repeat", o.repeat, "With --steps none: run R times, report the best time_ms")
+      ->capture_default_str();
+  run->add_option("--memory-budget", o.memory_budget_mib,
+                  "MiB a recording with --steps all may use; larger ones are refused with the estimate")
       ->capture_default_str();
   run->add_option("--json", o.json, "Where to write the JSON; - for standard output")->capture_default_str();
 

@@ -1,6 +1,7 @@
 #include "core/engine.h"
 
 #include "core/recorder.h"
+#include "core/text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +10,14 @@
 namespace flashstep {
 
 Recording record(const Resolved& r, const RecordOptions& opt) {
+  if (opt.keep_steps && opt.memory_budget > 0) {
+    const long long need = estimate_recording_bytes(r);
+    if (need > opt.memory_budget)
+      throw InputError(strf("recording every step of %s at this size would need %.2f GiB (the budget is "
+                            "%.2f GiB); use --steps none or a smaller N",
+                            std::string(algorithm_id(r.scenario.algorithm)).c_str(), need / 1073741824.0,
+                            opt.memory_budget / 1073741824.0));
+  }
   Recording rec;
   rec.algorithm = r.scenario.algorithm;
   rec.backend = "cpu";
@@ -94,6 +103,45 @@ std::vector<MergeNode> merge_tree(int K) {
     ++level;
   }
   return nodes;
+}
+
+}  // namespace flashstep
+
+namespace flashstep {
+
+long long estimate_recording_bytes(const Resolved& r) {
+  const long long rows = r.rows, n = r.n, d = r.d, K = r.chunks;
+  long long cells = 0, deltas = 0;
+  switch (r.scenario.algorithm) {
+    case Algorithm::naive: cells = rows * (3 * n + 1), deltas = rows * 4 * n; break;
+    case Algorithm::safe:
+    case Algorithm::online: cells = rows * (3 * n + 2), deltas = rows * 5 * n; break;
+    case Algorithm::logsumexp: cells = rows * (3 * n + 3), deltas = rows * (4 * n + 1); break;
+    case Algorithm::chunked: cells = rows * (3 * n + 2 + 4 * K), deltas = rows * (5 * n + 4 * K + 2); break;
+    case Algorithm::attn_naive: cells = 4 * n * d + 2 * n * n + 2 * n, deltas = 2 * n * n + 2 * n + n * d; break;
+    case Algorithm::attn_online: {
+      const long long keys = r.scenario.causal ? n * (n + 1) / 2 : n * n;
+      cells = 5 * n * d + n * n + 2 * n, deltas = n * (2 + 2 * d) + keys * (3 + d);
+      break;
+    }
+    case Algorithm::attn_tiled:
+    case Algorithm::attn_tiled_v2: {
+      const bool v2 = r.scenario.algorithm == Algorithm::attn_tiled_v2;
+      cells = 4 * n * d + 2 * n * n + 2 * n + (v2 ? n * d + n : 0);
+      for (int i = 0; i < r.Tr; ++i) {
+        const long long br = std::min(r.Br, r.n - i * r.Br);
+        if (v2) deltas += 2 * br + br * d + br + br * d;  // start and end of the Q block
+        for (int j = 0; j < r.Tc; ++j)
+          if (tile_live(r, i, j)) deltas += 2 * br * std::min(r.Bc, r.n - j * r.Bc) + br * d + 2 * br;
+      }
+      break;
+    }
+  }
+  // State before the first step and while recording, the deltas, keyframes (at most about one
+  // state per state's worth of deltas), and per step its text and regions.
+  const long long cell_bytes = static_cast<long long>(sizeof(double) + 1);
+  return 2 * cells * cell_bytes + deltas * static_cast<long long>(sizeof(Delta)) + deltas * cell_bytes +
+         estimate_steps(r) * (static_cast<long long>(sizeof(Step)) + 400);
 }
 
 }  // namespace flashstep

@@ -12,8 +12,13 @@
 
 namespace flashstep {
 
+inline constexpr long long kDefaultMemoryBudget = 1ll << 30;  // 1 GiB
+
 struct RecordOptions {
   bool keep_steps = true;  // false: summary only (output, final m and l, IO totals)
+  // A recording whose estimate (estimate_recording_bytes) is above this is refused with an
+  // InputError naming the estimate, instead of swapping or being killed.
+  long long memory_budget = kDefaultMemoryBudget;
   // For recordings made off the UI thread: set *cancel to stop (record() then throws
   // Cancelled); *progress goes from 0 to 1 as steps are recorded.
   const std::atomic<bool>* cancel = nullptr;
@@ -26,6 +31,8 @@ struct Cancelled : std::runtime_error {
 
 // The number of steps record() will produce for r (exact), without running it.
 long long estimate_steps(const Resolved& r);
+// The memory a full recording of r will take (within a factor of about 1.5), without running it.
+long long estimate_recording_bytes(const Resolved& r);
 
 Recording record(const Resolved& r, const RecordOptions& opt = {});
 inline Recording record(const Scenario& s, const RecordOptions& opt = {}) {

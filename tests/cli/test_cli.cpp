@@ -176,6 +176,8 @@ TEST_CASE("bad input: exit 2 and one line naming the problem") {
       {"run --algo safe --seed -1", "seed"},
       {"run --algo safe --repeat 0", "--repeat"},
       {"run --algo safe --output some", "--output"},
+      {"run --algo safe --memory-budget 0", "--memory-budget"},
+      {"run --algo attn-online --n 400 --d 64 --memory-budget 64", "would need"},
       {"--lesson nope", "nope"},
   };
   for (const Case& c : cases) {
