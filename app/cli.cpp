@@ -7,6 +7,7 @@
 #include "core/peak_memory.h"
 #include "core/timed_run.h"
 #include "core/report.h"
+#include "core/scenario_json.h"
 #include "core/text.h"
 
 #include <CLI/CLI.hpp>
@@ -26,7 +27,7 @@ struct UsageError : std::runtime_error {
 };
 
 struct RunOptions {
-  std::string algo, input, qkv, precision = "fp32", scale = "none", backend = "cpu",
+  std::string algo, scenario, input, qkv, precision = "fp32", scale = "none", backend = "cpu",
                                 steps = "all", output = "all", json = "-";
   int n = 8, d = 4, rows = 1, block_rows = 0, block_cols = 0, sram = 0, chunks = 4, repeat = 1;
   double memory_budget_mib = kDefaultMemoryBudget / 1048576.0;
@@ -44,63 +45,66 @@ ScaleMode parse_scale(const std::string& text, double& value) {
   return ScaleMode::value;
 }
 
-std::vector<std::vector<double>> matrix_field(const Json& j, const char* key, const std::string& file) {
-  if (!j.contains(key)) throw UsageError(file + ": no \"" + key + "\" matrix");
-  const Json& m = j[key];
-  if (!m.is_array()) throw UsageError(file + ": \"" + key + "\" must be a list of rows");
-  std::vector<std::vector<double>> out;
-  for (const Json& row : m) {
-    if (!row.is_array())
-      throw UsageError(file + ": \"" + key + "\" row " + std::to_string(out.size() + 1) +
-                       " must be a list of numbers");
-    out.emplace_back();
-    for (const Json& v : row) {
-      if (!v.is_number())
-        throw UsageError(file + ": \"" + key + "\" row " + std::to_string(out.size()) + " has " +
-                         v.dump() + ", which is not a number");
-      out.back().push_back(v.get<double>());
+// The scenario of a run: the --scenario file if there is one, then every option given on the
+// command line on top (without a file, the options' defaults are Scenario's own).
+Scenario scenario_from(const RunOptions& o, const CLI::App& cmd) {
+  Scenario s;
+  if (!o.scenario.empty()) {
+    std::string text, error;
+    if (!read_file(o.scenario, text, error)) throw UsageError("--scenario " + error);
+    try {
+      s = parse_document(text).scenario;
+    } catch (const InputError& e) {
+      throw UsageError(o.scenario + ": " + e.what());
     }
   }
-  return out;
-}
-
-Scenario scenario_from(const RunOptions& o) {
-  Scenario s;
-  const auto algo = parse_algorithm(o.algo);
-  if (!algo) throw UsageError("--algo '" + o.algo + "' is not an algorithm; use one of " + algorithm_id_list());
-  s.algorithm = *algo;
-  const auto prec = parse_precision(o.precision);
-  if (!prec) throw UsageError("--precision '" + o.precision + "': use fp64, fp32, fp16 or bf16");
-  s.precision = *prec;
-  s.scale_mode = parse_scale(o.scale, s.scale_value);
-  s.causal = o.causal;
-  s.n = o.n;
-  s.d = o.d;
-  s.rows = o.rows;
-  if (o.seed < 0) throw UsageError("--seed " + std::to_string(o.seed) + ": must be 0 or more");
-  s.seed = static_cast<std::uint64_t>(o.seed);
-  s.block_rows = o.block_rows;
-  s.block_cols = o.block_cols;
-  s.sram = o.sram;
-  s.chunks = o.chunks;
-  if (!o.input.empty()) s.x = parse_rows(o.input);
+  auto given = [&](const char* name) { return o.scenario.empty() || cmd.count(name) > 0; };
+  if (given("--algo")) {
+    if (o.algo.empty()) throw UsageError("--algo is required (or --scenario FILE); use one of " + algorithm_id_list());
+    const auto algo = parse_algorithm(o.algo);
+    if (!algo) throw UsageError("--algo '" + o.algo + "' is not an algorithm; use one of " + algorithm_id_list());
+    s.algorithm = *algo;
+  }
+  if (given("--precision")) {
+    const auto prec = parse_precision(o.precision);
+    if (!prec) throw UsageError("--precision '" + o.precision + "': use fp64, fp32, fp16 or bf16");
+    s.precision = *prec;
+  }
+  if (given("--scale")) s.scale_mode = parse_scale(o.scale, s.scale_value);
+  if (given("--causal")) s.causal = o.causal;
+  if (given("--n")) s.n = o.n;
+  if (given("--d")) s.d = o.d;
+  if (given("--rows")) s.rows = o.rows;
+  if (given("--seed")) {
+    if (o.seed < 0) throw UsageError("--seed " + std::to_string(o.seed) + ": must be 0 or more");
+    s.seed = static_cast<std::uint64_t>(o.seed);
+  }
+  if (given("--block-rows")) s.block_rows = o.block_rows;
+  if (given("--block-cols")) s.block_cols = o.block_cols;
+  if (given("--sram")) s.sram = o.sram;
+  if (given("--chunks")) s.chunks = o.chunks;
+  if (!o.input.empty()) {
+    if (is_attention(s.algorithm))
+      throw UsageError("--input is for the softmax algorithms; attention takes --qkv FILE or --n, --d, --seed");
+    s.x = parse_rows(o.input);
+    s.q.clear(), s.k.clear(), s.v.clear();
+  }
   if (!o.qkv.empty()) {
     std::string text, error;
     if (!read_file(o.qkv, text, error)) throw UsageError("--qkv " + error);
-    Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) throw UsageError("--qkv " + o.qkv + ": not valid JSON");
     if (!j.is_object()) throw UsageError("--qkv " + o.qkv + ": expected {\"q\": [[...]], \"k\": [[...]], \"v\": [[...]]}");
-    s.q = matrix_field(j, "q", o.qkv);
-    s.k = matrix_field(j, "k", o.qkv);
-    s.v = matrix_field(j, "v", o.qkv);
+    s.q = matrix_from_json(j, "q", "--qkv " + o.qkv);
+    s.k = matrix_from_json(j, "k", "--qkv " + o.qkv);
+    s.v = matrix_from_json(j, "v", "--qkv " + o.qkv);
+    s.x.clear();
   }
   return s;
 }
 
-int run_command(const RunOptions& o) {
-  const Scenario s = scenario_from(o);
-  if (o.input.size() && is_attention(s.algorithm))
-    throw UsageError("--input is for the softmax algorithms; attention takes --qkv FILE or --n, --d, --seed");
+int run_command(const RunOptions& o, const CLI::App& cmd) {
+  const Scenario s = scenario_from(o, cmd);
   if (o.backend != "cpu" && o.backend != "gpu")
     throw UsageError("--backend '" + o.backend + "': use cpu or gpu");
   if (o.steps != "all" && o.steps != "none")
@@ -157,7 +161,9 @@ int main_cli(int argc, char** argv) {
 
   RunOptions o;
   CLI::App* run = app.add_subcommand("run", "Run one algorithm headless and write its Recording as JSON");
-  run->add_option("--algo", o.algo, "Algorithm: " + algorithm_id_list())->required();
+  run->add_option("--algo", o.algo, "Algorithm: " + algorithm_id_list() + " (required unless --scenario)");
+  run->add_option("--scenario", o.scenario,
+                  "Scenario file (JSON, as the app saves it); options given as well override its fields");
   run->add_option("--input", o.input, "Softmax input, e.g. \"3,2,5,1\"; rows separated by ';'");
   run->add_option("--n", o.n, "Length of a random softmax row, or N (tokens) for attention")->capture_default_str();
   run->add_option("--d", o.d, "Head dimension (attention shape; d of the 1/sqrt(d) scale)")->capture_default_str();
@@ -198,7 +204,7 @@ int main_cli(int argc, char** argv) {
   }
 
   try {
-    if (run->parsed()) return run_command(o);
+    if (run->parsed()) return run_command(o, *run);
     if (lessons_cmd->parsed()) {
       for (const Lesson& l : lessons()) std::cout << l.id << '\t' << l.title << '\n';
       return 0;

@@ -136,6 +136,21 @@ TEST_CASE("--steps none reports the kernel time and peak memory; --output none l
   CHECK(flashstep::Json::parse(r.out)["kernel"] == "reference");
 }
 
+TEST_CASE("run --scenario FILE, with options on top") {
+  Result r = invoke("run --scenario " FLASHSTEP_TEST_DATA "/scenarios/online_3251.json --steps none");
+  REQUIRE(r.status == 0);
+  auto j = flashstep::Json::parse(r.out);
+  CHECK(j["algorithm"] == "online");
+  CHECK(j["shape"]["n"] == 4);
+  CHECK(j["stats"]["m"][0] == 5.0);
+  r = invoke("run --scenario " FLASHSTEP_TEST_DATA "/scenarios/online_3251.json --precision fp16 --algo safe --steps none");
+  REQUIRE(r.status == 0);
+  j = flashstep::Json::parse(r.out);
+  CHECK(j["algorithm"] == "safe");
+  CHECK(j["precision"] == "fp16");
+  CHECK(j["shape"]["n"] == 4);
+}
+
 TEST_CASE("lessons lists id<TAB>title") {
   const Result r = invoke("lessons");
   REQUIRE(r.status == 0);
@@ -152,6 +167,8 @@ TEST_CASE("bad input: exit 2 and one line naming the problem") {
   const Case cases[] = {
       {"run --algo nope", "nope"},
       {"run", "--algo"},
+      {"run --scenario /nonexistent/s.json", "/nonexistent/s.json"},
+      {"run --scenario " FLASHSTEP_TEST_DATA "/not_json.txt", "not JSON"},
       {"run --algo safe --input '3,x,1'", "'x'"},
       {"run --algo safe --input ''", "--algo"},  // empty input = no input: random; see below
       {"run --algo safe --input ';;'", "empty"},

@@ -1,0 +1,210 @@
+#include "core/scenario_json.h"
+
+#include "core/text.h"
+
+#include <cmath>
+#include <limits>
+
+namespace flashstep {
+namespace {
+
+Json matrix_json(const std::vector<std::vector<double>>& m) {
+  Json out = Json::array();
+  for (const auto& row : m) {
+    Json r = Json::array();
+    for (double v : row) r.push_back(number_json(v));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::string shown(const Json& v) {
+  std::string s = v.dump();
+  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
+}
+
+double number_from(const Json& v, const std::string& context, const std::string& where) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+  }
+  throw InputError(context + ": " + where + " is " + shown(v) + ", not a number");
+}
+
+}  // namespace
+
+std::vector<std::vector<double>> matrix_from_json(const Json& j, const char* key, const std::string& context) {
+  if (!j.contains(key)) throw InputError(context + ": no \"" + key + "\" matrix");
+  const Json& m = j[key];
+  if (!m.is_array()) throw InputError(context + ": \"" + key + "\" must be a list of rows");
+  // Check the size before converting anything, so a huge file fails fast and cheaply.
+  std::size_t total = 0;
+  for (const Json& row : m) total += row.is_array() ? row.size() : 1;
+  if (total > static_cast<std::size_t>(kMaxElements))
+    throw InputError(strf("%s: \"%s\" has %zu values; the limit is %d", context.c_str(), key, total, kMaxElements));
+  std::vector<std::vector<double>> out;
+  for (std::size_t r = 0; r < m.size(); ++r) {
+    if (!m[r].is_array())
+      throw InputError(strf("%s: \"%s\" row %zu must be a list of numbers", context.c_str(), key, r + 1));
+    std::vector<double> row;
+    for (std::size_t c = 0; c < m[r].size(); ++c)
+      row.push_back(number_from(m[r][c], context, strf("\"%s\" row %zu value %zu", key, r + 1, c + 1)));
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+namespace {
+
+int int_from(const Json& j, const char* key, int fallback, int lo, int hi) {
+  if (!j.contains(key)) return fallback;
+  const Json& v = j[key];
+  if (!v.is_number_integer() && !(v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()))
+    throw InputError(std::string("scenario: \"") + key + "\" is " + shown(v) + ", not a whole number");
+  const double x = v.get<double>();
+  if (x < lo || x > hi)
+    throw InputError(strf("scenario: \"%s\" = %s is out of range %d..%d", key, num(x).c_str(), lo, hi));
+  return static_cast<int>(x);
+}
+
+std::string string_from(const Json& j, const char* key, const std::string& fallback) {
+  if (!j.contains(key)) return fallback;
+  if (!j[key].is_string()) throw InputError(std::string("scenario: \"") + key + "\" is " + shown(j[key]) + ", not a string");
+  return j[key].get<std::string>();
+}
+
+}  // namespace
+
+Json scenario_to_json(const Scenario& s) {
+  Json j;
+  j["algorithm"] = std::string(algorithm_id(s.algorithm));
+  j["precision"] = std::string(precision_name(s.precision));
+  switch (s.scale_mode) {
+    case ScaleMode::none: j["scale"] = "none"; break;
+    case ScaleMode::inv_sqrt_d: j["scale"] = "sqrt"; break;
+    case ScaleMode::value: j["scale"] = number_json(s.scale_value); break;
+  }
+  j["causal"] = s.causal;
+  if (!s.x.empty()) j["input"] = matrix_json(s.x);
+  if (!s.q.empty()) {
+    j["q"] = matrix_json(s.q);
+    j["k"] = matrix_json(s.k);
+    j["v"] = matrix_json(s.v);
+  }
+  j["rows"] = s.rows;
+  j["n"] = s.n;
+  j["d"] = s.d;
+  j["seed"] = s.seed;
+  j["block_rows"] = s.block_rows;
+  j["block_cols"] = s.block_cols;
+  j["sram"] = s.sram;
+  j["chunks"] = s.chunks;
+  return j;
+}
+
+Scenario scenario_from_json(const Json& j) {
+  if (!j.is_object()) throw InputError("scenario: expected a JSON object {\"algorithm\": ..., ...}");
+  Scenario s;
+  const std::string algo = string_from(j, "algorithm", std::string(algorithm_id(s.algorithm)));
+  const auto a = parse_algorithm(algo);
+  if (!a) throw InputError("scenario: \"algorithm\" = \"" + algo + "\" is not one of " + algorithm_id_list());
+  s.algorithm = *a;
+  const std::string prec = string_from(j, "precision", "fp32");
+  const auto p = parse_precision(prec);
+  if (!p) throw InputError("scenario: \"precision\" = \"" + prec + "\": use fp64, fp32, fp16 or bf16");
+  s.precision = *p;
+  if (j.contains("scale")) {
+    const Json& v = j["scale"];
+    if (v == "none") {
+      s.scale_mode = ScaleMode::none;
+    } else if (v == "sqrt") {
+      s.scale_mode = ScaleMode::inv_sqrt_d;
+    } else if (v.is_number() && std::isfinite(v.get<double>())) {
+      s.scale_mode = ScaleMode::value;
+      s.scale_value = v.get<double>();
+    } else {
+      throw InputError("scenario: \"scale\" is " + shown(v) + "; use \"none\", \"sqrt\" or a finite number");
+    }
+  }
+  if (j.contains("causal")) {
+    if (!j["causal"].is_boolean()) throw InputError("scenario: \"causal\" is " + shown(j["causal"]) + ", not true or false");
+    s.causal = j["causal"].get<bool>();
+  }
+  if (j.contains("input")) s.x = matrix_from_json(j, "input", "scenario");
+  const bool any_qkv = j.contains("q") || j.contains("k") || j.contains("v");
+  if (any_qkv) {
+    for (const char* key : {"q", "k", "v"})
+      if (!j.contains(key)) throw InputError(std::string("scenario: has Q, K, V but no \"") + key + "\"");
+    s.q = matrix_from_json(j, "q", "scenario");
+    s.k = matrix_from_json(j, "k", "scenario");
+    s.v = matrix_from_json(j, "v", "scenario");
+  }
+  s.rows = int_from(j, "rows", s.rows, 1, kMaxElements);
+  s.n = int_from(j, "n", s.n, 1, kMaxElements);
+  s.d = int_from(j, "d", s.d, 1, kMaxElements);
+  if (j.contains("seed")) {
+    if (!j["seed"].is_number_unsigned()) throw InputError("scenario: \"seed\" is " + shown(j["seed"]) + ", not a whole number >= 0");
+    s.seed = j["seed"].get<std::uint64_t>();
+  }
+  s.block_rows = int_from(j, "block_rows", s.block_rows, 0, kMaxElements);
+  s.block_cols = int_from(j, "block_cols", s.block_cols, 0, kMaxElements);
+  s.sram = int_from(j, "sram", s.sram, 0, kMaxElements);
+  s.chunks = int_from(j, "chunks", s.chunks, 1, kMaxElements);
+  return s;
+}
+
+Json document_to_json(const ScenarioDocument& doc) {
+  Json j;
+  j["flashstep_scenario"] = kScenarioVersion;
+  j["lesson"] = doc.lesson;
+  j["backend"] = doc.backend;
+  j["playhead"] = doc.playhead;
+  j["scenario"] = scenario_to_json(doc.scenario);
+  j["layout"] = doc.layout;
+  return j;
+}
+
+ScenarioDocument document_from_json(const Json& j) {
+  if (!j.is_object()) throw InputError("scenario file: expected a JSON object");
+  ScenarioDocument doc;
+  if (!j.contains("flashstep_scenario") && !j.contains("scenario")) {
+    doc.scenario = scenario_from_json(j);  // a bare scenario
+    return doc;
+  }
+  if (j.contains("flashstep_scenario")) {
+    const Json& v = j["flashstep_scenario"];
+    if (!v.is_number_integer()) throw InputError("scenario file: \"flashstep_scenario\" (the version) is " + shown(v) + ", not a whole number");
+    if (v.get<long long>() > kScenarioVersion)
+      throw InputError(strf("scenario file: written by a newer FlashStep (version %lld); this one reads version %d",
+                            v.get<long long>(), kScenarioVersion));
+    if (v.get<long long>() < 1) throw InputError("scenario file: version " + shown(v) + " is not valid");
+  }
+  doc.lesson = string_from(j, "lesson", "");
+  doc.backend = string_from(j, "backend", "cpu");
+  if (doc.backend != "cpu" && doc.backend != "gpu")
+    throw InputError("scenario file: \"backend\" = \"" + doc.backend + "\": use cpu or gpu");
+  doc.playhead = int_from(j, "playhead", 0, 0, std::numeric_limits<int>::max());
+  if (!j.contains("scenario")) throw InputError("scenario file: no \"scenario\" object");
+  doc.scenario = scenario_from_json(j["scenario"]);
+  if (j.contains("layout")) {
+    if (!j["layout"].is_object()) throw InputError("scenario file: \"layout\" must be an object");
+    doc.layout = j["layout"];
+  }
+  return doc;
+}
+
+ScenarioDocument parse_document(const std::string& text) {
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw InputError("scenario file is empty");
+    throw InputError(strf("scenario file is not JSON (syntax error at byte %zu)", e.byte));
+  }
+  return document_from_json(j);
+}
+
+}  // namespace flashstep
