@@ -203,6 +203,9 @@ ScenarioDocument parse_document(const std::string& text) {
   } catch (const Json::parse_error& e) {
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw InputError("scenario file is empty");
     throw InputError(strf("scenario file is not JSON (syntax error at byte %zu)", e.byte));
+  } catch (const Json::exception& e) {
+    // A number too large for a double (out_of_range 406), and anything else the parser refuses.
+    throw InputError(std::string("scenario file is not usable JSON: ") + e.what());
   }
   return document_from_json(j);
 }

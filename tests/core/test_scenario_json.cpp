@@ -71,6 +71,7 @@ TEST_CASE("bad scenario files are refused with a message naming the problem") {
   const Case cases[] = {
       {"", "empty"},
       {"this is not JSON", "not JSON"},
+      {"{\"n\": 1e999}", "not usable JSON"},
       {"{\"algorithm\": \"online\",", "not JSON"},
       {"[1, 2, 3]", "object"},
       {"{\"algorithm\": \"quick\"}", "quick"},
