@@ -7,6 +7,9 @@
 
 #include <Eigen/Core>
 
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -40,6 +43,20 @@ inline double to_double(T x) {
     return static_cast<double>(static_cast<float>(x));
 }
 
+// double → float rounded to odd: truncate, and set the last bit when anything was cut off.
+// Rounding that float on to 16 bits then gives the nearest 16-bit value; plain double → float
+// → 16 bit can land on a 16-bit midpoint in float and break the tie the wrong way.
+inline float round_to_odd_float(double x) {
+  float f = static_cast<float>(x);
+  if (!std::isfinite(f) || static_cast<double>(f) == x) return f;
+  if (std::fabs(static_cast<double>(f)) > std::fabs(x)) f = std::nextafter(f, 0.0f);
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  bits |= 1u;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
 template <class T>
 inline T from_double(double x) {
   if constexpr (std::is_same_v<T, double>)
@@ -47,7 +64,7 @@ inline T from_double(double x) {
   else if constexpr (std::is_same_v<T, float>)
     return static_cast<float>(x);
   else
-    return T(static_cast<float>(x));  // double→float→16 bit rounds exactly like double→16 bit
+    return T(round_to_odd_float(x));
 }
 
 template <class T>

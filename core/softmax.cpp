@@ -222,14 +222,23 @@ struct OnlineUpdate {
   T m_old, l_old, m, l, factor, e;
 };
 
+// exp(a - b), exactly 0 when a = -inf: a masked entry adds nothing and an (m, l) that has seen
+// only masked entries (m = -inf, l = 0) needs no rescale, even when b is -inf too and
+// exp(-inf + inf) would be nan.
+template <class T>
+T exp_diff(T a, T b) {
+  if (std::isinf(to_double(a)) && to_double(a) < 0) return T(0);
+  return exp(a - b);
+}
+
 template <class T>
 OnlineUpdate<T> online_update(T m, T l, T z, IoCounters& io) {
   OnlineUpdate<T> u;
   u.m_old = m;
   u.l_old = l;
   u.m = std::max(m, z);
-  u.factor = exp(m - u.m);
-  u.e = exp(z - u.m);
+  u.factor = exp_diff(m, u.m);
+  u.e = exp_diff(z, u.m);
   u.l = l * u.factor + u.e;
   io.flops += 5;  // max, two subtractions, multiply, add
   io.exps += 2;
@@ -401,7 +410,7 @@ void chunked(const Resolved& r, Recorder& rec) {
       } else {
         const T ma = tm[nd.left], la = tl[nd.left], mb = tm[nd.right], lb = tl[nd.right];
         const T m = std::max(ma, mb);
-        const T fa = exp(ma - m), fb = exp(mb - m);
+        const T fa = exp_diff(ma, m), fb = exp_diff(mb, m);
         tm[id] = m;
         tl[id] = la * fa + lb * fb;
         rec.io().sram_reads += 4;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <vector>
 
 namespace ref {
@@ -55,5 +56,54 @@ inline Mat attention(const std::vector<std::vector<double>>& Q, const std::vecto
   }
   return O;
 }
+
+// log softmax(scale * x) = scale * x - LSE.
+inline Vec log_softmax(const std::vector<double>& x, long double scale = 1.0L) {
+  const long double lse = logsumexp(x, scale);
+  Vec out;
+  for (double v : x) out.push_back(scale * v - lse);
+  return out;
+}
+
+// (m, l) after the first `count` elements: m = their max, l = sum of exp(scale * x_j - m).
+// These are the online normalizer's invariants after step `count`.
+struct MaxSum {
+  long double m, l;
+};
+inline MaxSum prefix_max_sum(const std::vector<double>& x, std::size_t count, long double scale = 1.0L) {
+  long double m = -INFINITY;
+  for (std::size_t j = 0; j < count; ++j) m = std::fmax(m, scale * x[j]);
+  long double l = 0;
+  for (std::size_t j = 0; j < count; ++j)
+    if (x[j] != -INFINITY) l += std::exp(scale * x[j] - m);  // a masked entry adds 0
+  return {m, l};
+}
+
+// Scores of query row i: scale * q_i . k_j, -inf where the causal mask hides key j.
+inline Vec scores(const std::vector<std::vector<double>>& Q, const std::vector<std::vector<double>>& K,
+                  std::size_t i, long double scale, bool causal) {
+  Vec s(K.size(), -INFINITY);
+  for (std::size_t j = 0; j < K.size(); ++j) {
+    if (causal && j > i) continue;
+    long double dot = 0;
+    for (std::size_t k = 0; k < Q[i].size(); ++k) dot += static_cast<long double>(Q[i][k]) * K[j][k];
+    s[j] = scale * dot;
+  }
+  return s;
+}
+
+// m = max s, l = sum exp(s - m), LSE = m + log l of one row of scores (the first `count`).
+struct RowStats {
+  long double m, l, lse;
+};
+inline RowStats row_stats(const Vec& s, std::size_t count) {
+  long double m = -INFINITY;
+  for (std::size_t j = 0; j < count; ++j) m = std::fmax(m, s[j]);
+  long double l = 0;
+  for (std::size_t j = 0; j < count; ++j)
+    if (s[j] != -INFINITY) l += std::exp(s[j] - m);
+  return {m, l, m + std::log(l)};
+}
+inline RowStats row_stats(const Vec& s) { return row_stats(s, s.size()); }
 
 }  // namespace ref
