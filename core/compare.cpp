@@ -1,0 +1,99 @@
+#include "core/compare.h"
+
+#include "core/text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace flashstep {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// 0 when the pair is equal as a pattern (NaN, NaN or the same inf), inf when only one side is
+// non-finite or the infinities differ, and -1 when both are finite (compare them as numbers).
+double nonfinite_diff(double a, double b) {
+  const bool fa = std::isfinite(a), fb = std::isfinite(b);
+  if (fa && fb) return -1;
+  if (std::isnan(a) && std::isnan(b)) return 0;
+  if (std::isinf(a) && std::isinf(b) && (a > 0) == (b > 0)) return 0;
+  return kInf;
+}
+
+// Largest rel_diff over the rows of a rows x 1 buffer at the cursors' positions; a cell defined
+// on one side only counts as an infinite difference.
+double column_diff(const Cursor& ca, const Cursor& cb, int ba, int bb, int rows) {
+  double worst = 0;
+  for (int r = 0; r < rows; ++r) {
+    const bool da = ca.defined(ba, r, 0), db = cb.defined(bb, r, 0);
+    if (da != db) return kInf;
+    if (da) worst = std::max(worst, rel_diff(ca.value(ba, r, 0), cb.value(bb, r, 0)));
+  }
+  return worst;
+}
+
+double list_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return kInf;
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, rel_diff(a[i], b[i]));
+  return worst;
+}
+
+std::string step_key(const Step& s) {
+  return strf("pass %d, row %d, tile (%d, %d)", s.pass, s.row, s.tile_i, s.tile_j);
+}
+
+}  // namespace
+
+double abs_diff(double a, double b) {
+  const double nf = nonfinite_diff(a, b);
+  return nf >= 0 ? nf : std::fabs(a - b);
+}
+
+double rel_diff(double a, double b) {
+  const double nf = nonfinite_diff(a, b);
+  if (nf >= 0) return nf;
+  return std::fabs(a - b) / std::max({std::fabs(a), std::fabs(b), 1.0});
+}
+
+CompareReport compare(const Recording& a, const Recording& b) {
+  if (a.algorithm != b.algorithm || a.rows != b.rows || a.n != b.n || a.d != b.d ||
+      a.output.rows() != b.output.rows() || a.output.cols() != b.output.cols())
+    throw std::invalid_argument("compare: the recordings are not of the same algorithm and shape");
+  CompareReport rep;
+  for (Eigen::Index i = 0; i < a.output.size(); ++i)
+    rep.max_abs_output_diff = std::max(rep.max_abs_output_diff, abs_diff(a.output.data()[i], b.output.data()[i]));
+  rep.max_rel_m_diff = list_diff(a.m, b.m);
+  rep.max_rel_l_diff = list_diff(a.l, b.l);
+  if (!a.keep_steps || !b.keep_steps) return rep;
+
+  const int ma = a.find_buffer("m"), mb = b.find_buffer("m");
+  const int la = a.find_buffer("l"), lb = b.find_buffer("l");
+  if ((ma < 0) != (mb < 0) || (la < 0) != (lb < 0)) {
+    rep.mismatch = "one recording has an m or l buffer the other lacks";
+    return rep;
+  }
+  if (a.step_count() != b.step_count())
+    rep.mismatch = strf("%d steps against %d", a.step_count(), b.step_count());
+  Cursor ca(a), cb(b);
+  const int steps = std::min(a.step_count(), b.step_count());
+  for (int k = 0; k < steps; ++k) {
+    const Step& sa = a.steps[k];
+    const Step& sb = b.steps[k];
+    if (sa.pass != sb.pass || sa.row != sb.row || sa.tile_i != sb.tile_i || sa.tile_j != sb.tile_j) {
+      rep.mismatch = strf("step %d differs: %s against %s", k, step_key(sa).c_str(), step_key(sb).c_str());
+      break;
+    }
+    ca.seek(k);
+    cb.seek(k);
+    if (ma >= 0) rep.max_rel_m_diff = std::max(rep.max_rel_m_diff, column_diff(ca, cb, ma, mb, a.buffers[ma].rows));
+    if (la >= 0) rep.max_rel_l_diff = std::max(rep.max_rel_l_diff, column_diff(ca, cb, la, lb, a.buffers[la].rows));
+    ++rep.steps_compared;
+  }
+  return rep;
+}
+
+}  // namespace flashstep

@@ -1,0 +1,70 @@
+// Inside the GPU engine: what the per-algorithm recorders share, and their entry points.
+#pragma once
+
+#include "core/engine.h"
+#include "core/recorder.h"
+#include "gpu/program.h"
+
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace flashstep::gpu {
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Programs compiled so far (keyed by their composed source), the context's limits, the timer.
+class Kernels {
+ public:
+  Kernels();
+  // The program for shader `name` with `defines` (compiled on first use).
+  const Program& program(const char* name, const Defines& defines);
+  const Limits& limits() const { return limits_; }
+  GpuTimer& timer() { return timer_; }
+
+  // A storage buffer for `what`; throws Unsupported when it exceeds the largest the driver
+  // allows (`hint` says what to change).
+  Buffer buffer(const std::string& what, std::size_t bytes, const void* data = nullptr,
+                const char* hint = "use a smaller input") const;
+  template <class T>
+  Buffer buffer(const std::string& what, const std::vector<T>& v) const {
+    return buffer(what, v.size() * sizeof(T), v.data());
+  }
+
+ private:
+  std::map<std::string, Program> cache_;
+  Limits limits_;
+  GpuTimer timer_;
+};
+
+// The #defines every shader takes from a scenario: PREC, SCALED, CAUSAL, TRACE.
+Defines common_defines(const Resolved& r, bool trace);
+// The score scale as the engines use it, rounded to the precision.
+float scale_of(const Resolved& r);
+// A matrix as the float array a shader reads (row-major; values already rounded to the precision).
+std::vector<float> to_floats(const MatrixRM& m);
+// What a refusal of a step trace too large for one buffer suggests.
+inline constexpr const char* kTraceHint = "record with --steps none, or use a smaller input";
+// Bytes per element of the softmax step traces: z, e, m, l and the rescale factor, as floats.
+inline constexpr double kTraceStrideBytes = 5 * 4;
+
+// Refuses a result whose shader stopped before the end of its work (`what` says which), as
+// llvmpipe does when one invocation passes 65535 loop iterations. Throws Unsupported.
+[[noreturn]] void stopped_early(const std::string& what, const char* hint);
+
+// The nodes of the `chunked` merge tree with K leaves, and the bytes it takes in shared memory.
+int merge_tree_nodes(int K);
+
+// Per-algorithm recorders: run the shaders, read the traces back, commit the steps.
+void gpu_naive(Kernels& k, const Resolved& r, Recorder& rec);
+void gpu_safe(Kernels& k, const Resolved& r, Recorder& rec);
+void gpu_online(Kernels& k, const Resolved& r, Recorder& rec);
+void gpu_logsumexp(Kernels& k, const Resolved& r, Recorder& rec);
+void gpu_chunked(Kernels& k, const Resolved& r, Recorder& rec);
+void gpu_attn_naive(Kernels& k, const Resolved& r, Recorder& rec);
+void gpu_attn_online(Kernels& k, const Resolved& r, Recorder& rec);
+void gpu_attn_tiled(Kernels& k, const Resolved& r, Recorder& rec);
+void gpu_attn_tiled_v2(Kernels& k, const Resolved& r, Recorder& rec);
+
+}  // namespace flashstep::gpu

@@ -1,0 +1,136 @@
+// Compute programs and storage buffers: the embedded shader sources, how they are specialised
+// with #defines, compiled (failures carry the shader's name and the driver's log), and the RAII
+// wrappers the engines use. Needs a current OpenGL >= 4.3 context.
+#pragma once
+
+#include "gpu/context.h"
+
+#include <epoxy/gl.h>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace flashstep::gpu {
+
+struct EmbeddedShader {
+  const char* name;    // "attn_tiled.comp", "common.glsl"
+  const char* source;
+};
+// Every file of shaders/, embedded at build time (gpu/embed_shaders.cmake).
+const std::vector<EmbeddedShader>& embedded_shaders();
+// The embedded source of `name`; throws GpuError for an unknown name.
+std::string_view shader_source(std::string_view name);
+
+// (name, value) pairs, each becoming "#define name value".
+using Defines = std::vector<std::pair<std::string, std::string>>;
+
+// The text handed to the driver: the body's #version line, the defines, common.glsl, then the
+// rest of the body. #line directives make the driver's log count lines in the files themselves:
+// source 1 is common.glsl, source 2 the shader.
+std::string compose_source(std::string_view name, const Defines& defines);
+
+class Program {
+ public:
+  Program() = default;
+  explicit Program(GLuint id) : id_(id) {}
+  Program(Program&& o) noexcept : id_(std::exchange(o.id_, 0)) {}
+  Program& operator=(Program&& o) noexcept;
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+  ~Program();
+
+  GLuint id() const { return id_; }
+  void use() const { glUseProgram(id_); }
+  // Sets a uniform of the program in use; a name the compiler removed is ignored.
+  void set(const char* uniform, int v) const;
+  void set(const char* uniform, float v) const;
+
+ private:
+  GLuint id_ = 0;
+};
+
+// Compiles and links one compute shader. Throws GpuError naming `name` with the driver's log.
+Program compile_compute(std::string_view name, const std::string& source);
+
+// A shader storage buffer of `bytes` bytes (at least 4), filled from `data` when given.
+class Buffer {
+ public:
+  explicit Buffer(std::size_t bytes, const void* data = nullptr);
+  template <class T>
+  explicit Buffer(const std::vector<T>& v) : Buffer(v.size() * sizeof(T), v.data()) {}
+  Buffer(Buffer&& o) noexcept : id_(std::exchange(o.id_, 0)), bytes_(o.bytes_) {}
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer();
+
+  void bind(int binding) const { glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, id_); }
+  std::size_t bytes() const { return bytes_; }
+  // The first `count` elements, after the shaders that wrote them have finished.
+  template <class T>
+  std::vector<T> read(std::size_t count) const {
+    std::vector<T> out(count);
+    read_bytes(out.data(), count * sizeof(T));
+    return out;
+  }
+
+ private:
+  void read_bytes(void* dst, std::size_t bytes) const;
+  GLuint id_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+// Dispatches the program in use and makes its storage writes visible to what comes next
+// (another dispatch or a read-back). Group counts above the GL minimum of 65535 are clamped:
+// the shaders loop over what one dispatch does not cover.
+void dispatch(int groups_x, int groups_y = 1);
+
+// The groups needed to cover `items` with `per_group` invocations each.
+inline int groups_for(long long items, int per_group) {
+  return static_cast<int>((items + per_group - 1) / per_group);
+}
+
+// How long the commands between begin() and end() take, two ways: the GPU's own clock through a
+// GL_TIME_ELAPSED query, and the wall clock from begin() to the end of the work (glFinish() on
+// both sides). Drivers that run compute on the CPU may leave compute out of their timer queries
+// (llvmpipe reports ~0 ms), which the wall clock shows.
+class GpuTimer {
+ public:
+  // Times one block of dispatches: begin() here, end() when the scope closes, even on a throw.
+  class Scope {
+   public:
+    explicit Scope(GpuTimer& t) : t_(t) { t_.begin(); }
+    ~Scope() { t_.end(); }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    GpuTimer& t_;
+  };
+
+  GpuTimer();
+  ~GpuTimer();
+  GpuTimer(const GpuTimer&) = delete;
+  GpuTimer& operator=(const GpuTimer&) = delete;
+  void begin();
+  void end();
+  double query_ms() const;  // GL_TIME_ELAPSED (waits for the result)
+  double wall_ms() const { return wall_ms_; }
+
+ private:
+  GLuint query_ = 0;
+  double start_s_ = 0, wall_ms_ = 0;
+};
+
+// Limits of the current context that decide what the engines can run.
+struct Limits {
+  long long max_shared_bytes = 0;       // GL_MAX_COMPUTE_SHARED_MEMORY_SIZE
+  int max_invocations = 0;              // GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS
+  int max_group_size_x = 0;             // GL_MAX_COMPUTE_WORK_GROUP_SIZE[0]
+  long long max_storage_bytes = 0;      // GL_MAX_SHADER_STORAGE_BLOCK_SIZE
+};
+Limits query_limits();
+
+}  // namespace flashstep::gpu

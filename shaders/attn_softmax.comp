@@ -1,0 +1,26 @@
+#version 430
+// attn-naive, kernel 2: P = softmax(S) row by row, one invocation per row (safe softmax in
+// registers), P written back to a second N x N buffer.
+// S, P are (N, N) row-major; stats is (N, 2): m, l of each row.
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) readonly buffer SBuf { float S[]; };
+layout(std430, binding = 1) buffer PBuf { float P[]; };
+layout(std430, binding = 2) writeonly buffer StatsBuf { float stats[]; };
+uniform int N;
+
+void main() {
+  int i = int(gl_GlobalInvocationID.x);
+  if (i >= N) return;
+  // 1. max, 2. sum of exp(S - m), 3. normalize.
+  float m = -kInf;
+  for (int j = 0; j < N; ++j) m = max_of(m, S[i * N + j]);
+  float l = 0.0;
+  for (int j = 0; j < N; ++j) {
+    float p = exp_diff(S[i * N + j], m);
+    P[i * N + j] = p;
+    l = R(l + p);
+  }
+  for (int j = 0; j < N; ++j) P[i * N + j] = R(P[i * N + j] / l);
+  stats[i * 2] = m;
+  stats[i * 2 + 1] = l;
+}

@@ -1,0 +1,127 @@
+#version 430
+// attn-tiled, FlashAttention-1, one dispatch per step j of the paper's outer loop over K/V
+// blocks; in it one workgroup per Q block i (the inner loop, run in parallel), one invocation per
+// row of the block. The workgroup loads K_j, V_j into shared memory (the SRAM of the paper) once;
+// each row then reads its O_i, l_i, m_i from HBM, computes its row of S_ij, m~, P~, l~ on chip
+// and writes O_i, l_i, m_i back to HBM: the write-back after every tile that FlashAttention-2
+// removes.
+// Defines: D, BR (Br rows per Q block = invocations), BC (Bc rows per K/V block).
+// Q, K, V, O are (N, D) row-major; ML is (N, 4): m, l in HBM, tiles done, unused.
+// Traces: TS, TP (N, N): S_ij and P~_ij where tile (i, j) put them; TO (Tc, N, D): O_i after
+// tile (i, j); TML (Tc, N, 4): m_new, l_new, m~, l~; tiles (Tr, Tc): 1 once tile (i, j) ran.
+layout(local_size_x = BR) in;
+layout(std430, binding = 0) readonly buffer QBuf { float Q[]; };
+layout(std430, binding = 1) readonly buffer KBuf { float K[]; };
+layout(std430, binding = 2) readonly buffer VBuf { float V[]; };
+layout(std430, binding = 3) buffer OBuf { float O[]; };
+layout(std430, binding = 4) buffer MLBuf { float ML[]; };
+layout(std430, binding = 5) writeonly buffer TSBuf { float TS[]; };
+layout(std430, binding = 6) writeonly buffer TPBuf { float TP[]; };
+layout(std430, binding = 7) writeonly buffer TOBuf { float TO[]; };
+layout(std430, binding = 8) writeonly buffer TMLBuf { float TML[]; };
+layout(std430, binding = 9) writeonly buffer TilesBuf { int tiles[]; };
+uniform int N;
+uniform int Tr;
+uniform int Tc;
+uniform int j;
+uniform float s;
+
+shared float K_j[BC * D];
+shared float V_j[BC * D];
+
+void main() {
+  int a = int(gl_LocalInvocationID.x);
+  int c0 = j * BC;
+  int bc = min(BC, N - c0);
+  // Line 6: K_j, V_j into shared memory, every invocation loading a share.
+  for (int t = a; t < bc * D; t += BR) {
+    K_j[t] = K[c0 * D + t];
+    V_j[t] = V[c0 * D + t];
+  }
+  memoryBarrierShared();
+  barrier();
+  for (int i = int(gl_WorkGroupID.x); i < Tr; i += int(gl_NumWorkGroups.x)) {
+    int r0 = i * BR;
+    int br = min(BR, N - r0);
+#if CAUSAL
+    if (c0 > r0 + br - 1) continue;  // every score of the tile is masked
+#endif
+    int row = r0 + a;
+    if (a < br) {
+      // Line 8: this row of Q_i, O_i, l_i, m_i from HBM.
+      float q[D];
+      for (int k0 = 0; k0 < D; k0 += kUnroll)
+        for (int kk = 0; kk < kUnroll; ++kk)
+          if (k0 + kk < D) q[k0 + kk] = Q[row * D + k0 + kk];
+      float m = ML[row * 4];
+      float l = ML[row * 4 + 1];
+      // Line 9: this row of S_ij = Q_i K_j^T * s.
+      float S[BC];
+      for (int b = 0; b < bc; ++b) {
+        float acc = 0.0;
+        for (int k0 = 0; k0 < D; k0 += kUnroll)
+          for (int kk = 0; kk < kUnroll; ++kk) {
+            int k = k0 + kk;
+            if (k < D) acc = R(acc + R(q[k] * K_j[b * D + k]));
+          }
+#if SCALED
+        acc = R(acc * s);
+#endif
+#if CAUSAL
+        if (c0 + b > row) acc = -kInf;
+#endif
+        S[b] = acc;
+      }
+      // Line 10: m~, P~, l~ of the tile alone.
+      float m_tilde = -kInf;
+      for (int b = 0; b < bc; ++b) m_tilde = max_of(m_tilde, S[b]);
+      float l_tilde = 0.0;
+      for (int b = 0; b < bc; ++b) {
+#if TRACE
+        TS[row * N + c0 + b] = S[b];
+#endif
+        S[b] = exp_diff(S[b], m_tilde);  // S now holds P~
+        l_tilde = R(l_tilde + S[b]);
+#if TRACE
+        TP[row * N + c0 + b] = S[b];
+#endif
+      }
+      // Lines 11-13: merge with the running (m, l), rescale O_i, write all back to HBM.
+      float m_new = max_of(m, m_tilde);
+      float f_old = R(exp(R(m - m_new)));
+      float f_tile = R(exp(R(m_tilde - m_new)));
+      float l_new = R(R(f_old * l) + R(f_tile * l_tilde));
+      float pv[D];  // this row of P~_ij V_j, summed over b in order
+      for (int k0 = 0; k0 < D; k0 += kUnroll)
+        for (int kk = 0; kk < kUnroll; ++kk)
+          if (k0 + kk < D) pv[k0 + kk] = 0.0;
+      for (int b = 0; b < bc; ++b)
+        for (int k0 = 0; k0 < D; k0 += kUnroll)
+          for (int kk = 0; kk < kUnroll; ++kk) {
+            int k = k0 + kk;
+            if (k < D) pv[k] = R(pv[k] + R(S[b] * V_j[b * D + k]));
+          }
+      for (int k0 = 0; k0 < D; k0 += kUnroll)
+        for (int kk = 0; kk < kUnroll; ++kk) {
+          int k = k0 + kk;
+          if (k < D) {
+            float o = R(R(R(R(l * f_old) * O[row * D + k]) + R(f_tile * pv[k])) / l_new);
+            O[row * D + k] = o;
+#if TRACE
+            TO[(j * N + row) * D + k] = o;
+#endif
+          }
+        }
+      ML[row * 4] = m_new;
+      ML[row * 4 + 1] = l_new;
+      ML[row * 4 + 2] += 1.0;
+#if TRACE
+      TML[(j * N + row) * 4] = m_new;
+      TML[(j * N + row) * 4 + 1] = l_new;
+      TML[(j * N + row) * 4 + 2] = m_tilde;
+      TML[(j * N + row) * 4 + 3] = l_tilde;
+#endif
+    }
+    if (a == 0) tiles[i * Tc + j] = 1;
+  }
+}

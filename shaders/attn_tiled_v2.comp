@@ -1,0 +1,141 @@
+#version 430
+// attn-tiled-v2, FlashAttention-2: one workgroup per Q block i (the outer loop, in parallel),
+// one invocation per row of it. m_i, l_i and the unnormalized O_i stay in registers for the
+// whole inner loop over K/V blocks j; each K_j, V_j is loaded into shared memory (the SRAM of
+// the paper). O_i is divided by l_i once at the end and written with L_i = m_i + log l_i.
+// Defines: D, BR (Br rows per Q block = invocations), BC (Bc rows per K/V block).
+// Q, K, V, O are (N, D) row-major; stats is (N, 4): m, l, L, tiles done.
+// Traces: TS, TP (N, N): S_ij and P~_ij; TO (Tc, N, D): O_i(j) after tile (i, j);
+// TML (Tc, N, 4): m_i(j), l_i(j), rescale factor, unused; tiles (Tr, Tc): 1 once (i, j) ran.
+layout(local_size_x = BR) in;
+layout(std430, binding = 0) readonly buffer QBuf { float Q[]; };
+layout(std430, binding = 1) readonly buffer KBuf { float K[]; };
+layout(std430, binding = 2) readonly buffer VBuf { float V[]; };
+layout(std430, binding = 3) writeonly buffer OBuf { float O[]; };
+layout(std430, binding = 4) writeonly buffer StatsBuf { float stats[]; };
+layout(std430, binding = 5) writeonly buffer TSBuf { float TS[]; };
+layout(std430, binding = 6) writeonly buffer TPBuf { float TP[]; };
+layout(std430, binding = 7) writeonly buffer TOBuf { float TO[]; };
+layout(std430, binding = 8) writeonly buffer TMLBuf { float TML[]; };
+layout(std430, binding = 9) writeonly buffer TilesBuf { int tiles[]; };
+uniform int N;
+uniform int Tr;
+uniform int Tc;
+uniform float s;
+
+shared float K_j[BC * D];
+shared float V_j[BC * D];
+
+void main() {
+  int a = int(gl_LocalInvocationID.x);
+  for (int i = int(gl_WorkGroupID.x); i < Tr; i += int(gl_NumWorkGroups.x)) {
+    int r0 = i * BR;
+    int br = min(BR, N - r0);
+    int row = r0 + a;
+    bool has_row = a < br;
+    // Lines 3-4: Q_i in, O_i, l_i, m_i start on chip.
+    float q[D];
+    float o[D];
+    for (int k0 = 0; k0 < D; k0 += kUnroll)
+      for (int kk = 0; kk < kUnroll; ++kk) {
+        int k = k0 + kk;
+        if (k < D) {
+          q[k] = has_row ? Q[row * D + k] : 0.0;
+          o[k] = 0.0;
+        }
+      }
+    float m = -kInf;
+    float l = 0.0;
+    int done = 0;
+    for (int j = 0; j < Tc; ++j) {
+      int c0 = j * BC;
+      int bc = min(BC, N - c0);
+#if CAUSAL
+      if (c0 > r0 + br - 1) break;  // this and every later tile is fully masked
+#endif
+      // Line 6: K_j, V_j into shared memory, once the previous tile is no longer read.
+      barrier();
+      for (int t = a; t < bc * D; t += BR) {
+        K_j[t] = K[c0 * D + t];
+        V_j[t] = V[c0 * D + t];
+      }
+      memoryBarrierShared();
+      barrier();
+      // Only the invocations of real rows compute; the others still meet every barrier.
+      if (has_row) {
+        // Line 7: this row of S_ij.
+        float S[BC];
+        for (int b = 0; b < bc; ++b) {
+          float acc = 0.0;
+          for (int k0 = 0; k0 < D; k0 += kUnroll)
+            for (int kk = 0; kk < kUnroll; ++kk) {
+              int k = k0 + kk;
+              if (k < D) acc = R(acc + R(q[k] * K_j[b * D + k]));
+            }
+#if SCALED
+          acc = R(acc * s);
+#endif
+#if CAUSAL
+          if (c0 + b > row) acc = -kInf;
+#endif
+          S[b] = acc;
+        }
+        // Lines 8-9: the new running max, P~ against it, the rescaled running sum.
+        float m_new = m;
+        for (int b = 0; b < bc; ++b) m_new = max_of(m_new, S[b]);
+        float rowsum = 0.0;
+        for (int b = 0; b < bc; ++b) {
+#if TRACE
+          TS[row * N + c0 + b] = S[b];
+#endif
+          S[b] = exp_diff(S[b], m_new);  // S now holds P~
+          rowsum = R(rowsum + S[b]);
+#if TRACE
+          TP[row * N + c0 + b] = S[b];
+#endif
+        }
+        float f = R(exp(R(m - m_new)));
+        l = R(R(f * l) + rowsum);
+        m = m_new;
+        // Line 10: O_i(j) = diag(f) O_i(j-1) + P~ V_j, not divided yet.
+        float pv[D];  // this row of P~_ij V_j, summed over b in order
+        for (int k0 = 0; k0 < D; k0 += kUnroll)
+          for (int kk = 0; kk < kUnroll; ++kk)
+            if (k0 + kk < D) pv[k0 + kk] = 0.0;
+        for (int b = 0; b < bc; ++b)
+          for (int k0 = 0; k0 < D; k0 += kUnroll)
+            for (int kk = 0; kk < kUnroll; ++kk) {
+              int k = k0 + kk;
+              if (k < D) pv[k] = R(pv[k] + R(S[b] * V_j[b * D + k]));
+            }
+        for (int k0 = 0; k0 < D; k0 += kUnroll)
+          for (int kk = 0; kk < kUnroll; ++kk) {
+            int k = k0 + kk;
+            if (k < D) {
+              o[k] = R(R(f * o[k]) + pv[k]);
+#if TRACE
+              TO[(j * N + row) * D + k] = o[k];
+#endif
+            }
+          }
+#if TRACE
+        TML[(j * N + row) * 4] = m;
+        TML[(j * N + row) * 4 + 1] = l;
+        TML[(j * N + row) * 4 + 2] = f;
+#endif
+        ++done;
+      }
+      if (a == 0) tiles[i * Tc + j] = 1;
+    }
+    // Lines 11-14: divide once, L = m + log l, write O_i and L_i.
+    if (has_row) {
+      for (int k0 = 0; k0 < D; k0 += kUnroll)
+        for (int kk = 0; kk < kUnroll; ++kk)
+          if (k0 + kk < D) O[row * D + k0 + kk] = R(o[k0 + kk] / l);
+      stats[row * 4] = m;
+      stats[row * 4 + 1] = l;
+      stats[row * 4 + 2] = R(m + R(log(l)));
+      stats[row * 4 + 3] = float(done);
+    }
+  }
+}

@@ -1,0 +1,25 @@
+# Validates one compute shader with glslangValidator, composed as the engine composes it at run
+# time: the #version line, the #defines, common.glsl, then the body.
+# Usage: cmake -DVALIDATOR=glslangValidator -DSHADER=x.comp -DCOMMON=common.glsl
+#              -DDEFINES="BR=64,BC=64" -DOUT=x.stamp -P validate.cmake
+file(READ "${SHADER}" text)
+file(READ "${COMMON}" common)
+string(FIND "${text}" "\n" eol)
+string(SUBSTRING "${text}" 0 ${eol} version)
+math(EXPR rest_begin "${eol} + 1")
+string(SUBSTRING "${text}" ${rest_begin} -1 rest)
+set(composed "${version}\n")
+string(REPLACE "," ";" DEFINES "${DEFINES}")
+foreach(def IN LISTS DEFINES)
+  string(REPLACE "=" " " def "${def}")
+  string(APPEND composed "#define ${def}\n")
+endforeach()
+string(APPEND composed "${common}\n${rest}")
+get_filename_component(name "${SHADER}" NAME_WE)
+set(file "${OUT}.comp")
+file(WRITE "${file}" "${composed}")
+execute_process(COMMAND "${VALIDATOR}" -S comp "${file}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "glslangValidator rejects ${name} with ${DEFINES}:\n${out}${err}")
+endif()
+file(WRITE "${OUT}" "ok\n")

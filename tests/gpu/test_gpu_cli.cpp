@@ -1,0 +1,109 @@
+// `flashstep run --backend gpu`, `--compare cpu,gpu` and `--version`, run as a user runs them.
+#include "core/report.h"
+
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs `env_prefix flashstep args` through the shell; captures stdout and stderr.
+Result invoke(const std::string& args, const std::string& env_prefix = "") {
+  static int counter = 0;
+  const std::string err_file = "/tmp/flashstep-gpu-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
+  const std::string cmd = env_prefix + " " + FLASHSTEP_EXE + " " + args + " 2>" + err_file;
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  if (FILE* e = std::fopen(err_file.c_str(), "r")) {
+    while ((n = std::fread(buf.data(), 1, buf.size(), e)) > 0) r.err.append(buf.data(), n);
+    std::fclose(e);
+  }
+  std::remove(err_file.c_str());
+  return r;
+}
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("run --backend gpu works for every algorithm and names the renderer") {
+  for (const char* algo : {"naive", "safe", "online", "chunked", "logsumexp", "attn-naive", "attn-online",
+                           "attn-tiled", "attn-tiled-v2"}) {
+    const std::string args = std::string("run --algo ") + algo + " --backend gpu --n 37 --d 8";
+    const Result r = invoke(args);
+    INFO(args << " -> " << r.err);
+    REQUIRE(r.status == 0);
+    const auto j = flashstep::Json::parse(r.out);
+    CHECK(j["backend"] == "gpu");
+    CHECK(j["gl_renderer"].get<std::string>().size() > 0);
+    CHECK(j["gl_version"].get<std::string>().size() > 0);
+    CHECK(j["device"] == j["gl_renderer"]);
+    CHECK(j["steps"].size() > 0);
+  }
+}
+
+TEST_CASE("run --compare cpu,gpu prints the differences as JSON") {
+  const Result r = invoke("run --algo attn-tiled --n 100 --d 16 --causal --compare cpu,gpu");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto j = flashstep::Json::parse(r.out);
+  CHECK(j["max_abs_output_diff"].get<double>() <= 1e-5);
+  CHECK(j["max_rel_m_diff"].get<double>() <= 1e-5);
+  CHECK(j["max_rel_l_diff"].get<double>() <= 1e-5);
+  CHECK(j["steps_compared"].get<int>() > 0);
+  CHECK_FALSE(j.contains("mismatch"));
+  const Result bad = invoke("run --algo online --compare cpu,tpu");
+  CHECK(bad.status == 2);
+  CHECK(lines(bad.err) == 1);
+}
+
+TEST_CASE("the GPU backend without a display exits 2 with one line") {
+  const Result r = invoke("run --algo online --backend gpu", "env -u DISPLAY -u WAYLAND_DISPLAY");
+  CHECK(r.status == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("GPU backend needs OpenGL 4.3 compute shaders") != std::string::npos);
+  CHECK(r.err.find("Use --backend cpu.") != std::string::npos);
+}
+
+TEST_CASE("the GPU backend on an OpenGL 3.3 context names the version and the renderer") {
+  // Mesa can be told to offer no more than 3.3, as an old driver would.
+  const Result r = invoke("run --algo online --backend gpu", "MESA_GL_VERSION_OVERRIDE=3.3");
+  CHECK(r.status == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("this context is 3.3 (renderer ") != std::string::npos);
+  CHECK(r.err.find("Use --backend cpu.") != std::string::npos);
+}
+
+TEST_CASE("fp64 on the GPU is bad input with a clear line") {
+  const Result r = invoke("run --algo online --backend gpu --precision fp64");
+  CHECK(r.status == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("fp64") != std::string::npos);
+}
+
+TEST_CASE("--version reports the OpenGL version and renderer") {
+  const Result r = invoke("--version");
+  CHECK(r.status == 0);
+  CHECK(r.out.find("flashstep ") == 0);
+  CHECK(r.out.find("OpenGL ") != std::string::npos);
+  CHECK(r.out.find("renderer ") != std::string::npos);
+}

@@ -1,0 +1,132 @@
+// Every algorithm on the GPU against the CPU reference engine: outputs, m and l at every step,
+// the step sequence and the IO counters. One table of cases, each with its own tolerance (the
+// backend-ops test of ggml is the model): fp32 within 1e-5, fp16 and bf16 within a few units in
+// the last place of their format (the only difference left is the driver's exp()).
+#include "core/compare.h"
+#include "core/engine.h"
+#include "gpu_context.h"
+
+#include <string>
+
+using namespace flashstep;
+
+namespace {
+
+struct Case {
+  Algorithm algo;
+  Precision precision = Precision::fp32;
+  int rows = 1, n = 0, d = 0;
+  bool causal = false;
+  ScaleMode scale = ScaleMode::none;
+  bool keep_steps = true;
+  double output_tol = 1e-5, ml_tol = 1e-5;
+};
+
+std::string name(const Case& c) {
+  return std::string(algorithm_id(c.algo)) + " " + std::string(precision_name(c.precision)) +
+         " rows=" + std::to_string(c.rows) + " n=" + std::to_string(c.n) + " d=" + std::to_string(c.d) +
+         (c.causal ? " causal" : "") + (c.scale == ScaleMode::inv_sqrt_d ? " 1/sqrt(d)" : "") +
+         (c.keep_steps ? " (every step)" : " (summary)");
+}
+
+Scenario scenario(const Case& c) {
+  Scenario s;
+  s.algorithm = c.algo;
+  s.precision = c.precision;
+  s.causal = c.causal;
+  s.scale_mode = c.scale;
+  s.n = c.n;
+  s.d = c.d > 0 ? c.d : 4;
+  s.seed = 7;
+  s.chunks = 7;  // n = 1000 and 4097 are not multiples of 7
+  if (!is_attention(c.algo)) s.x = gpu_test::scores_with_outliers(c.rows, c.n, 11);
+  return s;
+}
+
+// Runs the case on both backends and checks the report and the step structure.
+void check(const Case& c) {
+  CAPTURE(name(c));
+  const Resolved r = resolve(scenario(c));
+  RecordOptions opt;
+  opt.keep_steps = c.keep_steps;
+  const Recording cpu = record(r, opt);
+  const Recording gpu = gpu_test::engine().record(r, opt);
+  CHECK(gpu.backend == "gpu");
+  CHECK(gpu.device.size() > 0);
+  const CompareReport rep = compare(cpu, gpu);
+  MESSAGE(name(c) << ": max |output diff| " << rep.max_abs_output_diff << ", max rel m diff "
+                  << rep.max_rel_m_diff << ", max rel l diff " << rep.max_rel_l_diff << " over "
+                  << rep.steps_compared << " steps");
+  CHECK(rep.mismatch == "");
+  CHECK(rep.max_abs_output_diff <= c.output_tol);
+  CHECK(rep.max_rel_m_diff <= c.ml_tol);
+  CHECK(rep.max_rel_l_diff <= c.ml_tol);
+  CHECK(cpu.io == gpu.io);
+  CHECK(cpu.pass_names == gpu.pass_names);
+  REQUIRE(cpu.buffers.size() == gpu.buffers.size());
+  for (std::size_t b = 0; b < cpu.buffers.size(); ++b) {
+    CHECK(cpu.buffers[b].name == gpu.buffers[b].name);
+    CHECK(cpu.buffers[b].rows == gpu.buffers[b].rows);
+    CHECK(cpu.buffers[b].cols == gpu.buffers[b].cols);
+    CHECK(cpu.buffers[b].space == gpu.buffers[b].space);
+  }
+  if (c.keep_steps) {
+    CHECK(rep.steps_compared == cpu.step_count());
+    CHECK(gpu.step_count() == estimate_steps(r));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("softmax algorithms, fp32, n = 1000 and 4097, every step") {
+  for (Algorithm a : {Algorithm::naive, Algorithm::safe, Algorithm::online, Algorithm::chunked, Algorithm::logsumexp})
+    for (int n : {1000, 4097}) check({a, Precision::fp32, 1, n});
+}
+
+TEST_CASE("softmax algorithms, fp32, several rows, scaled") {
+  for (Algorithm a : {Algorithm::naive, Algorithm::safe, Algorithm::online, Algorithm::chunked, Algorithm::logsumexp}) {
+    Case c{a, Precision::fp32, 3, 1000};
+    c.scale = ScaleMode::inv_sqrt_d;
+    check(c);
+  }
+}
+
+TEST_CASE("attention algorithms, fp32, N = 257, d = 64 and 32, with and without the causal mask") {
+  // Unscaled scores at d = 64 spread to about +-30, so P is sharp and every error of exp() shows.
+  for (Algorithm a : {Algorithm::attn_naive, Algorithm::attn_online, Algorithm::attn_tiled, Algorithm::attn_tiled_v2})
+    for (int d : {64, 32})
+      for (bool causal : {false, true}) {
+        Case c{a, Precision::fp32, 1, 257, d, causal};
+        // attn-online records d values per key: keep every step at d = 32, the summary at 64.
+        c.keep_steps = !(a == Algorithm::attn_online && d == 64);
+        check(c);
+      }
+}
+
+TEST_CASE("attention algorithms, fp32, N = 257, d = 64, scaled by 1/sqrt(d)") {
+  for (Algorithm a : {Algorithm::attn_naive, Algorithm::attn_online, Algorithm::attn_tiled, Algorithm::attn_tiled_v2}) {
+    Case c{a, Precision::fp32, 1, 257, 64, true, ScaleMode::inv_sqrt_d};
+    c.keep_steps = a != Algorithm::attn_online;
+    check(c);
+  }
+}
+
+TEST_CASE("tiled attention with block sizes that do not divide N (summary, N = 1000)") {
+  for (Algorithm a : {Algorithm::attn_tiled, Algorithm::attn_tiled_v2})
+    for (bool causal : {false, true}) {
+      Case c{a, Precision::fp32, 1, 1000, 64, causal, ScaleMode::inv_sqrt_d, /*keep_steps=*/false};
+      check(c);
+    }
+}
+
+TEST_CASE("fp16 and bf16 are emulated as on the CPU") {
+  // One unit in the last place: fp16 has 11 significant bits, bf16 8; outputs are at most ~3.
+  for (Precision p : {Precision::fp16, Precision::bf16}) {
+    const double ulp_out = p == Precision::fp16 ? 2.0 / 1024 : 2.0 / 128;
+    const double ulp_rel = p == Precision::fp16 ? 1.0 / 1024 : 1.0 / 128;
+    for (Algorithm a : {Algorithm::naive, Algorithm::safe, Algorithm::online, Algorithm::chunked, Algorithm::logsumexp})
+      check({a, p, 2, 300, 0, false, ScaleMode::none, true, ulp_out, ulp_rel});
+    for (Algorithm a : {Algorithm::attn_naive, Algorithm::attn_online, Algorithm::attn_tiled, Algorithm::attn_tiled_v2})
+      check({a, p, 1, 67, 16, true, ScaleMode::inv_sqrt_d, true, ulp_out, ulp_rel});
+  }
+}
