@@ -1,7 +1,10 @@
 #include "app/cli.h"
 
+#include "app/export/commands.h"
 #include "app/files.h"
+#include "app/ui/frame.h"
 #include "app/gui.h"
+#include "core/compare.h"
 #include "core/engine.h"
 #include "core/lessons.h"
 #include "core/peak_memory.h"
@@ -9,6 +12,7 @@
 #include "core/report.h"
 #include "core/scenario_json.h"
 #include "core/text.h"
+#include "gpu/gpu_engine.h"
 
 #include <CLI/CLI.hpp>
 
@@ -20,6 +24,12 @@ namespace flashstep {
 namespace {
 
 constexpr int kBadInput = 2;
+
+std::string panel_list() {
+  std::string out;
+  for (const auto& n : ui::panel_names()) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
 
 // A bad argument or file: reported as one line, exit status 2.
 struct UsageError : std::runtime_error {
@@ -33,6 +43,7 @@ struct RunOptions {
   double memory_budget_mib = kDefaultMemoryBudget / 1048576.0;
   long long seed = 1;
   bool causal = false;
+  std::string compare;  // "cpu,gpu": run on both backends and print how far apart they are
 };
 
 ScaleMode parse_scale(const std::string& text, double& value) {
@@ -103,6 +114,69 @@ Scenario scenario_from(const RunOptions& o, const CLI::App& cmd) {
   return s;
 }
 
+// ---- the GPU backend ----------------------------------------------------------------------
+
+// A run on the GPU: a hidden window provides the context, `gl` receives its strings. No display
+// or no GL 4.3, and what the GPU backend refuses (fp64, too large a tile), are bad input.
+TimedRun run_gpu(const Resolved& r, const RecordOptions& opt, gpu::GlInfo& gl) {
+  std::string error;
+  const auto context = gpu::HiddenContext::create(error);
+  if (!context) throw UsageError(error);
+  gl = context->info();
+  try {
+    gpu::Engine engine;
+    TimedRun run;
+    PeakProbe probe;
+    run.rec = engine.record(r, opt);
+    run.peak_bytes = probe.peak_extra();
+    run.time_ms = engine.last_wall_ms();  // the dispatches, up to glFinish()
+    run.kernel = "gpu";
+    return run;
+  } catch (const gpu::Unsupported& e) {
+    throw UsageError(e.what());
+  }
+}
+
+Recording record_on(const std::string& backend, const Resolved& r, const RecordOptions& opt) {
+  if (backend == "cpu") return record(r, opt);
+  gpu::GlInfo gl;
+  return run_gpu(r, opt, gl).rec;
+}
+
+// `--compare a,b`: both recordings of the scenario and the largest differences between them.
+int compare_command(const RunOptions& o, const Resolved& r, const RecordOptions& opt) {
+  const auto comma = o.compare.find(',');
+  const std::string a = o.compare.substr(0, comma);
+  const std::string b = comma == std::string::npos ? "" : o.compare.substr(comma + 1);
+  for (const std::string& backend : {a, b})
+    if (backend != "cpu" && backend != "gpu")
+      throw UsageError("--compare '" + o.compare + "': give two backends, e.g. cpu,gpu");
+  const CompareReport rep = compare(record_on(a, r, opt), record_on(b, r, opt));
+  Json j;
+  j["max_abs_output_diff"] = number_json(rep.max_abs_output_diff);
+  j["max_rel_m_diff"] = number_json(rep.max_rel_m_diff);
+  j["max_rel_l_diff"] = number_json(rep.max_rel_l_diff);
+  j["steps_compared"] = rep.steps_compared;
+  if (!rep.mismatch.empty()) j["mismatch"] = rep.mismatch;
+  const std::string text = j.dump(1) + "\n";
+  if (o.json == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  } else if (auto err = write_file_atomic(o.json, text); !err.empty()) {
+    throw UsageError("--json " + err);
+  }
+  return 0;
+}
+
+// `flashstep --version`: the program and, when a GL 4.3 context can be had, its driver.
+std::string version_text() {
+  std::string out = std::string("flashstep ") + FLASHSTEP_VERSION;
+  std::string error;
+  if (const auto context = gpu::HiddenContext::create(error))
+    return out + "\n" + context->info().summary();
+  return out + "\n" + error;
+}
+
 int run_command(const RunOptions& o, const CLI::App& cmd) {
   const Scenario s = scenario_from(o, cmd);
   if (o.backend != "cpu" && o.backend != "gpu")
@@ -116,11 +190,21 @@ int run_command(const RunOptions& o, const CLI::App& cmd) {
     throw UsageError("--memory-budget " + num(o.memory_budget_mib) + ": must be a positive number of MiB");
   const Resolved r = resolve(s);
   for (const auto& notice : r.notices) std::cerr << "flashstep: note: " << notice << "\n";
-  if (o.backend == "gpu")
-    throw UsageError("the GPU backend is not part of this build yet; use --backend cpu");
+  if (!o.compare.empty()) {
+    RecordOptions opt;
+    opt.keep_steps = o.steps == "all";
+    opt.memory_budget = static_cast<long long>(o.memory_budget_mib * 1048576.0);
+    return compare_command(o, r, opt);
+  }
+  gpu::GlInfo gl;
   const bool keep_steps = o.steps == "all", keep_output = o.output == "all";
   TimedRun run;
-  if (keep_steps) {
+  if (o.backend == "gpu") {
+    RecordOptions opt;
+    opt.keep_steps = keep_steps;
+    opt.memory_budget = static_cast<long long>(o.memory_budget_mib * 1048576.0);
+    run = run_gpu(r, opt, gl);
+  } else if (keep_steps) {
     PeakProbe probe;
     const auto t0 = std::chrono::steady_clock::now();
     RecordOptions opt;
@@ -137,6 +221,10 @@ int run_command(const RunOptions& o, const CLI::App& cmd) {
   j["kernel"] = run.kernel;
   j["time_ms"] = run.time_ms;
   j["peak_bytes"] = run.peak_bytes;
+  if (o.backend == "gpu") {
+    j["gl_renderer"] = gl.renderer;
+    j["gl_version"] = gl.version;
+  }
   const std::string text = j.dump(1) + "\n";
   if (o.json == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -152,11 +240,17 @@ int run_command(const RunOptions& o, const CLI::App& cmd) {
 int main_cli(int argc, char** argv) {
   CLI::App app{"FlashStep: step through softmax, online softmax and FlashAttention, on the CPU "
                "and on GPU compute shaders.\nWith no command it opens the window."};
-  app.set_version_flag("--version", std::string("flashstep ") + FLASHSTEP_VERSION);
+  app.set_version_flag("--version", version_text);
   GuiOptions gui;
   app.add_option("--lesson", gui.lesson, "Lesson to open (see `flashstep lessons`)");
   app.add_option("--quit-after", gui.quit_after_frames,
                  "Render this many frames, then exit (a smoke test of the window)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--width", gui.width, "Window width in pixels")->capture_default_str()->check(CLI::Range(320, 16384));
+  app.add_option("--height", gui.height, "Window height in pixels")->capture_default_str()->check(CLI::Range(240, 16384));
+  app.add_option("--bench-frames", gui.bench_frames,
+                 "Benchmark: play the lesson one step per frame for this many frames without vsync "
+                 "and print the frame times (attention lessons at N = 128, d = 64)")
       ->check(CLI::NonNegativeNumber);
 
   RunOptions o;
@@ -180,6 +274,8 @@ int main_cli(int argc, char** argv) {
                       std::to_string(kDefaultSram) + " when no block size is given");
   run->add_option("--chunks", o.chunks, "K, workers of the chunked softmax")->capture_default_str();
   run->add_option("--backend", o.backend, "cpu or gpu")->capture_default_str();
+  run->add_option("--compare", o.compare,
+                  "Run on two backends (e.g. cpu,gpu) and print their largest differences as JSON");
   run->add_option("--steps", o.steps, "all: record every step; none: output and totals only")->capture_default_str();
   run->add_option("--output", o.output, "all: put the output in the JSON; none: leave it out (huge runs)")
       ->capture_default_str();
@@ -191,6 +287,28 @@ int main_cli(int argc, char** argv) {
   run->add_option("--json", o.json, "Where to write the JSON; - for standard output")->capture_default_str();
 
   CLI::App* lessons_cmd = app.add_subcommand("lessons", "List the lessons: id<TAB>title, one per line");
+
+  // Pictures of a lesson, rendered off-screen (a display or Xvfb is needed for the GL context).
+  ShotOptions shot;
+  GifOptions gif;
+  auto picture_options = [](CLI::App* cmd, PictureOptions& p) {
+    cmd->add_option("--lesson", p.lesson, "Lesson id (see `flashstep lessons`)");
+    cmd->add_option("--panel", p.panel, "One panel instead of the whole window: " + panel_list());
+    cmd->add_option("--width", p.width, "Window width the picture stands for")->capture_default_str();
+    cmd->add_option("--height", p.height, "Window height the picture stands for")->capture_default_str();
+    cmd->add_option("--scale", p.scale, "Pixels per window unit (2, 4 for slides): rendered at that size, not upscaled")
+        ->capture_default_str();
+    cmd->add_flag("--transparent", p.transparent, "Transparent background");
+    cmd->add_option("--out", p.out, "The file to write (written atomically)");
+  };
+  CLI::App* shot_cmd = app.add_subcommand("shot", "Render a lesson at one step to a PNG");
+  picture_options(shot_cmd, shot);
+  shot_cmd->add_option("--step", shot.step, "Step number from 0, or last")->capture_default_str();
+  CLI::App* gif_cmd = app.add_subcommand("gif", "Render a range of a lesson's steps to an animated GIF");
+  picture_options(gif_cmd, gif);
+  gif_cmd->add_option("--from", gif.from, "First step (from 0, or last)")->capture_default_str();
+  gif_cmd->add_option("--to", gif.to, "Last step (or last)")->capture_default_str();
+  gif_cmd->add_option("--fps", gif.fps, "Frames per second")->capture_default_str();
 
   try {
     app.parse(argc, argv);
@@ -205,6 +323,8 @@ int main_cli(int argc, char** argv) {
 
   try {
     if (run->parsed()) return run_command(o, *run);
+    if (shot_cmd->parsed()) return shot_command(shot);
+    if (gif_cmd->parsed()) return gif_command(gif);
     if (lessons_cmd->parsed()) {
       for (const Lesson& l : lessons()) std::cout << l.id << '\t' << l.title << '\n';
       return 0;

@@ -1,181 +1,93 @@
-// The window: lesson list on the left, the recorded steps of the chosen lesson on the right,
-// stepped with the arrow keys.
+// The window's frame loop: poll events, let the AppState play and collect recordings, draw the
+// flat list of panels (app/ui/frame.cpp), present. Everything else lives in app/ui/.
 #include "app/gui.h"
 
-#include "core/engine.h"
-#include "core/lessons.h"
-#include "core/text.h"
-
+#include <epoxy/gl.h>
+#define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
-#include <imgui.h>
+
+#include "app/ui/app_state.h"
+#include "app/ui/frame.h"
+#include "app/ui/style.h"
+#include "gpu/gpu_engine.h"
+
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <memory>
-#include <unistd.h>
+#include <vector>
 
 namespace flashstep {
+
 namespace {
 
-// A font with the glyphs the lessons use (subscripts, −, √, ∑, ≈); ImGui's own as fallback.
-void load_fonts(float size) {
-  ImGuiIO& io = ImGui::GetIO();
-  static const char* const kCandidates[] = {
-      "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-      "/usr/share/fonts/TTF/DejaVuSans.ttf",
-  };
-  static ImVector<ImWchar> ranges;
-  if (ranges.empty()) {
-    ImFontGlyphRangesBuilder b;
-    b.AddRanges(io.Fonts->GetGlyphRangesDefault());
-    static const ImWchar kExtra[] = {0x0370, 0x03FF, 0x2000, 0x209F, 0x2190, 0x21FF,
-                                     0x2200, 0x22FF, 0x2500, 0x25FF, 0};
-    b.AddRanges(kExtra);
-    b.BuildRanges(&ranges);
-  }
-  for (const char* path : kCandidates)
-    if (access(path, R_OK) == 0 && io.Fonts->AddFontFromFileTTF(path, size, nullptr, ranges.Data))
-      return;
-  io.Fonts->AddFontDefault();
+void glfw_error(int code, const char* text) {
+  std::fprintf(stderr, "flashstep: GLFW error %d: %s\n", code, text);
 }
 
-struct App {
-  int lesson = 0;
-  Recording rec;
-  std::unique_ptr<Cursor> cursor;
-  int playhead = 0;
-  bool scroll_to_playhead = true;
-  std::string error;
+// Puts an attention lesson at the benchmark's size (N × d, tiles of 16 from M = 4096).
+void bench_setup(ui::AppState& app, const GuiOptions& opt) {
+  if (!is_attention(app.inputs.algorithm)) return;
+  app.inputs.N = opt.bench_n;
+  app.inputs.d = opt.bench_d;
+  app.inputs.blocks = ui::BlockChoice::from_sram;
+  app.inputs.M = 4096;
+  app.inputs_changed();
+  app.seek(0);
+}
 
-  void open(int index) {
-    lesson = index;
-    const Lesson& l = lessons()[index];
-    error.clear();
-    try {
-      rec = record(l.scenario);
-    } catch (const std::exception& e) {
-      error = e.what();
-      rec = Recording{};
-    }
-    cursor = std::make_unique<Cursor>(rec);
-    playhead = 0;
-    cursor->seek(playhead);
-    scroll_to_playhead = true;
-  }
-
-  void move(int to) {
-    if (rec.step_count() == 0) return;
-    playhead = std::clamp(to, 0, rec.step_count() - 1);
-    cursor->seek(playhead);
-    scroll_to_playhead = true;
-  }
-
-  void handle_keys() {
-    if (ImGui::GetIO().WantTextInput) return;
-    auto pressed = [](ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k), true); };
-    if (pressed(ImGuiKey_RightArrow)) move(playhead + 1);
-    if (pressed(ImGuiKey_LeftArrow)) move(playhead - 1);
-    if (pressed(ImGuiKey_Home)) move(0);
-    if (pressed(ImGuiKey_End)) move(rec.step_count() - 1);
-    if (pressed(ImGuiKey_DownArrow)) open(std::min(lesson + 1, static_cast<int>(lessons().size()) - 1));
-    if (pressed(ImGuiKey_UpArrow)) open(std::max(lesson - 1, 0));
-  }
-
-  std::string column_text(int buffer, int row) const {
-    if (buffer < 0 || row < 0 || rec.step_count() == 0) return "";
-    if (!cursor->defined(buffer, row, 0)) return "—";
-    return num(cursor->value(buffer, row, 0));
-  }
-
-  void draw_sidebar() {
-    ImGui::TextDisabled("Lessons  (Up/Down)");
-    for (int i = 0; i < static_cast<int>(lessons().size()); ++i)
-      if (ImGui::Selectable(lessons()[i].title.c_str(), i == lesson) && i != lesson) open(i);
-  }
-
-  void draw_steps() {
-    const Lesson& l = lessons()[lesson];
-    ImGui::TextUnformatted(l.title.c_str());
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("%s", l.summary.c_str());
-    ImGui::PopTextWrapPos();
-    if (!error.empty()) {
-      ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error.c_str());
-      return;
-    }
-    if (l.backend == "gpu")
-      ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "GPU backend not available: showing the CPU run.");
-    ImGui::Separator();
-    const int count = rec.step_count();
-    if (count == 0) return;
-    const Step& cur = rec.steps[playhead];
-    ImGui::Text("Step %d / %d    pass %d / %d: %s", playhead + 1, count, cur.pass, rec.pass_count(),
-                rec.pass_names[cur.pass - 1].c_str());
-    ImGui::SameLine();
-    ImGui::TextDisabled("   (Left/Right step, Home/End)");
-    if (ImGui::ArrowButton("##prev", ImGuiDir_Left)) move(playhead - 1);
-    ImGui::SameLine();
-    if (ImGui::ArrowButton("##next", ImGuiDir_Right)) move(playhead + 1);
-    ImGui::SameLine();
-    int ph = playhead + 1;
-    ImGui::SetNextItemWidth(-1);
-    if (ImGui::SliderInt("##scrub", &ph, 1, count, "step %d")) move(ph - 1);
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted(cur.text.c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::Separator();
-
-    const int bm = rec.find_buffer("m"), bl = rec.find_buffer("l");
-    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
-                                  ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable;
-    if (ImGui::BeginTable("steps", 6, flags)) {
-      ImGui::TableSetupScrollFreeze(0, 1);
-      ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed, 50);
-      ImGui::TableSetupColumn("pass", ImGuiTableColumnFlags_WidthFixed, 40);
-      ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, 170);
-      ImGui::TableSetupColumn("explanation", ImGuiTableColumnFlags_WidthStretch);
-      ImGui::TableSetupColumn("m", ImGuiTableColumnFlags_WidthFixed, 80);
-      ImGui::TableSetupColumn("l", ImGuiTableColumnFlags_WidthFixed, 80);
-      ImGui::TableHeadersRow();
-      // m and l are shown as they stand at the playhead, for the row each step is about.
-      ImGuiListClipper clipper;
-      clipper.Begin(count);
-      if (scroll_to_playhead) clipper.ForceDisplayRangeByIndices(playhead, playhead + 1);
-      while (clipper.Step()) {
-        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-          const Step& s = rec.steps[i];
-          ImGui::TableNextRow();
-          ImGui::TableNextColumn();
-          ImGui::PushID(i);
-          if (ImGui::Selectable(std::to_string(i + 1).c_str(), i == playhead,
-                                ImGuiSelectableFlags_SpanAllColumns))
-            move(i);
-          ImGui::PopID();
-          if (i == playhead && scroll_to_playhead) {
-            ImGui::SetScrollHereY(0.5f);
-            scroll_to_playhead = false;
-          }
-          ImGui::TableNextColumn();
-          ImGui::Text("%d", s.pass);
-          ImGui::TableNextColumn();
-          ImGui::TextUnformatted(s.label.c_str());
-          ImGui::TableNextColumn();
-          ImGui::TextUnformatted(s.text.c_str());
-          const int row = std::max(s.row, s.tile_i >= 0 ? s.tile_i * rec.Br : 0);
-          ImGui::TableNextColumn();
-          if (i <= playhead) ImGui::TextUnformatted(column_text(bm, row).c_str());
-          ImGui::TableNextColumn();
-          if (i <= playhead) ImGui::TextUnformatted(column_text(bl, row).c_str());
-        }
-      }
-      ImGui::EndTable();
-    }
+struct FrameStats {
+  std::vector<double> total_ms, draw_ms, render_ms, cpu_ms;
+  long long vertices = 0, commands = 0;  // of the last frame
+  void print(const ui::AppState& app, const GuiOptions& opt, const char* renderer) const {
+    if (total_ms.empty()) return;
+    auto stat = [](std::vector<double> v, double q) {
+      std::sort(v.begin(), v.end());
+      return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())))];
+    };
+    auto mean_of = [](const std::vector<double>& v) {
+      double m = 0;
+      for (double t : v) m += t;
+      return m / static_cast<double>(v.size());
+    };
+    const double mean = mean_of(total_ms), draw = mean_of(draw_ms), render = mean_of(render_ms);
+    const Recording& rec = *app.played.rec;
+    std::printf("bench: lesson %s (%s backend), N = %d, d = %d, Br = %d, Bc = %d, %d steps, %dx%d, %zu frames\n",
+                app.current_lesson().id.c_str(), rec.backend.c_str(), rec.n, rec.d, rec.Br, rec.Bc,
+                rec.step_count(), opt.width, opt.height, total_ms.size());
+    std::printf("bench: renderer %s; %lld vertices in %lld draw calls per frame\n", renderer, vertices,
+                commands);
+    std::printf("bench: frame time mean %.2f ms, median %.2f ms, p95 %.2f ms, max %.2f ms\n", mean,
+                stat(total_ms, 0.5), stat(total_ms, 0.95), stat(total_ms, 1.0));
+    std::printf("bench: CPU time of this process (all threads, llvmpipe's included) per frame mean "
+                "%.2f ms, median %.2f ms\n", mean_of(cpu_ms), stat(cpu_ms, 0.5));
+    std::printf("bench: of which building the ImGui frame %.2f ms, rasterising it (to glFinish) %.2f ms, "
+                "presenting the rest\n", draw, render);
+    // One line for scripts (bench/run_frame_bench.sh).
+    std::printf("bench-result wall_mean=%.2f wall_median=%.2f wall_p95=%.2f wall_max=%.2f cpu_mean=%.2f "
+                "cpu_median=%.2f build=%.2f raster=%.2f vertices=%lld calls=%lld frames=%zu Br=%d Bc=%d "
+                "steps=%d\n",
+                mean, stat(total_ms, 0.5), stat(total_ms, 0.95), stat(total_ms, 1.0), mean_of(cpu_ms),
+                stat(cpu_ms, 0.5), draw, render, vertices, commands, total_ms.size(), rec.Br, rec.Bc,
+                rec.step_count());
   }
 };
 
-void glfw_error(int code, const char* text) { std::fprintf(stderr, "flashstep: GLFW error %d: %s\n", code, text); }
+double cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+double now_ms() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
 
 }  // namespace
 
@@ -193,7 +105,7 @@ int run_gui(const GuiOptions& opt) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, v[1]);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-    window = glfwCreateWindow(1280, 800, "FlashStep", nullptr, nullptr);
+    window = glfwCreateWindow(std::max(opt.width, 320), std::max(opt.height, 240), "FlashStep", nullptr, nullptr);
     if (window) break;
   }
   if (!window) {
@@ -202,54 +114,111 @@ int run_gui(const GuiOptions& opt) {
     return 2;
   }
   glfwMakeContextCurrent(window);
-  glfwSwapInterval(1);
+  const bool bench = opt.bench_frames > 0;
+  glfwSwapInterval(bench ? 0 : 1);
+
+  // High-DPI screens report a content scale above 1: fonts and sizes follow it.
+  float sx = 1, sy = 1;
+  glfwGetWindowContentScale(window, &sx, &sy);
+  const float scale = std::clamp(std::max(sx, sy), 1.0f, 4.0f);
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;
-  ImGui::StyleColorsDark();
-  load_fonts(17.0f);
+  ui::load_fonts(scale);
+  ui::apply_style(scale);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330");
 
-  App app;
-  int start = 0;
-  for (int i = 0; i < static_cast<int>(lessons().size()); ++i)
-    if (lessons()[i].id == opt.lesson) start = i;
-  app.open(start);
-
-  int frames = 0;
-  while (!glfwWindowShouldClose(window)) {
-    glfwPollEvents();
-    ImGui_ImplOpenGL3_NewFrame();
-    ImGui_ImplGlfw_NewFrame();
-    ImGui::NewFrame();
-    app.handle_keys();
-
-    const ImGuiViewport* vp = ImGui::GetMainViewport();
-    ImGui::SetNextWindowPos(vp->WorkPos);
-    ImGui::SetNextWindowSize(vp->WorkSize);
-    ImGui::Begin("FlashStep", nullptr,
-                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings);
-    ImGui::BeginChild("sidebar", ImVec2(330, 0), true);
-    app.draw_sidebar();
-    ImGui::EndChild();
-    ImGui::SameLine();
-    ImGui::BeginChild("main", ImVec2(0, 0), false);
-    app.draw_steps();
-    ImGui::EndChild();
-    ImGui::End();
-
-    ImGui::Render();
-    int w, h;
-    glfwGetFramebufferSize(window, &w, &h);
-    glViewport(0, 0, w, h);
-    glClearColor(0.08f, 0.08f, 0.10f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    glfwSwapBuffers(window);
-    if (opt.quit_after_frames > 0 && ++frames >= opt.quit_after_frames) break;
+  // The GPU backend runs on this window's context when it has compute shaders (OpenGL 4.3).
+  std::unique_ptr<gpu::Engine> engine;
+  const gpu::GlInfo info = gpu::gl_info();
+  std::string gpu_note;
+  if (info.has_compute()) {
+    try {
+      engine = std::make_unique<gpu::Engine>();
+      gpu::Engine* e = engine.get();
+      ui::set_gpu_backend({[e](const Resolved& r, const RecordOptions& o) { return e->record(r, o); },
+                           [e](const Resolved& r) { return e->unsupported(r, true); }, info.renderer});
+    } catch (const std::exception& ex) {
+      gpu_note = std::string("GPU backend unavailable: ") + ex.what();
+    }
+  } else {
+    gpu_note = gpu::needs_compute_message(info);
   }
+
+  {
+    auto app = std::make_unique<ui::AppState>();
+    if (!gpu_note.empty()) app->note(ui::Severity::warning, gpu_note);
+    app->ui_scale = scale;
+    if (!app->open_lesson(opt.lesson)) app->open_lesson(0);
+    if (bench) bench_setup(*app, opt);
+
+    FrameStats stats;
+    int frames = 0;
+    double last = glfwGetTime();
+    double frame_start = now_ms(), frame_cpu = cpu_ms();
+    while (!glfwWindowShouldClose(window) && !app->quit_requested) {
+      // Idle (nothing playing or recording): sleep until an event instead of spinning.
+      const bool busy = bench || app->timeline.playing() || app->compare.timeline.playing() || app->job.busy();
+      if (busy) glfwPollEvents();
+      else glfwWaitEventsTimeout(0.1);
+      const double t = glfwGetTime();
+      app->tick(bench ? 0.0 : t - last);
+      last = t;
+      if (bench) {
+        // One step per frame, round and round: the cursor changes every frame.
+        ui::Timeline& tl = app->timeline;
+        if (tl.playhead() + 1 >= tl.count()) tl.first();
+        else tl.step(1);
+        app->sync_cursor();
+      }
+      const double draw_start = now_ms();
+      ImGui_ImplOpenGL3_NewFrame();
+      ImGui_ImplGlfw_NewFrame();
+      ImGui::NewFrame();
+      ui::draw_frame(*app);
+      ImGui::Render();
+      const double draw_end = now_ms();
+      int w, h;
+      glfwGetFramebufferSize(window, &w, &h);
+      glViewport(0, 0, w, h);
+      const ImVec4 bg = ui::clear_colour();
+      glClearColor(bg.x, bg.y, bg.z, bg.w);
+      glClear(GL_COLOR_BUFFER_BIT);
+      ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+      double render_end = 0;
+      if (bench) {
+        glFinish();
+        render_end = now_ms();
+      }
+      glfwSwapBuffers(window);
+      ++frames;
+      if (bench) {
+        glFinish();
+        const double end = now_ms(), end_cpu = cpu_ms();
+        // The first frames build the font atlas and the caches: not what a student sees.
+        if (frames > 10) {
+          stats.total_ms.push_back(end - frame_start);
+          stats.draw_ms.push_back(draw_end - draw_start);
+          stats.render_ms.push_back(render_end - draw_end);
+          stats.cpu_ms.push_back(end_cpu - frame_cpu);
+          const ImDrawData* dd = ImGui::GetDrawData();
+          stats.vertices = dd->TotalVtxCount;
+          stats.commands = 0;
+          for (int i = 0; i < dd->CmdListsCount; ++i) stats.commands += dd->CmdLists[i]->CmdBuffer.Size;
+        }
+        frame_start = end;
+        frame_cpu = end_cpu;
+        if (frames >= opt.bench_frames + 10) break;
+      }
+      if (opt.quit_after_frames > 0 && frames >= opt.quit_after_frames) break;
+    }
+    if (bench) stats.print(*app, opt, reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
+    app->cancel_recording();
+  }
+  ui::set_gpu_backend({});
+  engine.reset();
 
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();

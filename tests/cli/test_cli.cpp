@@ -115,7 +115,7 @@ TEST_CASE("--json FILE writes the file and an unwritable path is one clear line,
   CHECK(r.err.find("/nonexistent-dir/x.json") != std::string::npos);
 }
 
-TEST_CASE("--steps none reports the kernel time and peak memory; --output none leaves the output out") {
+TEST_CASE("--steps none reports the kernel time and peak memory, --output none leaves the output out") {
   Result r = invoke("run --algo attn-tiled-v2 --n 300 --d 16 --steps none --repeat 2");
   REQUIRE(r.status == 0);
   auto j = flashstep::Json::parse(r.out);

@@ -230,7 +230,7 @@ TEST_CASE("chunked equals safe for every K from 1 to n, whether or not K divides
   }
 }
 
-TEST_CASE("chunked: every merge combines its children's (m, l); the root is the row's (m, l)") {
+TEST_CASE("chunked: every merge combines its children's (m, l) and the root is the row's (m, l)") {
   const Rows x = support::softmax_rows(2, 13, 61);
   for (int K : {2, 3, 5, 8, 13}) {
     CAPTURE(K);

@@ -1,0 +1,111 @@
+#include "app/export/commands.h"
+
+#include "app/export/gif.h"
+#include "app/ui/frame.h"
+#include "app/ui/offscreen.h"
+#include "core/lessons.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace flashstep {
+namespace {
+
+int bad(const std::string& message) {
+  std::fprintf(stderr, "flashstep: %s\n", message.c_str());
+  return 2;
+}
+
+// "last" or a step index from 0; -1 stands for the last step.
+bool parse_step(const std::string& text, int& step) {
+  if (text == "last") {
+    step = -1;
+    return true;
+  }
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < 0 || v > 1 << 30) return false;
+  step = static_cast<int>(v);
+  return true;
+}
+
+// Checks what shot and gif share; returns "" or the problem.
+std::string check(const PictureOptions& o) {
+  if (o.lesson.empty()) return "--lesson is required; `flashstep lessons` lists them";
+  if (!find_lesson(o.lesson)) return "--lesson '" + o.lesson + "' is not a lesson; `flashstep lessons` lists them";
+  if (!o.panel.empty() && !ui::is_panel_name(o.panel)) {
+    std::string names;
+    for (const auto& n : ui::panel_names()) names += (names.empty() ? "" : ", ") + n;
+    return "--panel '" + o.panel + "' is not a panel; use one of " + names;
+  }
+  if (o.width < 64 || o.height < 64 || o.width > 8192 || o.height > 8192)
+    return "--width and --height must be 64..8192 pixels";
+  if (!(o.scale >= 0.25f && o.scale <= 8.0f)) return "--scale must be 0.25..8";
+  if (o.out.empty()) return "--out FILE is required";
+  return "";
+}
+
+ui::RenderOptions render_options(const PictureOptions& o) {
+  ui::RenderOptions r;
+  r.width = o.width;
+  r.height = o.height;
+  r.scale = o.scale;
+  r.transparent = o.transparent;
+  r.frame.panel = o.panel;
+  return r;
+}
+
+}  // namespace
+
+int shot_command(const ShotOptions& o) {
+  if (auto err = check(o); !err.empty()) return bad(err);
+  int step = 0;
+  if (!parse_step(o.step, step)) return bad("--step '" + o.step + "': use a step number from 0, or last");
+  ui::OffscreenRenderer renderer;
+  if (!renderer.ok()) return bad(renderer.error());
+  ui::AppState app;
+  app.background_allowed = false;
+  app.open_lesson(o.lesson);
+  const int count = app.timeline.count();
+  if (step >= count) return bad("--step " + o.step + ": lesson '" + o.lesson + "' has steps 0.." + std::to_string(count - 1));
+  app.seek(step < 0 ? count - 1 : step);
+  ui::Image img;
+  if (!renderer.render(app, render_options(o), img)) return bad(renderer.error());
+  std::string error;
+  if (!ui::write_png(o.out, img, error)) return bad(error);
+  return 0;
+}
+
+int gif_command(const GifOptions& o) {
+  if (auto err = check(o); !err.empty()) return bad(err);
+  int from = 0, to = 0;
+  if (!parse_step(o.from, from)) return bad("--from '" + o.from + "': use a step number from 0, or last");
+  if (!parse_step(o.to, to)) return bad("--to '" + o.to + "': use a step number from 0, or last");
+  if (!(o.fps > 0 && o.fps <= 100)) return bad("--fps must be more than 0 and at most 100");
+  ui::OffscreenRenderer renderer;
+  if (!renderer.ok()) return bad(renderer.error());
+  ui::AppState app;
+  app.background_allowed = false;
+  app.open_lesson(o.lesson);
+  const int count = app.timeline.count();
+  if (from < 0) from = count - 1;
+  if (to < 0) to = count - 1;
+  if (from >= count || to >= count)
+    return bad("lesson '" + o.lesson + "' has steps 0.." + std::to_string(count - 1));
+  if (from > to) return bad("--from " + o.from + " is after --to " + o.to);
+  const ui::RenderOptions ropt = render_options(o);
+  const int w = static_cast<int>(static_cast<float>(o.width) * o.scale + 0.5f);
+  const int h = static_cast<int>(static_cast<float>(o.height) * o.scale + 0.5f);
+  GifWriter gif(o.out, w, h, o.fps);
+  if (!gif.ok()) return bad(gif.error());
+  for (int k = from; k <= to; ++k) {
+    app.seek(k);
+    ui::Image img;
+    if (!renderer.render(app, ropt, img)) return bad(renderer.error());
+    if (!gif.add(RgbaFrame{img.width, img.height, std::move(img.rgba)})) return bad(gif.error());
+  }
+  if (!gif.finish()) return bad(gif.error());
+  return 0;
+}
+
+}  // namespace flashstep

@@ -1,0 +1,32 @@
+// `flashstep shot` and `flashstep gif`: lessons rendered to image files without a visible
+// window (a display or Xvfb is still needed for the hidden OpenGL context).
+#pragma once
+
+#include <string>
+
+namespace flashstep {
+
+struct PictureOptions {
+  std::string lesson;           // lesson id
+  std::string panel;            // empty: the whole window
+  int width = 1280, height = 800;
+  float scale = 1.0f;           // the image is width·scale × height·scale pixels
+  bool transparent = false;
+  std::string out;
+};
+
+struct ShotOptions : PictureOptions {
+  std::string step = "0";       // step index from 0, or "last"
+};
+
+struct GifOptions : PictureOptions {
+  std::string from = "0", to = "last";  // step range, inclusive
+  double fps = 4.0;
+};
+
+// Exit status as the rest of the command line: 0, 2 with one line on stderr for bad input or
+// an unwritable file, 1 for an internal error.
+int shot_command(const ShotOptions& o);
+int gif_command(const GifOptions& o);
+
+}  // namespace flashstep

@@ -1,0 +1,139 @@
+// AppState: the one object that owns what the window shows. It holds the lesson, the Inputs
+// form, the Scenario and the Recording made from it, the Cursor and the Timeline (playhead),
+// the "panel open" flags and each panel's small options struct. Panels (panel_*.cpp) read it
+// and call its methods; the frame loop (frame.cpp) draws them as a flat list.
+//
+// Invariant: `rec` is never null and always matches `scenario`; bad input leaves both as they
+// were (the message goes to the status bar and the log), so the student never loses the last
+// valid state.
+#pragma once
+
+#include "app/ui/inputs.h"
+#include "app/ui/lab_overflow.h"
+#include "app/ui/lab_scale.h"
+#include "app/ui/panel_memory.h"
+#include "app/ui/record_job.h"
+#include "app/ui/timeline.h"
+#include "app/ui/view.h"
+#include "app/ui/view_chunked.h"
+#include "app/ui/view_matrix.h"
+#include "app/ui/view_vector.h"
+#include "core/lessons.h"
+#include "core/recording.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace flashstep::ui {
+
+enum class Severity { info, warning, error };
+
+struct LogEntry {
+  double time = 0;  // seconds since the app started
+  Severity severity = Severity::info;
+  std::string text;
+};
+
+struct PanelFlags {
+  bool lessons = true, inputs = true, view = true, explanation = true, pseudocode = true,
+       memory = true, timeline = true, status = true, log = false, shortcuts = false;
+};
+
+// The tabs of the central area.
+enum class Tab { lesson, compare, overflow_lab, scale_lab };
+
+// A Recording with the Cursor that plays it; the Cursor points into the Recording, so the two
+// travel together.
+struct Played {
+  std::shared_ptr<const Recording> rec;
+  std::unique_ptr<Cursor> cursor;
+  void set(std::shared_ptr<const Recording> r);
+  void seek(int k) { cursor->seek(k); }
+  const Step* step() const;
+};
+
+// Two algorithms on the same input under one playhead.
+struct CompareState {
+  Algorithm a = Algorithm::safe, b = Algorithm::online;
+  Backend backend_a = Backend::cpu, backend_b = Backend::cpu;  // GPU only where it is available
+  Played left, right;
+  Timeline timeline;  // as long as the longer of the two
+  std::string error;
+  bool dirty = true;  // re-record on the next frame
+  VectorViewOptions vector_a, vector_b;
+  MatrixViewOptions matrix_a, matrix_b;
+  ChunkedViewOptions chunked_a, chunked_b;
+};
+
+class AppState {
+ public:
+  AppState();
+
+  // ---- what is shown ----
+  int lesson = 0;
+  Inputs inputs;           // the form, possibly not yet valid
+  Scenario scenario;       // the scenario `played` was recorded from
+  std::string input_error; // why the form is not in use; empty when it is
+  Played played;
+  Timeline timeline;
+  PanelFlags panels;
+  Tab tab = Tab::lesson;
+  bool tab_changed = false;  // select `tab` in the tab bar on the next frame
+  Palette palette;
+  float ui_scale = 1.0f;
+  bool background_allowed = true;  // false: record on the calling thread (exports, tests)
+  bool quit_requested = false;
+
+  // ---- panel options ----
+  VectorViewOptions vector_view;
+  MatrixViewOptions matrix_view;
+  ChunkedViewOptions chunked_view;
+  MemoryPanelOptions memory_panel;
+  CompareState compare;
+  OverflowLab overflow_lab;
+  ScaleLab scale_lab;
+  struct PseudocodePanel {
+    bool follow = true;    // scroll the highlighted line into view
+    int scrolled_to = -1;  // the step it last scrolled for
+  } pseudocode;
+
+  // ---- messages ----
+  std::vector<LogEntry> log;
+  std::string status;
+  Severity status_severity = Severity::info;
+  void note(Severity s, std::string text);
+
+  // ---- background recording ----
+  RecordJob job;
+
+  // ---- actions ----
+  void open_lesson(int index);
+  bool open_lesson(std::string_view id);
+  // The form changed: re-record if it is valid, keeping the playhead in the same pass.
+  void inputs_changed();
+  void seek(int k);                 // the lesson's playhead
+  void sync_cursor();               // after moving `timeline` directly
+  void cancel_recording();
+  // Per frame: collects a finished background recording, plays, re-records compare.
+  void tick(double dt);
+
+  // The timeline the controls and keys drive: the compare playhead on the Compare tab.
+  Timeline& active_timeline();
+  const Lesson& current_lesson() const;
+  ViewInput view_input() const;
+  double clock() const;  // seconds since start
+
+ private:
+  void adopt(std::shared_ptr<const Recording> rec, const Scenario& s, bool keep_pass);
+  void record_now(const Scenario& s, bool keep_pass);
+  void compare_update();
+  void compare_sync();
+  std::uint64_t ticket_ = 0;
+  Scenario pending_;  // scenario of the running background job
+  bool pending_keep_pass_ = false;
+  double start_time_ = 0;
+};
+
+}  // namespace flashstep::ui

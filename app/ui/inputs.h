@@ -1,0 +1,88 @@
+// The Inputs panel's model: what the student typed and chose, and the Scenario it stands for.
+// No ImGui here (tests/app/test_inputs.cpp checks it without a window).
+//
+// The vector field is validated as it is typed: a text that parse_rows() rejects keeps its
+// message in vector_error and leaves x (the last valid input) in use, so a half-typed "3, 2,"
+// or "1e" never throws away the lesson the student is looking at.
+#pragma once
+
+#include "core/scenario.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace flashstep::ui {
+
+enum class ScaleChoice { none, inv_sqrt_d, temperature };
+enum class BlockChoice { from_sram, explicit_blocks };
+enum class Backend { cpu, gpu };
+
+// Limits of the GUI's fields: a recording keeps every step, so it must fit in memory.
+inline constexpr int kMaxVectorN = 100000;
+inline constexpr int kMaxAttentionN = 512;
+inline constexpr int kMaxHeadDim = 1024;
+
+struct Inputs {
+  Algorithm algorithm = Algorithm::online;
+
+  // Softmax input.
+  std::string vector_text = "3, 2, 5, 1";
+  std::string vector_error;  // parse_rows' message for vector_text; empty when it parses
+  std::vector<std::vector<double>> x = {{3, 2, 5, 1}};  // the last valid vector
+  int random_n = 8;          // length of the "random" preset
+
+  // Attention input (Q, K, V standard normal from the seed) and shared parameters.
+  int N = 8;
+  int d = 4;
+  std::uint64_t seed = 1;
+  Precision precision = Precision::fp32;
+  ScaleChoice scale = ScaleChoice::none;
+  double temperature = 1.0;  // scale = 1/T
+  bool causal = false;
+  BlockChoice blocks = BlockChoice::from_sram;
+  int Br = 4, Bc = 4;
+  int M = kDefaultSram;      // SRAM budget in elements
+  int chunks = 4;
+  Backend backend = Backend::cpu;
+};
+
+// The form a lesson's preset scenario opens with.
+Inputs inputs_from(const Scenario& s, Backend backend = Backend::cpu);
+// The Scenario the form stands for (not yet checked: resolve() does that).
+Scenario scenario_from(const Inputs& in);
+
+// The window's own limits and the fields resolve() does not know about (the temperature, the
+// vector's parse error); empty when the form can be recorded. resolve() checks the rest.
+std::string check_inputs(const Inputs& in);
+
+// Takes a newly typed vector text. True when it parses: x is replaced and the error cleared.
+// False: vector_error holds the message and x is unchanged.
+bool edit_vector_text(Inputs& in, const std::string& text);
+// Sets the field from values (a preset): text and x together.
+void set_vector(Inputs& in, const std::vector<std::vector<double>>& rows);
+// "3, 2, 5, 1", rows joined by "; ", numbers as short as they round-trip.
+std::string format_rows(const std::vector<std::vector<double>>& rows);
+
+// The presets of the vector field.
+struct VectorPreset {
+  const char* name;
+  const char* tooltip;
+  std::vector<double> values;
+};
+const std::vector<VectorPreset>& vector_presets();
+// n values rounded to two decimals: standard normal times 3, so exp() spreads visibly.
+std::vector<double> random_vector(int n, std::uint64_t seed);
+
+// The SRAM a FlashAttention tile step holds: K_j and V_j (2·Bc·d), Q_i and O_i (2·Br·d) and
+// the score tile S_ij (Br·Bc).
+long long tile_elements(int Br, int Bc, int d);
+long long tile_elements_without_s(int Br, int Bc, int d);
+inline bool tile_fits(int Br, int Bc, int d, int M) { return tile_elements(Br, Bc, d) <= M; }
+// Br and Bc the paper's rule picks for M (Bc = ⌈M/4d⌉, Br = min(Bc, d)), before clamping to N.
+void blocks_from_sram(int M, int d, int& Br, int& Bc);
+
+// temperature T ↔ the scale multiplier 1/T.
+double scale_of(const Inputs& in);
+
+}  // namespace flashstep::ui

@@ -1,0 +1,98 @@
+// The central area: a tab bar with the lesson's own view (vector, chunked or matrix view, and
+// the lab that belongs to the lesson), Compare, and the two labs; and the memory window.
+#include "app/ui/panels.h"
+#include "app/ui/widgets.h"
+
+namespace flashstep::ui {
+
+namespace {
+
+// The view that shows this recording's algorithm.
+void draw_recording_view(const ViewInput& vi, VectorViewOptions& vector, MatrixViewOptions& matrix,
+                         ChunkedViewOptions& chunked) {
+  if (vi.rec.step_count() == 0) {
+    ImGui::TextDisabled("Nothing recorded yet.");
+    return;
+  }
+  if (vi.rec.algorithm == Algorithm::chunked)
+    draw_chunked_view(vi, chunked);
+  else if (is_attention(vi.rec.algorithm))
+    draw_matrix_view(vi, matrix);
+  else
+    draw_vector_view(vi, vector);
+}
+
+bool tab(const char* label, Tab which, AppState& app) {
+  const ImGuiTabItemFlags flags = app.tab_changed && app.tab == which ? ImGuiTabItemFlags_SetSelected : 0;
+  if (!ImGui::BeginTabItem(label, nullptr, flags)) return false;
+  if (!app.tab_changed && app.tab != which) {
+    app.tab = which;
+    if (which == Tab::compare) app.compare.dirty = true;
+    app.timeline.pause();
+    app.compare.timeline.pause();
+  }
+  return true;
+}
+
+}  // namespace
+
+void draw_lesson_view(AppState& app) {
+  const ViewInput vi = app.view_input();
+  draw_recording_view(vi, app.vector_view, app.matrix_view, app.chunked_view);
+}
+
+void draw_view_panel(AppState& app, const PanelRect& r) {
+  if (!begin_panel("View", r, &app.panels.view, ImGuiWindowFlags_NoTitleBar)) {
+    ImGui::End();
+    return;
+  }
+  if (ImGui::BeginTabBar("tabs")) {
+    // The lesson's own tab carries its title: the panel has no title bar, to leave the
+    // matrices every pixel of height.
+    const std::string lesson_tab = app.current_lesson().title + "###lesson";
+    if (tab(lesson_tab.c_str(), Tab::lesson, app)) {
+      ImGui::BeginChild("lesson-view");
+      draw_lesson_view(app);
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
+    if (tab("Compare", Tab::compare, app)) {
+      ImGui::BeginChild("compare-view");
+      draw_compare(app);
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
+    if (tab("Overflow lab", Tab::overflow_lab, app)) {
+      ImGui::BeginChild("overflow-lab");
+      draw_overflow_lab(app.overflow_lab, app.ui_scale);
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
+    if (tab("1/√d lab", Tab::scale_lab, app)) {
+      ImGui::BeginChild("scale-lab");
+      draw_scale_lab(app.scale_lab, app.ui_scale);
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+  }
+  app.tab_changed = false;
+  ImGui::End();
+}
+
+void draw_memory_window(AppState& app, const PanelRect& r) {
+  if (!begin_panel("Memory: HBM and SRAM", r, &app.panels.memory)) {
+    ImGui::End();
+    return;
+  }
+  const bool tiled = app.inputs.algorithm == Algorithm::attn_tiled ||
+                     app.inputs.algorithm == Algorithm::attn_tiled_v2;
+  app.memory_panel.sram_budget = tiled ? app.inputs.M : 0;
+  if (app.played.rec->step_count() > 0) {
+    const ViewInput vi = app.view_input();
+    draw_memory_panel(vi, app.memory_panel);
+  }
+  ImGui::End();
+}
+
+}  // namespace flashstep::ui

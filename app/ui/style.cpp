@@ -1,0 +1,144 @@
+#include "app/ui/style.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace flashstep::ui {
+
+namespace {
+
+const ImWchar* glyph_ranges() {
+  static ImVector<ImWchar> ranges;
+  if (ranges.empty()) {
+    ImFontGlyphRangesBuilder b;
+    b.AddRanges(ImGui::GetIO().Fonts->GetGlyphRangesDefault());
+    // Greek, sub/superscripts, arrows, maths operators, box drawing and shapes (▶ ◀ ■).
+    static const ImWchar kExtra[] = {0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x209F, 0x2190,
+                                     0x21FF, 0x2200, 0x23FF, 0x2500, 0x25FF, 0};
+    b.AddRanges(kExtra);
+    b.BuildRanges(&ranges);
+  }
+  return ranges.Data;
+}
+
+ImFont* add_font(const char* const* candidates, float size) {
+  ImGuiIO& io = ImGui::GetIO();
+  for (const char* const* p = candidates; *p; ++p)
+    if (access(*p, R_OK) == 0)
+      if (ImFont* f = io.Fonts->AddFontFromFileTTF(*p, size, nullptr, glyph_ranges())) return f;
+  ImFontConfig cfg;
+  cfg.SizePixels = size;
+  return io.Fonts->AddFontDefault(&cfg);
+}
+
+}  // namespace
+
+void load_fonts(float scale) {
+  static const char* const kSans[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                                      "/usr/share/fonts/TTF/DejaVuSans.ttf", nullptr};
+  static const char* const kMono[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf",
+                                      "/usr/share/fonts/TTF/DejaVuSansMono.ttf", nullptr};
+  ImGuiIO& io = ImGui::GetIO();
+  io.Fonts->Clear();
+  // Order matters: font(role) finds them by index.
+  add_font(kSans, kBaseFontSize * scale);
+  add_font(kSans, kBaseFontSize * 1.25f * scale);
+  add_font(kMono, kBaseFontSize * 0.95f * scale);
+  io.FontDefault = io.Fonts->Fonts[0];
+}
+
+ImFont* font(FontRole role) {
+  ImGuiIO& io = ImGui::GetIO();
+  const int i = static_cast<int>(role);
+  return i < io.Fonts->Fonts.Size ? io.Fonts->Fonts[i] : ImGui::GetFont();
+}
+
+ImVec4 clear_colour() { return ImVec4(0.09f, 0.09f, 0.11f, 1.0f); }
+
+void apply_style(float scale) {
+  ImGuiStyle& style = ImGui::GetStyle();
+  style = ImGuiStyle();
+  ImGui::StyleColorsDark(&style);
+  style.WindowRounding = 3.0f;
+  style.FrameRounding = 3.0f;
+  style.GrabRounding = 3.0f;
+  style.WindowPadding = ImVec2(8, 6);
+  style.ItemSpacing = ImVec2(8, 5);
+  style.WindowBorderSize = 1.0f;
+  style.Colors[ImGuiCol_WindowBg] = ImVec4(0.09f, 0.09f, 0.11f, 0.0f);
+  style.Colors[ImGuiCol_TitleBg] = ImVec4(0.14f, 0.15f, 0.19f, 1.0f);
+  style.Colors[ImGuiCol_TitleBgActive] = ImVec4(0.17f, 0.22f, 0.33f, 1.0f);
+  style.ScaleAllSizes(scale);
+}
+
+namespace {
+
+float width_of(std::string_view t) {
+  return ImGui::CalcTextSize(t.data(), t.data() + t.size()).x;
+}
+
+// The longest prefix of `word` (cut at a UTF-8 character boundary) that fits in `width`.
+std::size_t fitting_prefix(std::string_view word, float width) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i <= word.size(); ++i) {
+    if (i < word.size() && (static_cast<unsigned char>(word[i]) & 0xC0) == 0x80) continue;
+    if (width_of(word.substr(0, i)) > width) break;
+    best = i;
+  }
+  return std::max<std::size_t>(best, 1);
+}
+
+}  // namespace
+
+void flow_next(float w) {
+  ImGui::SameLine();
+  if (ImGui::GetCursorPosX() + w > ImGui::GetWindowContentRegionMax().x) ImGui::NewLine();
+}
+
+std::vector<std::string> wrap_words(std::string_view text, float width) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t nl = std::min(text.find('\n', start), text.size());
+    const std::string_view para = text.substr(start, nl - start);
+    std::string line;
+    std::size_t i = 0;
+    while (i < para.size()) {
+      std::size_t j = para.find(' ', i);
+      if (j == std::string_view::npos) j = para.size();
+      std::string_view word = para.substr(i, j - i);
+      const std::string candidate = line.empty() ? std::string(word) : line + " " + std::string(word);
+      if (width_of(candidate) <= width || (line.empty() && word.empty())) {
+        line = candidate;
+      } else if (!line.empty()) {
+        lines.push_back(line);
+        line.clear();
+        continue;  // the same word again, on a fresh line
+      } else {
+        while (width_of(word) > width) {
+          const std::size_t cut = fitting_prefix(word, width);
+          lines.emplace_back(word.substr(0, cut));
+          word.remove_prefix(cut);
+        }
+        line = std::string(word);
+      }
+      i = j + 1;
+    }
+    lines.push_back(line);
+    if (nl >= text.size()) break;
+    start = nl + 1;
+  }
+  return lines;
+}
+
+void text_wrapped_words(std::string_view text, float width, float hanging) {
+  const float x = ImGui::GetCursorPosX();
+  const std::vector<std::string> lines = wrap_words(text, width - hanging);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i > 0) ImGui::SetCursorPosX(x + hanging);
+    ImGui::TextUnformatted(lines[i].c_str());
+  }
+}
+
+}  // namespace flashstep::ui

@@ -1,0 +1,45 @@
+// The contract between the app shell and the views.
+//
+// A view is a pure function of (Recording, playhead): it reads the Recording and the Cursor
+// every frame and keeps no copy of them. The only state a view may keep is its own options
+// (zoom, which matrix is shown), in a small struct the shell owns.
+#pragma once
+
+#include "core/recording.h"
+
+#include <imgui.h>
+
+namespace flashstep::ui {
+
+// Colours of one theme. The heatmap map is colour-blind safe (viridis-like); highlights and
+// non-finite values use hues that stay distinct on a projector.
+struct Palette {
+  ImU32 text = IM_COL32(230, 230, 235, 255);
+  ImU32 text_dim = IM_COL32(150, 150, 160, 255);
+  ImU32 background = IM_COL32(20, 20, 26, 255);
+  ImU32 cell = IM_COL32(45, 45, 55, 255);         // an undefined cell
+  ImU32 grid = IM_COL32(90, 90, 105, 255);        // tile grid lines
+  ImU32 read = IM_COL32(86, 180, 233, 255);       // cells read in this step (sky blue)
+  ImU32 write = IM_COL32(230, 159, 0, 255);       // cells written in this step (orange)
+  ImU32 current = IM_COL32(240, 228, 66, 255);    // the current tile / element (yellow)
+  ImU32 nonfinite = IM_COL32(213, 94, 0, 255);    // inf / nan cells (vermillion)
+  ImU32 hbm = IM_COL32(0, 114, 178, 255);         // slow memory box
+  ImU32 sram = IM_COL32(0, 158, 115, 255);        // on-chip memory box
+  ImU32 bar_exp = IM_COL32(204, 121, 167, 255);   // bars of exp(x - m)
+  ImU32 bar_y = IM_COL32(0, 158, 115, 255);       // bars of y
+  bool light = false;
+};
+
+// Maps t in [0, 1] to the heatmap colour map.
+ImU32 heat(float t);
+
+struct ViewInput {
+  const Recording& rec;
+  const Cursor& cursor;   // already positioned at `playhead`
+  int playhead;           // step index; -1 = before the first step
+  const Step* step;       // rec.steps[playhead], or nullptr when playhead < 0
+  const Palette& palette;
+  float ui_scale = 1.0f;  // multiply sizes by this (presentation mode, high DPI)
+};
+
+}  // namespace flashstep::ui

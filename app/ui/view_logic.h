@@ -1,0 +1,167 @@
+// What the views compute before they draw: colour ranges, which cells a step touches, old and
+// new values, why a cell is inf or nan, the matrix layout, the merge-tree layout, what is on
+// chip, and the IO totals the model predicts. No ImGui and no GL here, so all of it is
+// unit-tested without a window (tests/app/test_views_logic.cpp).
+//
+// [SECTION] values and colours
+// [SECTION] what a step touches
+// [SECTION] chunked softmax
+// [SECTION] matrix layout
+// [SECTION] memory
+#pragma once
+
+#include "core/engine.h"
+#include "core/recording.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace flashstep::ui {
+
+// ---- [SECTION] values and colours ---------------------------------------------------------
+
+// The finite values a buffer holds, for colour scaling.
+struct ValueRange {
+  double lo = 0, hi = 0;
+  bool empty = true;
+  void add(double v);       // ignores inf and nan
+  float t(double v) const;  // v mapped to [0, 1]; 0.5 when the range is one point
+};
+
+// Every finite value the buffer ever holds in the recording (its start and every write), so a
+// colour means the same number at every step instead of drifting as cells fill in.
+ValueRange buffer_range(const Recording& rec, int buffer);
+
+// A cheap identity of a recording's contents (shape, counters and a sample of its values), so
+// caches notice a new recording even when it reuses the old one's address and size.
+std::uint64_t recording_fingerprint(const Recording& rec);
+
+enum class CellKind : std::uint8_t { undefined, finite, neg_inf, pos_inf, nan };
+CellKind cell_kind(bool defined, double v);
+// +inf and nan are errors the student should notice; −inf is a legitimate start value or mask.
+inline bool is_alarm(CellKind k) { return k == CellKind::pos_inf || k == CellKind::nan; }
+
+// A number short enough for a heatmap cell: `digits` significant digits, "−∞", "inf", "nan".
+std::string compact_number(double v, int digits = 2);
+
+// The shortest form of a number, for cells too narrow for compact_number: "0" below 0.05,
+// one decimal without the leading zero below 1 (".5", "−.3"), else a rounded integer.
+std::string tiny_number(double v);
+
+// A value for a register or a tooltip: 5 significant digits, "−∞" for −inf.
+std::string display_number(double v);
+
+// How many cells one drawn rectangle covers so that no rectangle is smaller than min_px.
+int decimation(float cell_px, float min_px = 2.0f);
+
+// ---- [SECTION] what a step touches ----------------------------------------------------------
+
+enum : std::uint8_t { kMarkRead = 1, kMarkWrite = 2 };
+bool region_contains(const Region& g, int r, int c);
+// kMarkRead | kMarkWrite for cell (r, c) of `buffer` in `step` (nullptr: nothing).
+std::uint8_t cell_marks(const Step* step, int buffer, int r, int c);
+
+// A cell before and after the step at `playhead`, from that step's deltas (the first delta of
+// a cell in a step holds its value before the step).
+struct CellChange {
+  double old_value = 0, new_value = 0;
+  bool old_defined = false, new_defined = false;
+  bool written = false;  // some delta of this step wrote the cell
+  bool changed() const;  // written and the value (or definedness) differs
+};
+CellChange cell_change(const Recording& rec, const State& now, int playhead, int buffer, int r, int c);
+
+// Why a cell holds +inf, −inf or nan, in a sentence with the numbers ("exp(12) overflows fp16:
+// the largest finite fp16 is 65504"). Empty for a finite or undefined cell.
+std::string nonfinite_reason(const Recording& rec, const State& st, int buffer, int r, int c);
+
+// The row a step is about (softmax row or query row); `fallback` when the step has none.
+int step_row(const Step* step, int fallback);
+
+// ---- [SECTION] chunked softmax --------------------------------------------------------------
+
+// Worker w of K owns elements [chunk_begin(w), chunk_begin(w + 1)), as the engine splits them.
+int chunk_begin(int worker, int n, int K);
+int chunk_of(int i, int n, int K);
+
+// Horizontal centre of every merge-tree node: a worker sits over its chunk, a merge between
+// its children, a carried node over its only child.
+std::vector<float> merge_tree_x(const std::vector<MergeNode>& tree, const std::vector<float>& worker_x);
+int merge_tree_levels(const std::vector<MergeNode>& tree);
+
+// ---- [SECTION] matrix layout ----------------------------------------------------------------
+
+struct Rect {
+  float x = 0, y = 0, w = 0, h = 0;
+  bool shown = false;
+  bool contains(float px, float py) const { return shown && px >= x && py >= y && px < x + w && py < y + h; }
+};
+
+// The arrangement of the attention view (rows are queries, aligned across the main band;
+// columns of the top band are keys, aligned with S and P):
+//
+//                 Kᵀ (d×N)      Vᵀ (d×N)
+//     Q (N×d)     S (N×N)       P (N×N)      O_acc (N×d)   O (N×d)   m  l  LSE
+//
+// Vᵀ sits above P because O = P V sums over keys: column j of P weighs v_j, drawn above it.
+// Without P, Vᵀ stacks under Kᵀ above S.
+struct MatrixLayoutIn {
+  int N = 0, d = 0;
+  bool q = true, kt = true, s = true, p = true, vt = true, o_acc = false, o = true;
+  int stat_cols = 0;     // m, l, LSE, ... beside O
+  float stat_min_w = 0;  // px a stat column needs for its numbers (0: one cell)
+  float gap = 12;        // px between matrices
+  float title_h = 18;    // px above every matrix for its name
+  float margin_left = 0, margin_bottom = 0;
+  float avail_w = 800, avail_h = 600;
+  float cell = 0;  // px per cell; 0 = as large as fits in avail (up to max_cell)
+  float max_cell = 48;
+};
+struct MatrixLayout {
+  float cell = 0, stat_w = 0;
+  Rect q, kt, s, p, vt, o_acc, o;
+  std::vector<Rect> stats;
+  float width = 0, height = 0;
+};
+MatrixLayout layout_matrices(const MatrixLayoutIn& in);
+
+// ---- [SECTION] memory -----------------------------------------------------------------------
+
+// The name a lecture would give a region this step touches: "K₂", "S₁₂", "x₃", "q₄", "m".
+std::string region_name(const Recording& rec, const Step& step, const Region& g);
+long long region_elements(const Region& g);
+
+// What sits on chip during a step: tiles loaded from HBM (read regions of HBM buffers) and
+// intermediates computed there (regions of SRAM and register buffers).
+struct OnChip {
+  std::string name;
+  int buffer = 0;
+  Region region;
+  long long elements = 0;
+  bool loaded = false;        // came from HBM this step
+  bool written_back = false;  // goes back to HBM at the end of the step
+  Space space = Space::sram;
+};
+std::vector<OnChip> on_chip(const Recording& rec, const Step& step);
+
+// The SRAM a FlashAttention tile step needs, by the paper's accounting (Q_i, K_j, V_j, O_i)
+// and with S_ij on top.
+struct TileBudget {
+  long long kv = 0, qo = 0, s = 0, ml = 0;  // 2·Bc·d, 2·Br·d, Br·Bc, 2·Br
+  long long paper = 0, with_s = 0;          // kv + qo, kv + qo + s
+  int M = 0;                                // 0 = not given
+  bool fits_paper() const { return M > 0 && paper <= M; }
+  bool fits_with_s() const { return M > 0 && with_s <= M; }
+};
+TileBudget tile_budget(int Br, int Bc, int d, int M);
+// Br and Bc the paper's rule gives for an SRAM of M elements (Bc = ⌈M/4d⌉, Br = min(Bc, d)),
+// clamped to N, as core/scenario.cpp resolves them.
+void paper_blocks(int M, int N, int d, int& Br, int& Bc);
+
+// The recording's shape as a scenario for algorithm `a` (same rows, n or N, d, scale, mask,
+// chunks; Br and Bc from the recording, else from the default SRAM budget), so core's
+// expected_io() gives what `a` would move for the same input.
+Resolved comparable(const Recording& rec, Algorithm a);
+
+}  // namespace flashstep::ui

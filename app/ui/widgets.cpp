@@ -1,0 +1,235 @@
+#include "app/ui/widgets.h"
+
+#include "core/text.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace flashstep::ui {
+
+// ---- colours ----
+
+ImU32 with_alpha(ImU32 c, float alpha) {
+  const ImU32 a = static_cast<ImU32>(std::clamp(alpha, 0.0f, 1.0f) * 255.0f + 0.5f);
+  return (c & ~IM_COL32_A_MASK) | (a << IM_COL32_A_SHIFT);
+}
+
+ImU32 mix(ImU32 a, ImU32 b, float t) {
+  auto ch = [&](int shift) {
+    const float x = static_cast<float>((a >> shift) & 0xFF), y = static_cast<float>((b >> shift) & 0xFF);
+    return static_cast<ImU32>(std::lround(x + (y - x) * t)) << shift;
+  };
+  return ch(IM_COL32_R_SHIFT) | ch(IM_COL32_G_SHIFT) | ch(IM_COL32_B_SHIFT) | ch(IM_COL32_A_SHIFT);
+}
+
+ImU32 text_over(ImU32 fill) {
+  const float r = static_cast<float>((fill >> IM_COL32_R_SHIFT) & 0xFF);
+  const float g = static_cast<float>((fill >> IM_COL32_G_SHIFT) & 0xFF);
+  const float b = static_cast<float>((fill >> IM_COL32_B_SHIFT) & 0xFF);
+  return 0.299f * r + 0.587f * g + 0.114f * b > 140.0f ? IM_COL32(10, 10, 14, 255)
+                                                       : IM_COL32(245, 245, 250, 255);
+}
+
+ImU32 cell_fill(const Palette& pal, CellKind kind, float t) {
+  switch (kind) {
+    case CellKind::finite: return heat(t);
+    case CellKind::pos_inf:
+    case CellKind::nan: return pal.nonfinite;
+    case CellKind::neg_inf: return mix(pal.cell, pal.background, 0.5f);
+    case CellKind::undefined: break;
+  }
+  return pal.cell;
+}
+
+// ---- text ----
+
+const char* pick(const char* unicode, ImWchar probe, const char* ascii) {
+  const ImFont* f = ImGui::GetFont();
+  return f && f->FindGlyphNoFallback(probe) ? unicode : ascii;
+}
+
+void text_centered(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text, float size) {
+  if (!(size > 0)) size = ImGui::GetFontSize();
+  const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(size, 1e9f, 0.0f, text);
+  dl->AddText(ImGui::GetFont(), size,
+              ImVec2(std::floor(center.x - ts.x * 0.5f), std::floor(center.y - ts.y * 0.5f)), col, text);
+}
+
+float text_fit(ImDrawList* dl, ImVec2 pos, ImU32 col, std::initializer_list<const char*> candidates,
+               float max_w, float size) {
+  if (!(size > 0)) size = ImGui::GetFontSize();
+  for (const char* c : candidates) {
+    const float w = ImGui::GetFont()->CalcTextSizeA(size, 1e9f, 0.0f, c).x;
+    if (w <= max_w) {
+      dl->AddText(ImGui::GetFont(), size, pos, col, c);
+      return w;
+    }
+  }
+  return 0;
+}
+
+void tooltip(const std::string& title, const std::string& body) {
+  ImGui::BeginTooltip();
+  ImGui::TextUnformatted(title.c_str());
+  if (!body.empty()) {
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
+    ImGui::TextDisabled("%s", body.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  ImGui::EndTooltip();
+}
+
+// ---- items ----
+
+void help_marker(const char* text) {
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
+void help_marker_at(ImVec2 pos, const char* text) {
+  const ImVec2 keep = ImGui::GetCursorScreenPos();
+  ImGui::SetCursorScreenPos(pos);
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+  ImGui::SetCursorScreenPos(keep);
+}
+
+// ---- drawn shapes ----
+
+void outline(ImDrawList* dl, ImVec2 p0, ImVec2 p1, ImU32 col, float thickness, float min_size) {
+  const ImVec2 c((p0.x + p1.x) * 0.5f, (p0.y + p1.y) * 0.5f);
+  const float hw = std::max((p1.x - p0.x) * 0.5f, min_size * 0.5f);
+  const float hh = std::max((p1.y - p0.y) * 0.5f, min_size * 0.5f);
+  dl->AddRect(ImVec2(c.x - hw, c.y - hh), ImVec2(c.x + hw, c.y + hh), col, 0.0f, 0, thickness);
+}
+
+void hatch(ImDrawList* dl, ImVec2 p0, ImVec2 p1, ImU32 col, float spacing) {
+  if (p1.x - p0.x < 4 || p1.y - p0.y < 4) return;
+  dl->PushClipRect(p0, p1, true);
+  const float h = p1.y - p0.y;
+  for (float x = p0.x - h; x < p1.x; x += spacing)
+    dl->AddLine(ImVec2(x, p1.y), ImVec2(x + h, p0.y), col, 2.0f);
+  dl->PopClipRect();
+}
+
+void mark_outline(ImDrawList* dl, const Palette& pal, ImVec2 p0, ImVec2 p1, std::uint8_t marks, float scale,
+                  float min_size) {
+  const float t = 2.5f * scale;
+  if (marks & kMarkRead)
+    outline(dl, ImVec2(p0.x - t * 0.5f, p0.y - t * 0.5f), ImVec2(p1.x + t * 0.5f, p1.y + t * 0.5f), pal.read,
+            t, min_size);
+  if (marks & kMarkWrite) {
+    const float in = (marks & kMarkRead) ? t * 0.5f : -t * 0.5f;
+    outline(dl, ImVec2(p0.x + in, p0.y + in), ImVec2(p1.x - in, p1.y - in), pal.write, t,
+            min_size > 0 ? min_size - 2 * in : 0);
+  }
+}
+
+void value_cell(ImDrawList* dl, const Palette& pal, ImVec2 p0, ImVec2 p1, ImU32 fill, const char* text,
+                std::uint8_t marks, float scale) {
+  dl->AddRectFilled(p0, p1, fill, 3.0f * scale);
+  if (fill == pal.nonfinite) hatch(dl, p0, p1, IM_COL32(0, 0, 0, 70), 7.0f * scale);
+  if (text && *text && p1.x - p0.x > 8) {
+    const float size = std::min(ImGui::GetFontSize(), (p1.y - p0.y) * 0.6f);
+    const float w = ImGui::GetFont()->CalcTextSizeA(size, 1e9f, 0.0f, text).x;
+    if (w <= p1.x - p0.x - 2)
+      text_centered(dl, ImVec2((p0.x + p1.x) * 0.5f, (p0.y + p1.y) * 0.5f), text_over(fill), text, size);
+  }
+  mark_outline(dl, pal, p0, p1, marks, scale);
+}
+
+ImVec2 register_box(ImDrawList* dl, const Palette& pal, ImVec2 p0, float width, const RegisterBox& r,
+                    float scale) {
+  const float fs = ImGui::GetFontSize();
+  const float pad = 6.0f * scale;
+  const ImVec2 size(width, fs * 2.0f + pad * 3.0f);
+  const ImVec2 p1(p0.x + size.x, p0.y + size.y);
+  const CellChange& ch = r.change;
+  const CellKind kind = cell_kind(ch.new_defined, ch.new_value);
+  const bool changed = ch.changed();
+  ImU32 bg = mix(pal.background, pal.cell, 0.8f);
+  if (changed) bg = mix(bg, pal.write, 0.28f);
+  if (is_alarm(kind)) bg = mix(bg, pal.nonfinite, 0.55f);
+  dl->AddRectFilled(p0, p1, bg, 5.0f * scale);
+  if (is_alarm(kind)) hatch(dl, p0, p1, IM_COL32(0, 0, 0, 50), 9.0f * scale);
+  dl->AddRect(p0, p1, pal.grid, 5.0f * scale, 0, 1.0f);
+  mark_outline(dl, pal, p0, p1, r.marks, scale);
+
+  // Line 1: name and role.
+  dl->AddText(ImVec2(p0.x + pad, p0.y + pad), pal.text, r.name);
+  const float nw = ImGui::CalcTextSize(r.name).x;
+  text_fit(dl, ImVec2(p0.x + pad + nw + 6 * scale, p0.y + pad), pal.text_dim, {r.role, ""},
+           width - nw - 2 * pad - 6 * scale);
+  // Line 2: the value, as "old → new" when this step changed it.
+  const std::string now = ch.new_defined ? display_number(ch.new_value) : "—";
+  const ImU32 now_col = is_alarm(kind) ? text_over(bg) : pal.text;
+  const float y2 = p0.y + pad * 2 + fs;
+  if (changed) {
+    const std::string old = (ch.old_defined ? display_number(ch.old_value) : "—") + "  →  ";
+    dl->AddText(ImVec2(p0.x + pad, y2), pal.text_dim, old.c_str());
+    const float ow = ImGui::CalcTextSize(old.c_str()).x;
+    dl->AddText(ImVec2(p0.x + pad + ow, y2), now_col, now.c_str());
+  } else {
+    dl->AddText(ImVec2(p0.x + pad, y2), now_col, now.c_str());
+  }
+  if (ImGui::IsMouseHoveringRect(p0, p1) && ImGui::IsWindowHovered()) {
+    std::string body = r.role;
+    if (changed)
+      body += "\nThis step changed it: " +
+              (ch.old_defined ? display_number(ch.old_value) : std::string("undefined")) + " → " + now;
+    if (!r.reason.empty()) body += "\n" + r.reason;
+    tooltip(std::string(r.name) + " = " + now, body);
+  }
+  return size;
+}
+
+void colour_bar(ImDrawList* dl, ImVec2 p0, ImVec2 size) {
+  constexpr int kSegments = 16;
+  const float w = size.x / kSegments;
+  for (int i = 0; i < kSegments; ++i) {
+    const float t0 = static_cast<float>(i) / kSegments, t1 = static_cast<float>(i + 1) / kSegments;
+    const ImVec2 a(p0.x + w * static_cast<float>(i), p0.y),
+        b(p0.x + w * static_cast<float>(i + 1), p0.y + size.y);
+    dl->AddRectFilledMultiColor(a, b, heat(t0), heat(t1), heat(t1), heat(t0));
+  }
+}
+
+void mark_legend(const Palette& pal, float scale, bool with_current) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float fs = ImGui::GetFontSize();
+  const float box = fs * 0.8f;
+  auto swatch = [&](ImU32 col, bool filled, const char* label, const char* help) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const ImVec2 a(p.x, p.y + (fs - box) * 0.5f + 1), b(a.x + box, a.y + box);
+    if (filled)
+      dl->AddRectFilled(a, b, col, 2.0f);
+    else
+      dl->AddRect(a, b, col, 0.0f, 0, 2.5f * scale);
+    ImGui::Dummy(ImVec2(box + 4 * scale, fs));
+    ImGui::SameLine(0, 0);
+    ImGui::TextUnformatted(label);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", help);
+    ImGui::SameLine(0, fs);
+  };
+  swatch(pal.read, false, "read", "Cells this step reads (blue outline).");
+  swatch(pal.write, false, "written", "Cells this step writes (orange outline).");
+  if (with_current) swatch(pal.current, false, "current tile", "The tile (i, j) of this step.");
+  swatch(pal.nonfinite, true, "inf / nan", "Overflowed or undefined values. Hover a cell for the reason.");
+  swatch(pal.cell, true, "not computed yet", "Cells nothing has written so far.");
+  ImGui::NewLine();
+}
+
+}  // namespace flashstep::ui

@@ -1,0 +1,75 @@
+// House widget helpers shared by the views: the "(?)" help marker, value cells, register
+// boxes, colour legends, and the themes. Everything draws into the current ImGui window.
+#pragma once
+
+#include "app/ui/view.h"
+#include "app/ui/view_logic.h"
+
+#include <imgui.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+namespace flashstep::ui {
+
+// The themes (view.h's Palette defaults are the dark one).
+Palette dark_palette();
+Palette light_palette();
+Palette projector_palette();
+
+// ---- colours ----
+ImU32 with_alpha(ImU32 c, float alpha);
+ImU32 mix(ImU32 a, ImU32 b, float t);
+ImU32 text_over(ImU32 fill);  // black or white, whichever reads on `fill`
+// The fill of a heatmap or vector cell: heat(t), red for inf/nan, grey for undefined/−∞.
+ImU32 cell_fill(const Palette& pal, CellKind kind, float t);
+
+// ---- text ----
+// `unicode` when the current font has the glyph `probe`, `ascii` otherwise ("Kᵀ" / "K^T").
+const char* pick(const char* unicode, ImWchar probe, const char* ascii);
+void text_centered(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text, float size = 0);
+// Draws the first candidate no wider than max_w at pos (left-aligned); returns its width.
+float text_fit(ImDrawList* dl, ImVec2 pos, ImU32 col, std::initializer_list<const char*> candidates,
+               float max_w, float size = 0);
+// A tooltip with a bold-ish first line and a wrapped body.
+void tooltip(const std::string& title, const std::string& body);
+
+// ---- items ----
+// "(?)" on the same line as the previous item; hovering shows `text`.
+void help_marker(const char* text);
+// The same at an absolute screen position (for views that draw with the draw list).
+void help_marker_at(ImVec2 pos, const char* text);
+
+// ---- drawn shapes ----
+// An outline at least min_size px on each side, so a one-cell highlight stays visible.
+void outline(ImDrawList* dl, ImVec2 p0, ImVec2 p1, ImU32 col, float thickness, float min_size = 0);
+// Diagonal stripes over a cell, so inf / nan stays distinct from an orange "written" outline
+// whatever the hues.
+void hatch(ImDrawList* dl, ImVec2 p0, ImVec2 p1, ImU32 col, float spacing);
+// The read / written outlines of a cell or region (read outside, written inside).
+void mark_outline(ImDrawList* dl, const Palette& pal, ImVec2 p0, ImVec2 p1, std::uint8_t marks, float scale,
+                  float min_size = 0);
+// A value cell: fill, centred text, marks.
+void value_cell(ImDrawList* dl, const Palette& pal, ImVec2 p0, ImVec2 p1, ImU32 fill, const char* text,
+                std::uint8_t marks, float scale);
+
+// A register ("m", "l", "LSE"): its name and role, the value, and "old → new" when the step
+// changed it. Returns the box's size.
+struct RegisterBox {
+  const char* name = "m";
+  const char* role = "";  // "running max"
+  CellChange change;
+  std::uint8_t marks = 0;
+  std::string reason;  // why the value is inf/nan, shown on hover
+};
+ImVec2 register_box(ImDrawList* dl, const Palette& pal, ImVec2 p0, float width, const RegisterBox& r,
+                    float scale);
+
+// The colour bar of the heatmap map, with "low" and "high" labels.
+void colour_bar(ImDrawList* dl, ImVec2 p0, ImVec2 size);
+// One line of swatches: read, written, current tile, inf/nan, not yet computed. Advances the
+// ImGui cursor.
+void mark_legend(const Palette& pal, float scale, bool with_current);
+
+}  // namespace flashstep::ui

@@ -1,0 +1,222 @@
+// Real ImGui frames without a window or GL (Dear ImGui's "null" backend idea): every lesson and
+// every tab draws, and the keyboard shortcuts move the same Timeline the buttons move.
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include "app/ui/app_state.h"
+#include "app/ui/frame.h"
+#include "app/ui/style.h"
+
+#include <doctest/doctest.h>
+#include <imgui.h>
+#include <imgui_internal.h>
+
+#include <cfloat>
+#include <cmath>
+
+using namespace flashstep;
+using namespace flashstep::ui;
+
+namespace {
+
+// An ImGui context with a built font atlas and the GLFW key map, as the window has.
+struct Headless {
+  ImGuiContext* ctx;
+  Headless() {
+    ctx = ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1280, 800);
+    io.DeltaTime = 1.0f / 60.0f;
+    load_fonts(1.0f);
+    apply_style(1.0f);
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    io.KeyMap[ImGuiKey_LeftArrow] = GLFW_KEY_LEFT;
+    io.KeyMap[ImGuiKey_RightArrow] = GLFW_KEY_RIGHT;
+    io.KeyMap[ImGuiKey_UpArrow] = GLFW_KEY_UP;
+    io.KeyMap[ImGuiKey_DownArrow] = GLFW_KEY_DOWN;
+    io.KeyMap[ImGuiKey_Home] = GLFW_KEY_HOME;
+    io.KeyMap[ImGuiKey_End] = GLFW_KEY_END;
+    io.KeyMap[ImGuiKey_Space] = GLFW_KEY_SPACE;
+    io.KeyMap[ImGuiKey_Escape] = GLFW_KEY_ESCAPE;
+  }
+  ~Headless() { ImGui::DestroyContext(ctx); }
+
+  void frame(AppState& app, const FrameOptions& opt = {}) {
+    app.tick(1.0 / 60.0);
+    ImGui::NewFrame();
+    draw_frame(app, opt);
+    ImGui::Render();
+  }
+  // One frame with `key` down (and shift as given), then one with it up.
+  void press(AppState& app, int key, bool shift = false) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeyShift = shift;
+    io.KeysDown[key] = true;
+    frame(app);
+    io.KeysDown[key] = false;
+    io.KeyShift = false;
+    frame(app);
+  }
+  void type(AppState& app, ImWchar c) {
+    ImGui::GetIO().AddInputCharacter(c);
+    frame(app);
+  }
+};
+
+// Equal contents, nan equal to nan (the naive lesson's outputs are nan).
+bool same_state(const State& a, const State& b) {
+  if (a.values.size() != b.values.size() || a.defined != b.defined) return false;
+  for (std::size_t i = 0; i < a.values.size(); ++i) {
+    if (a.values[i].size() != b.values[i].size()) return false;
+    for (std::size_t k = 0; k < a.values[i].size(); ++k) {
+      const double x = a.values[i][k], y = b.values[i][k];
+      if (!(x == y || (std::isnan(x) && std::isnan(y)))) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("frames: every lesson, tab and panel draws without a window") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  for (const Lesson& l : lessons()) {
+    CAPTURE(l.id);
+    REQUIRE(app.open_lesson(l.id));
+    for (Tab t : {Tab::lesson, Tab::compare, Tab::overflow_lab, Tab::scale_lab}) {
+      app.tab = t;
+      app.tab_changed = true;
+      for (int k : {0, app.timeline.count() / 2, app.timeline.count() - 1}) {
+        app.seek(k);
+        h.frame(app);
+        h.frame(app);
+      }
+    }
+    app.tab = Tab::lesson;
+    app.tab_changed = true;
+    for (const std::string& p : panel_names()) h.frame(app, FrameOptions{p, false});
+  }
+  app.panels.log = app.panels.shortcuts = true;
+  h.frame(app);
+  CHECK(app.compare.error.empty());
+}
+
+TEST_CASE("frames: the keyboard drives the timeline") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("safe"));
+  h.frame(app);
+  h.press(app, GLFW_KEY_RIGHT);
+  CHECK(app.timeline.playhead() == 1);
+  CHECK(app.played.cursor->position() == 1);
+  h.press(app, GLFW_KEY_RIGHT, true);  // Shift+→: next pass
+  CHECK(app.timeline.playhead() == 4);
+  h.press(app, GLFW_KEY_RIGHT, true);
+  CHECK(app.timeline.playhead() == 8);
+  h.press(app, GLFW_KEY_LEFT);
+  CHECK(app.timeline.playhead() == 7);
+  h.press(app, GLFW_KEY_LEFT, true);   // to the start of pass 2
+  CHECK(app.timeline.playhead() == 4);
+  h.press(app, GLFW_KEY_END);
+  CHECK(app.timeline.playhead() == 11);
+  CHECK(app.played.cursor->position() == 11);
+  h.press(app, GLFW_KEY_HOME);
+  CHECK(app.timeline.playhead() == 0);
+
+  const int speed = app.timeline.speed_index();
+  h.type(app, '+');
+  CHECK(app.timeline.speed_index() == speed + 1);
+  h.type(app, '-');
+  h.type(app, '-');
+  CHECK(app.timeline.speed_index() == speed - 1);
+
+  h.press(app, GLFW_KEY_SPACE);
+  CHECK(app.timeline.playing());
+  h.press(app, GLFW_KEY_SPACE);
+  CHECK_FALSE(app.timeline.playing());
+
+  CHECK_FALSE(app.panels.shortcuts);
+  h.press(app, GLFW_KEY_F1);
+  CHECK(app.panels.shortcuts);
+  h.press(app, GLFW_KEY_ESCAPE);
+  CHECK_FALSE(app.panels.shortcuts);
+
+  h.press(app, GLFW_KEY_DOWN);  // next lesson
+  CHECK(app.current_lesson().id == "online");
+  h.press(app, GLFW_KEY_UP);
+  CHECK(app.current_lesson().id == "safe");
+}
+
+TEST_CASE("frames: playing moves the cursor with the timeline, and stops at the end") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("online"));
+  app.timeline.set_speed_index(Timeline::kSpeedCount - 1);
+  app.timeline.play();
+  for (int i = 0; i < 5; ++i) h.frame(app);
+  CHECK(app.timeline.playhead() == app.timeline.count() - 1);
+  CHECK(app.played.cursor->position() == app.timeline.playhead());
+  CHECK_FALSE(app.timeline.playing());
+}
+
+TEST_CASE("frames: every lesson plays from first to last step and back, the cursor exact") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  for (const Lesson& l : lessons()) {
+    CAPTURE(l.id);
+    REQUIRE(app.open_lesson(l.id));
+    const int n = app.timeline.count();
+    REQUIRE(n > 0);
+    auto check_at = [&](int k) {
+      CAPTURE(k);
+      CHECK(app.timeline.playhead() == k);
+      CHECK(app.played.cursor->position() == k);
+      const State want = replay(*app.played.rec, k);
+      CHECK(same_state(app.played.cursor->state(), want));
+    };
+    for (int k = 0; k < n; ++k) {
+      if (k > 0) h.press(app, GLFW_KEY_RIGHT);
+      check_at(k);
+    }
+    h.press(app, GLFW_KEY_RIGHT);  // past the end: stays
+    check_at(n - 1);
+    for (int k = n - 1; k >= 0; --k) {
+      if (k < n - 1) h.press(app, GLFW_KEY_LEFT);
+      check_at(k);
+    }
+  }
+}
+
+TEST_CASE("frames: clicking the scrubber moves the playhead there") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("attn-online"));
+  h.frame(app);
+  h.frame(app);
+  const ImGuiWindow* w = ImGui::FindWindowByName("Timeline");
+  REQUIRE(w != nullptr);
+  // The scrubber is the bottom row of the timeline, across its whole width.
+  const float y = w->Pos.y + w->Size.y - ImGui::GetStyle().WindowPadding.y - ImGui::GetFrameHeight() * 0.5f;
+  const float x0 = w->Pos.x + ImGui::GetStyle().WindowPadding.x, x1 = w->Pos.x + w->Size.x - ImGui::GetStyle().WindowPadding.x;
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos = ImVec2(x0 + (x1 - x0) * 0.75f, y);
+  h.frame(app);
+  io.MouseDown[0] = true;
+  h.frame(app);
+  h.frame(app);
+  io.MouseDown[0] = false;
+  h.frame(app);
+  const int n = app.timeline.count();
+  CHECK(app.timeline.playhead() == doctest::Approx(0.75 * n).epsilon(0.05));
+  CHECK(app.played.cursor->position() == app.timeline.playhead());
+  io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+}

@@ -1,0 +1,170 @@
+// The Inputs form and the AppState behind it, without a window: typing, presets, the SRAM
+// check, and that bad input never loses the last valid recording.
+#include "app/ui/app_state.h"
+#include "app/ui/inputs.h"
+#include "core/engine.h"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+using namespace flashstep;
+using namespace flashstep::ui;
+
+TEST_CASE("inputs: a vector typed half-way keeps the last valid one") {
+  Inputs in;
+  CHECK(edit_vector_text(in, "1, 2, 3"));
+  CHECK(in.x == std::vector<std::vector<double>>{{1, 2, 3}});
+  CHECK(in.vector_error.empty());
+  CHECK_FALSE(edit_vector_text(in, "1, 2, x"));
+  CHECK(in.x == std::vector<std::vector<double>>{{1, 2, 3}});
+  CHECK(in.vector_error.find("'x'") != std::string::npos);
+  CHECK(in.vector_text == "1, 2, x");
+  CHECK_FALSE(edit_vector_text(in, ""));
+  CHECK(in.vector_error.find("empty") != std::string::npos);
+  CHECK(edit_vector_text(in, "[10, 0, \xE2\x88\x92" "5]"));  // Unicode minus from a slide
+  CHECK(in.x == std::vector<std::vector<double>>{{10, 0, -5}});
+  CHECK(edit_vector_text(in, "1 2; 3 4"));
+  CHECK(in.x.size() == 2);
+  CHECK_FALSE(edit_vector_text(in, "1 2; 3"));
+  CHECK(in.x.size() == 2);
+}
+
+TEST_CASE("inputs: presets, formatting and the random vector") {
+  Inputs in;
+  set_vector(in, {{1000, 2000, 3000}});
+  CHECK(in.vector_text == "1000, 2000, 3000");
+  set_vector(in, {{0.1, -5}, {1e-7, 2}});
+  CHECK(in.vector_text == "0.1, -5; 1e-07, 2");
+  Inputs back;
+  CHECK(edit_vector_text(back, in.vector_text));
+  CHECK(back.x == in.x);
+  CHECK(vector_presets().size() == 3);
+  const auto r1 = random_vector(6, 3), r2 = random_vector(6, 3), r3 = random_vector(6, 4);
+  CHECK(r1.size() == 6);
+  CHECK(r1 == r2);
+  CHECK(r1 != r3);
+  for (double v : r1) CHECK(std::round(v * 100) == doctest::Approx(v * 100));
+}
+
+TEST_CASE("inputs: the form and the scenario agree both ways") {
+  for (const Lesson& l : lessons()) {
+    CAPTURE(l.id);
+    const Inputs in = inputs_from(l.scenario);
+    const Scenario s = scenario_from(in);
+    const Resolved a = resolve(s), b = resolve(l.scenario);
+    CHECK(a.n == b.n);
+    CHECK(a.d == b.d);
+    CHECK(a.scale == doctest::Approx(b.scale));
+    CHECK(a.Br == b.Br);
+    CHECK(a.Bc == b.Bc);
+    CHECK(a.x == b.x);
+    CHECK(a.q == b.q);
+    CHECK(s.precision == l.scenario.precision);
+  }
+  Inputs in;
+  in.scale = ScaleChoice::temperature;
+  in.temperature = 2.0;
+  CHECK(scale_of(in) == 0.5);
+  CHECK(scenario_from(in).scale_value == 0.5);
+  in.temperature = 0.0;
+  CHECK(check_inputs(in).find("temperature") != std::string::npos);
+  in.temperature = 1.0;
+  in.algorithm = Algorithm::attn_naive;
+  in.N = kMaxAttentionN + 1;
+  CHECK(check_inputs(in).find("N = ") != std::string::npos);
+}
+
+TEST_CASE("inputs: does the tile fit in SRAM") {
+  CHECK(tile_elements(4, 4, 4) == 2 * 4 * 4 + 2 * 4 * 4 + 4 * 4);
+  CHECK(tile_elements_without_s(4, 4, 4) == 64);
+  CHECK(tile_fits(4, 4, 4, 80));
+  CHECK_FALSE(tile_fits(4, 4, 4, 79));
+  int Br = 0, Bc = 0;
+  blocks_from_sram(64, 4, Br, Bc);
+  CHECK(Bc == 4);
+  CHECK(Br == 4);
+  blocks_from_sram(16384, 64, Br, Bc);
+  CHECK(Bc == 64);
+  CHECK(Br == 64);
+  blocks_from_sram(100, 8, Br, Bc);  // ceil(100 / 32) = 4
+  CHECK(Bc == 4);
+  CHECK(Br == 4);
+}
+
+TEST_CASE("app state: bad input keeps the last valid recording, good input keeps the pass") {
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("safe"));
+  REQUIRE(app.played.rec->step_count() == 12);
+  app.seek(9);  // pass 3, step 10
+  const auto before = app.played.rec;
+
+  CHECK_FALSE(edit_vector_text(app.inputs, "3, 2, oops"));
+  app.inputs_changed();
+  CHECK(app.played.rec == before);
+  CHECK(!app.input_error.empty());
+  CHECK(app.status_severity == Severity::error);
+  CHECK(app.timeline.playhead() == 9);
+
+  CHECK(edit_vector_text(app.inputs, "3, 2, 5, 1, 4, 0"));
+  app.inputs_changed();
+  CHECK(app.input_error.empty());
+  CHECK(app.played.rec != before);
+  CHECK(app.played.rec->step_count() == 18);
+  CHECK(app.timeline.pass() == 3);          // still in pass 3 (normalize)
+  CHECK(app.timeline.playhead() == 12 + 1);  // same offset into it
+  CHECK(app.played.cursor->position() == app.timeline.playhead());
+
+  // A chunk count larger than n is refused by resolve(); the recording stays.
+  REQUIRE(app.open_lesson("chunked"));
+  const auto chunked = app.played.rec;
+  app.inputs.chunks = 99;
+  app.inputs_changed();
+  CHECK(app.played.rec == chunked);
+  CHECK(app.input_error.find("chunks") != std::string::npos);
+  CHECK_FALSE(app.log.empty());
+}
+
+TEST_CASE("app state: a large recording runs in the background and can be cancelled") {
+  AppState app;
+  REQUIRE(app.open_lesson("online"));
+  const auto small = app.played.rec;
+  set_vector(app.inputs, {random_vector(90000, 1)});
+  app.inputs_changed();
+  CHECK(app.job.busy());
+  app.cancel_recording();
+  for (int i = 0; i < 2000 && app.job.busy(); ++i) {
+    app.tick(0.0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  CHECK_FALSE(app.job.busy());
+  CHECK(app.played.rec == small);  // cancelled: the previous recording stays
+
+  app.inputs_changed();  // again, to the end this time
+  for (int i = 0; i < 4000 && app.job.busy(); ++i) {
+    app.tick(0.0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  CHECK(app.played.rec->step_count() == 180000);
+}
+
+TEST_CASE("app state: compare records both algorithms on the lesson's input") {
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("safe"));
+  app.tab = Tab::compare;
+  app.compare.dirty = true;
+  app.tick(0.0);
+  CHECK(app.compare.error.empty());
+  CHECK(app.compare.left.rec->step_count() == 12);
+  CHECK(app.compare.right.rec->step_count() == 8);
+  CHECK(app.compare.timeline.count() == 12);
+  app.compare.timeline.seek(10);
+  app.sync_cursor();
+  CHECK(app.compare.left.cursor->position() == 10);
+  CHECK(app.compare.right.cursor->position() == 7);  // online finished
+  CHECK(app.compare.left.rec->io.hbm_reads > app.compare.right.rec->io.hbm_reads);
+}

@@ -1,0 +1,69 @@
+// The numbers the two labs show, against values worked out by hand.
+#include "app/ui/lab_overflow.h"
+#include "app/ui/lab_scale.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+using namespace flashstep;
+using namespace flashstep::ui;
+
+TEST_CASE("1/sqrt(d) lab: the worked example, scaled correctly") {
+  // [10, 0, -5] / sqrt(64) = [1.25, 0, -0.625]; e^1.25 = 3.49034, e^-0.625 = 0.535261.
+  const auto p64 = softmax({1.25, 0, -0.625});
+  const double l = std::exp(1.25) + 1.0 + std::exp(-0.625);
+  CHECK(p64[0] == doctest::Approx(std::exp(1.25) / l));
+  CHECK(p64[0] == doctest::Approx(0.69451).epsilon(1e-4));
+  CHECK(p64[1] == doctest::Approx(0.19898).epsilon(1e-4));
+  CHECK(p64[2] == doctest::Approx(0.10651).epsilon(1e-4));
+  const auto p4 = softmax({5, 0, -2.5});
+  CHECK(p4[0] == doctest::Approx(0.99276).epsilon(1e-4));
+  CHECK(p4[1] == doctest::Approx(0.00669).epsilon(1e-2));
+  CHECK(p4[2] == doctest::Approx(0.00055).epsilon(2e-2));
+  const auto raw = softmax({10, 0, -5});
+  CHECK(raw[0] == doctest::Approx(0.9999543).epsilon(1e-6));
+}
+
+TEST_CASE("1/sqrt(d) lab: q.k has variance d, entropy falls without the scale") {
+  for (int d : {1, 16, 256}) {
+    const auto dots = dot_samples(d, 5, 20000);
+    CHECK(variance_of(dots) == doctest::Approx(d).epsilon(0.05));
+    CHECK(std::abs(mean_of(dots)) < 4.0 * std::sqrt(d / 20000.0) + 1e-9);
+  }
+  CHECK(entropy({0.25, 0.25, 0.25, 0.25}) == doctest::Approx(std::log(4.0)));
+  CHECK(entropy({1.0, 0.0}) == doctest::Approx(0.0));
+  const ScaleCurves c = scale_curves(1, 16, 32);
+  REQUIRE(c.d.size() == 11);
+  CHECK(c.d.front() == 1);
+  CHECK(c.d.back() == 1024);
+  // Without 1/sqrt(d) softmax collapses onto one key as d grows; with it, it does not.
+  CHECK(c.entropy_raw.back() < 0.5 * c.entropy_raw.front());
+  CHECK(c.max_raw.back() > 0.8);
+  CHECK(c.entropy_scaled.back() == doctest::Approx(c.entropy_scaled.front()).epsilon(0.3));
+  ScaleLab lab;
+  lab.d = 64;
+  update_scale_lab(lab);
+  CHECK(lab.w_raw.size() == kScaleLabKeys);
+  CHECK(max_of(lab.w_raw) >= max_of(lab.w_scaled));
+  CHECK(lab.var == doctest::Approx(64).epsilon(0.1));
+}
+
+TEST_CASE("overflow lab: naive breaks exactly above ln(max), safe never") {
+  const OverflowRun ok16 = run_overflow(11.0, Precision::fp16);
+  CHECK(ok16.naive_ok);
+  CHECK(ok16.safe_ok);
+  const OverflowRun bad16 = run_overflow(11.2, Precision::fp16);
+  CHECK_FALSE(bad16.naive_ok);
+  CHECK(bad16.safe_ok);
+  CHECK(std::isinf(bad16.exp_naive[2]));
+  CHECK(run_overflow(88.0, Precision::fp32).naive_ok);
+  CHECK_FALSE(run_overflow(89.0, Precision::fp32).naive_ok);
+  CHECK_FALSE(run_overflow(89.0, Precision::bf16).naive_ok);
+  CHECK(run_overflow(709.0, Precision::fp64).naive_ok);
+  const OverflowRun big = run_overflow(3000.0, Precision::fp64);
+  CHECK_FALSE(big.naive_ok);
+  CHECK(big.safe_ok);
+  CHECK(big.y_safe[2] == doctest::Approx(1.0));
+  CHECK(big.m_safe == 3000.0);
+}

@@ -1,0 +1,322 @@
+// The views' pure logic (app/ui/view_logic.h), on real recordings: what a view highlights,
+// the old → new values it shows, the reasons it gives for inf and nan, its layout and the IO
+// totals it compares.
+#include "app/ui/view_logic.h"
+
+#include "core/engine.h"
+#include "core/io_model.h"
+#include "core/lessons.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace flashstep;
+using namespace flashstep::ui;
+
+namespace {
+
+Recording run(Algorithm a, std::vector<double> x, Precision p = Precision::fp32) {
+  Scenario s;
+  s.algorithm = a;
+  s.precision = p;
+  s.x = {std::move(x)};
+  return record(s);
+}
+
+Recording run_attention(Algorithm a, int N, int d, int sram, bool causal = false) {
+  Scenario s;
+  s.algorithm = a;
+  s.n = N;
+  s.d = d;
+  s.sram = sram;
+  s.causal = causal;
+  s.seed = 7;
+  return record(s);
+}
+
+bool overlap(const Rect& a, const Rect& b) {
+  return a.shown && b.shown && a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+}  // namespace
+
+TEST_CASE("value ranges ignore inf and nan and map to [0, 1]") {
+  ValueRange r;
+  CHECK(r.t(3.0) == 0.5f);
+  r.add(std::numeric_limits<double>::infinity());
+  r.add(std::nan(""));
+  CHECK(r.empty);
+  r.add(-2);
+  r.add(6);
+  CHECK(r.lo == -2);
+  CHECK(r.hi == 6);
+  CHECK(r.t(2) == doctest::Approx(0.5));
+  CHECK(r.t(100) == 1.0f);
+  CHECK(r.t(-100) == 0.0f);
+}
+
+TEST_CASE("the colour range of a buffer covers every value it ever holds") {
+  const Recording rec = run_attention(Algorithm::attn_naive, 8, 4, 0);
+  const ValueRange p = buffer_range(rec, rec.find_buffer("P"));
+  CHECK_FALSE(p.empty);
+  CHECK(p.lo >= 0.0);
+  CHECK(p.hi <= 1.0);
+  // y of [3, 2, 5, 1]: the largest output is 0.83095.
+  const Recording soft = run(Algorithm::online, {3, 2, 5, 1});
+  CHECK(buffer_range(soft, soft.find_buffer("y")).hi == doctest::Approx(0.83095).epsilon(1e-4));
+}
+
+TEST_CASE("a recording's fingerprint changes with its contents, not only its shape") {
+  const Recording a = run_attention(Algorithm::attn_tiled, 12, 4, 64);
+  const Recording same = run_attention(Algorithm::attn_tiled, 12, 4, 64);
+  Scenario s;
+  s.algorithm = Algorithm::attn_tiled;
+  s.n = 12;
+  s.d = 4;
+  s.sram = 64;
+  s.seed = 8;  // same shape and counters, other numbers
+  const Recording other = record(s);
+  CHECK(a.io == other.io);
+  CHECK(recording_fingerprint(a) == recording_fingerprint(same));
+  CHECK(recording_fingerprint(a) != recording_fingerprint(other));
+}
+
+TEST_CASE("numbers short enough for a cell") {
+  CHECK(compact_number(0.523) == "0.52");
+  CHECK(compact_number(-1.5) == "−1.5");
+  CHECK(compact_number(12) == "12");
+  CHECK(compact_number(12345) == "1.2e4");
+  CHECK(compact_number(0.0001) == "1.0e−4");
+  CHECK(compact_number(0) == "0");
+  CHECK(compact_number(std::numeric_limits<double>::infinity()) == "inf");
+  CHECK(compact_number(-std::numeric_limits<double>::infinity()) == "−∞");
+  CHECK(compact_number(std::nan("")) == "nan");
+  CHECK(compact_number(0.52, 1) == ".5");
+}
+
+TEST_CASE("the shortest numbers for narrow cells") {
+  CHECK(tiny_number(0.013) == "0");
+  CHECK(tiny_number(-0.013) == "0");
+  CHECK(tiny_number(0.52) == ".5");
+  CHECK(tiny_number(-0.26) == "−.3");
+  CHECK(tiny_number(0.97) == "1");
+  CHECK(tiny_number(-1.6) == "−2");
+  CHECK(tiny_number(12.4) == "12");
+  CHECK(tiny_number(std::nan("")) == "nan");
+}
+
+TEST_CASE("cells below 2 px are drawn in blocks of at least 2 px") {
+  CHECK(decimation(2.3f) == 1);
+  CHECK(decimation(2.0f) == 1);
+  CHECK(decimation(1.0f) == 2);
+  CHECK(decimation(0.7f) == 3);
+  CHECK(decimation(0.5f) == 4);
+}
+
+TEST_CASE("online softmax: the element read, the registers written, old and new m and l") {
+  const Recording rec = run(Algorithm::online, {3, 2, 5, 1});
+  const int bx = rec.find_buffer("x"), bm = rec.find_buffer("m"), bl = rec.find_buffer("l");
+  // Step 3 (index 2) reads x₃ = 5: m goes 3 → 5 and l is rescaled by exp(3 − 5).
+  const Step& st = rec.steps[2];
+  CHECK(cell_marks(&st, bx, 0, 2) == kMarkRead);
+  CHECK(cell_marks(&st, bx, 0, 1) == 0);
+  CHECK(cell_marks(&st, bm, 0, 0) == (kMarkRead | kMarkWrite));
+  CHECK(cell_marks(nullptr, bx, 0, 2) == 0);
+  Cursor cur(rec);
+  cur.seek(2);
+  const CellChange m = cell_change(rec, cur.state(), 2, bm, 0, 0);
+  CHECK(m.written);
+  CHECK(m.changed());
+  CHECK(m.old_value == 3);
+  CHECK(m.new_value == 5);
+  const CellChange l = cell_change(rec, cur.state(), 2, bl, 0, 0);
+  const long double l2 = 1.0L + std::exp(-1.0L);
+  CHECK(static_cast<double>(l.old_value) == doctest::Approx(static_cast<double>(l2)).epsilon(1e-6));
+  CHECK(l.new_value == doctest::Approx(static_cast<double>(l2 * std::exp(-2.0L) + 1.0L)).epsilon(1e-6));
+  // Step 2 reads x₂ = 2 < 3: m is written but does not change.
+  cur.seek(1);
+  const CellChange m1 = cell_change(rec, cur.state(), 1, bm, 0, 0);
+  CHECK(m1.written);
+  CHECK_FALSE(m1.changed());
+  // Step 1: m starts at −∞ (defined), so the first write changes it.
+  cur.seek(0);
+  const CellChange m0 = cell_change(rec, cur.state(), 0, bm, 0, 0);
+  CHECK(m0.old_defined);
+  CHECK(std::isinf(m0.old_value));
+  CHECK(m0.changed());
+  // Before the first step nothing changed.
+  cur.seek(-1);
+  CHECK_FALSE(cell_change(rec, cur.state(), -1, bm, 0, 0).written);
+}
+
+TEST_CASE("inf and nan come with the reason and the numbers") {
+  // Lesson 1: fp16, exp(12) = 162755 > 65504.
+  const Recording rec = run(Algorithm::naive, {3, 2, 5, 12}, Precision::fp16);
+  Cursor cur(rec);
+  cur.seek(rec.step_count() - 1);
+  const int be = rec.find_buffer("e"), by = rec.find_buffer("y"), bl = rec.find_buffer("l");
+  const std::string e = nonfinite_reason(rec, cur.state(), be, 0, 3);
+  CHECK(e.find("exp(12) overflows fp16") != std::string::npos);
+  CHECK(e.find("65504") != std::string::npos);
+  CHECK(nonfinite_reason(rec, cur.state(), by, 0, 3).find("inf / inf") != std::string::npos);
+  CHECK(nonfinite_reason(rec, cur.state(), bl, 0, 0).find("overflowed") != std::string::npos);
+  CHECK(nonfinite_reason(rec, cur.state(), be, 0, 0).empty());  // exp(3) is finite
+  CHECK(cell_kind(true, cur.value(by, 0, 3)) == CellKind::nan);
+  CHECK(cell_kind(true, cur.value(by, 0, 0)) == CellKind::finite);  // exp(3) / inf = 0
+
+  const Recording causal = run_attention(Algorithm::attn_naive, 6, 4, 0, true);
+  Cursor c2(causal);
+  c2.seek(causal.step_count() - 1);
+  const std::string masked = nonfinite_reason(causal, c2.state(), causal.find_buffer("S"), 1, 4);
+  CHECK(masked.find("masked: key 5 comes after query 2") != std::string::npos);
+  CHECK(nonfinite_reason(causal, c2.state(), causal.find_buffer("m"), 0, 0).empty());
+}
+
+TEST_CASE("chunks and the merge tree are laid out as the engine splits them") {
+  CHECK(chunk_begin(0, 10, 4) == 0);
+  CHECK(chunk_begin(1, 10, 4) == 2);
+  CHECK(chunk_begin(2, 10, 4) == 5);
+  CHECK(chunk_begin(3, 10, 4) == 7);
+  CHECK(chunk_begin(4, 10, 4) == 10);
+  CHECK(chunk_of(4, 10, 4) == 1);
+  CHECK(chunk_of(9, 10, 4) == 3);
+  // The first step of `chunked` reads the first element of every chunk.
+  Scenario s;
+  s.algorithm = Algorithm::chunked;
+  s.x = {{3, 2, 5, 1, 7, 0, 4, 6, 9, 8}};
+  s.chunks = 4;
+  const Recording rec = record(s);
+  const int bx = rec.find_buffer("x");
+  for (int w = 0; w < 4; ++w) CHECK(cell_marks(&rec.steps[0], bx, 0, chunk_begin(w, 10, 4)) == kMarkRead);
+
+  const auto tree = merge_tree(3);  // workers 0 1 2; (0,1) → 3, 2 carried → 4; (3,4) → 5
+  const auto x = merge_tree_x(tree, {0.0f, 10.0f, 20.0f});
+  REQUIRE(x.size() == 6);
+  CHECK(x[3] == 5.0f);
+  CHECK(x[4] == 20.0f);
+  CHECK(x[5] == 12.5f);
+  CHECK(merge_tree_levels(tree) == 3);
+  CHECK(merge_tree_levels(merge_tree(1)) == 1);
+}
+
+TEST_CASE("matrix layout: rows aligned, keys aligned, nothing overlaps, it fits") {
+  MatrixLayoutIn in;
+  in.N = 12;
+  in.d = 4;
+  in.stat_cols = 2;
+  in.stat_min_w = 40;
+  in.avail_w = 900;
+  in.avail_h = 500;
+  const MatrixLayout L = layout_matrices(in);
+  CHECK(L.q.y == L.s.y);
+  CHECK(L.s.y == L.p.y);
+  CHECK(L.p.y == L.o.y);
+  CHECK(L.stats.at(1).y == L.o.y);
+  CHECK(L.kt.x == L.s.x);
+  CHECK(L.kt.w == doctest::Approx(L.s.w));
+  CHECK(L.vt.x == L.p.x);
+  CHECK(L.kt.y + L.kt.h < L.s.y);
+  CHECK(L.q.x < L.s.x);
+  CHECK(L.s.x < L.p.x);
+  CHECK(L.p.x < L.o.x);
+  CHECK(L.width <= in.avail_w + 0.5f);
+  CHECK(L.height <= in.avail_h + 0.5f);
+  CHECK(L.stat_w >= 40);
+  const Rect* all[] = {&L.q, &L.kt, &L.s, &L.p, &L.vt, &L.o, &L.stats[0], &L.stats[1]};
+  for (const Rect* a : all)
+    for (const Rect* b : all)
+      if (a != b) CHECK_FALSE(overlap(*a, *b));
+
+  // Without P (attention online), Vᵀ stacks under Kᵀ above S.
+  in.p = false;
+  in.o_acc = true;
+  const MatrixLayout M = layout_matrices(in);
+  CHECK_FALSE(M.p.shown);
+  CHECK(M.vt.x == M.s.x);
+  CHECK(M.kt.y + M.kt.h < M.vt.y);
+  CHECK(M.vt.y + M.vt.h < M.s.y);
+  CHECK(M.o_acc.x < M.o.x);
+
+  // A fixed zoom is honoured; N = 128, d = 64 still fits at more than 2 px per cell.
+  in.cell = 30;
+  CHECK(layout_matrices(in).cell == 30);
+  MatrixLayoutIn big;
+  big.N = 128;
+  big.d = 64;
+  big.stat_cols = 2;
+  big.avail_w = 1000;
+  big.avail_h = 600;
+  const MatrixLayout B = layout_matrices(big);
+  CHECK(B.cell >= 2.0f);
+  CHECK(B.width <= big.avail_w + 0.5f);
+}
+
+TEST_CASE("what a FlashAttention-1 tile step has on chip and what it writes back") {
+  const Recording rec = run_attention(Algorithm::attn_tiled, 12, 4, 64);
+  REQUIRE(rec.Br == 4);
+  REQUIRE(rec.Bc == 4);
+  int Br = 0, Bc = 0;
+  paper_blocks(64, 12, 4, Br, Bc);
+  CHECK(Br == rec.Br);
+  CHECK(Bc == rec.Bc);
+  const Step& st = rec.steps[1];  // tile (i=2, j=1)
+  const auto items = on_chip(rec, st);
+  auto find = [&](const std::string& name) -> const OnChip* {
+    for (const OnChip& o : items)
+      if (o.name == name) return &o;
+    return nullptr;
+  };
+  for (const char* loaded : {"K₁", "V₁", "Q₂", "O₂", "m₂", "l₂"}) {
+    const OnChip* o = find(loaded);
+    REQUIRE_MESSAGE(o, loaded);
+    CHECK(o->loaded);
+  }
+  CHECK(find("K₁")->elements == 16);
+  CHECK_FALSE(find("K₁")->written_back);
+  CHECK(find("O₂")->written_back);
+  CHECK(find("m₂")->written_back);
+  REQUIRE(find("S₂₁"));
+  CHECK_FALSE(find("S₂₁")->loaded);
+  CHECK(find("S₂₁")->space == Space::sram);
+
+  const TileBudget t = tile_budget(4, 4, 4, 64);
+  CHECK(t.kv == 32);
+  CHECK(t.qo == 32);
+  CHECK(t.s == 16);
+  CHECK(t.fits_paper());
+  CHECK_FALSE(t.fits_with_s());
+  CHECK_FALSE(tile_budget(4, 4, 4, 0).fits_paper());
+}
+
+TEST_CASE("region names follow the papers") {
+  const Recording soft = run(Algorithm::safe, {3, 2, 5, 1});
+  const Step& st = soft.steps[2];
+  CHECK(region_name(soft, st, st.reads[0]) == "x₃");
+  CHECK(region_name(soft, st, st.reads[1]) == "m");
+  const Recording online = run_attention(Algorithm::attn_online, 6, 4, 0);
+  const Step& o = online.steps[3];  // q₁ · k₄
+  CHECK(region_name(online, o, o.reads[0]) == "q₁");
+  CHECK(region_name(online, o, o.reads[1]) == "k₄");
+  CHECK(region_name(online, o, o.writes[0]) == "S[1,4]");
+}
+
+TEST_CASE("the compared totals are the IO model's for the same shape") {
+  for (const Lesson& l : lessons()) {
+    CAPTURE(l.id);
+    const Recording rec = record(l.scenario);
+    CHECK(expected_io(comparable(rec, rec.algorithm)) == rec.io);
+  }
+  // Safe reads x three times, online twice: 4 against 3 accesses per element.
+  const Recording rec = run(Algorithm::online, {3, 2, 5, 1, 7, 0});
+  CHECK(expected_io(comparable(rec, Algorithm::safe)).hbm_accesses() == 4 * 6);
+  CHECK(expected_io(comparable(rec, Algorithm::online)).hbm_accesses() == 3 * 6);
+  // An attention recording without blocks compares with FlashAttention at the default M.
+  const Recording naive = run_attention(Algorithm::attn_naive, 64, 16, 0);
+  const Resolved fa = comparable(naive, Algorithm::attn_tiled);
+  CHECK(fa.Bc == 64);  // ⌈16384 / 64⌉ = 256, clamped to N
+  CHECK(fa.Br == 16);
+  CHECK(expected_io(fa).hbm_accesses() <
+        expected_io(comparable(naive, Algorithm::attn_naive)).hbm_accesses());
+}
