@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # FlashStep's one entry point for people and CI.
 #   ./build.sh app [ARGS...]  install what is missing, build (Release), start the app
-#   ./build.sh test           install what is missing, build (Release), run every test
+#   ./build.sh test           install what is missing, build, run every test: the Release suite,
+#                             the fuzzers (FUZZ_SECONDS each, default 60), and the whole suite
+#                             again built with AddressSanitizer + UBSan
+#   ./build.sh quick-test     the Release suite only
 #   ./build.sh build          install what is missing and build, nothing else
 # Environment: BUILD_DIR (default build), JOBS (default: number of cores).
 set -euo pipefail
@@ -34,13 +37,30 @@ case "$cmd" in
     ;;
   test)
     build
+    echo "== Release suite"
+    run_display ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" "$@"
+    echo "== Fuzzers"
+    scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
+    echo "== AddressSanitizer + UndefinedBehaviorSanitizer suite"
+    asan_dir=${ASAN_BUILD_DIR:-build-asan}
+    cmake -S . -B "$asan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLASHSTEP_SANITIZE=ON \
+      -DFLASHSTEP_BENCHMARKS=OFF >/dev/null
+    cmake --build "$asan_dir" -j "$jobs"
+    # The GL driver stack keeps some allocations until exit: tests/lsan.supp names it.
+    ASAN_OPTIONS=detect_leaks=1 \
+      LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0 \
+      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      run_display ctest --test-dir "$asan_dir" --output-on-failure -j "$jobs" "$@"
+    ;;
+  quick-test)
+    build
     run_display ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" "$@"
     ;;
   build)
     build
     ;;
   *)
-    echo "usage: ./build.sh app|test|build" >&2
+    echo "usage: ./build.sh app|test|quick-test|build" >&2
     exit 2
     ;;
 esac

@@ -40,8 +40,14 @@ void BM_memcpy(benchmark::State& state) {
   const std::int64_t n = state.range(0) * state.range(1);
   const auto x = random_vector(n, 1);
   std::vector<float> y(x.size());
+  // On every core, as the kernels run: the bandwidth the machine gives a plain copy.
+  const int T = fast::threads();
   for (auto _ : state) {
-    std::memcpy(y.data(), x.data(), x.size() * sizeof(float));
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < T; ++t) {
+      const std::int64_t b = n * t / T, e = n * (t + 1) / T;
+      std::memcpy(y.data() + b, x.data() + b, static_cast<std::size_t>(e - b) * sizeof(float));
+    }
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
   }
@@ -62,6 +68,42 @@ void BM_softmax(benchmark::State& state, double accesses_per_element) {
   // Bytes the IO model says the algorithm must move: safe 4, online 3 accesses per element.
   state.counters["bytes"] = accesses_per_element * 4.0 * static_cast<double>(rows * n);
 }
+
+// What limits a softmax pass here: exp() throughput with the data in L1, against reading the
+// same number of elements from memory (a max pass), both on every core.
+void BM_exp_in_cache(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  const auto x = random_vector(4096, 9);  // 16 KiB: stays in L1
+  const int T = fast::threads();
+  for (auto _ : state) {
+    float total = 0;
+#pragma omp parallel for reduction(+ : total) schedule(static)
+    for (int t = 0; t < T; ++t) {
+      const Eigen::Map<const Eigen::ArrayXf> block(x.data(), 4096);
+      for (std::int64_t done = n * t / T; done < n * (t + 1) / T; done += 4096) total += (block - 1.0f).exp().sum();
+    }
+    benchmark::DoNotOptimize(total);
+  }
+  state.counters["elements"] = static_cast<double>(n);
+}
+
+void BM_read_stream(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  const auto x = random_vector(n, 10);
+  const int T = fast::threads();
+  for (auto _ : state) {
+    float m = -1e30f;
+#pragma omp parallel for reduction(max : m) schedule(static)
+    for (int t = 0; t < T; ++t) {
+      const std::int64_t b = n * t / T, e = n * (t + 1) / T;
+      m = std::max(m, Eigen::Map<const Eigen::ArrayXf>(x.data() + b, e - b).maxCoeff());
+    }
+    benchmark::DoNotOptimize(m);
+  }
+  state.counters["elements"] = static_cast<double>(n);
+}
+BENCHMARK(BM_exp_in_cache)->Arg(1 << 26)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_read_stream)->Arg(1 << 26)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 void BM_softmax_safe(benchmark::State& s) { BM_softmax<fast::softmax_safe>(s, 4.0); }
 void BM_softmax_online(benchmark::State& s) { BM_softmax<fast::softmax_online>(s, 3.0); }

@@ -11,7 +11,7 @@ namespace flashstep {
 
 Recording record(const Resolved& r, const RecordOptions& opt) {
   if (opt.keep_steps && opt.memory_budget > 0) {
-    const long long need = estimate_recording_bytes(r);
+    const long long need = estimate_recording(r).bytes;
     if (need > opt.memory_budget)
       throw InputError(strf("recording every step of %s at this size would need %.2f GiB (the budget is "
                             "%.2f GiB); use --steps none or a smaller N",
@@ -39,7 +39,10 @@ Recording record(const Resolved& r, const RecordOptions& opt) {
   rec.l.assign(static_cast<std::size_t>(r.rows), nan);
 
   Recorder recorder(rec, opt.keep_steps);
-  recorder.watch(opt.cancel, opt.progress, estimate_steps(r));
+  const RecordingSize size = opt.keep_steps ? estimate_recording(r) : RecordingSize{};
+  recorder.watch(opt.cancel, opt.progress, size.steps);
+  // Growing the delta list by doubling would copy it again and again; the estimate is close.
+  recorder.reserve(size.steps, size.deltas);
   switch (r.scenario.algorithm) {
     case Algorithm::naive: record_naive(r, recorder); break;
     case Algorithm::safe: record_safe(r, recorder); break;
@@ -109,7 +112,7 @@ std::vector<MergeNode> merge_tree(int K) {
 
 namespace flashstep {
 
-long long estimate_recording_bytes(const Resolved& r) {
+RecordingSize estimate_recording(const Resolved& r) {
   const long long rows = r.rows, n = r.n, d = r.d, K = r.chunks;
   long long cells = 0, deltas = 0;
   switch (r.scenario.algorithm) {
@@ -137,11 +140,18 @@ long long estimate_recording_bytes(const Resolved& r) {
       break;
     }
   }
+  RecordingSize size;
+  size.steps = estimate_steps(r);
+  size.deltas = deltas;
+  size.cells = cells;
   // State before the first step and while recording, the deltas, keyframes (at most about one
   // state per state's worth of deltas), and per step its text and regions.
   const long long cell_bytes = static_cast<long long>(sizeof(double) + 1);
-  return 2 * cells * cell_bytes + deltas * static_cast<long long>(sizeof(Delta)) + deltas * cell_bytes +
-         estimate_steps(r) * (static_cast<long long>(sizeof(Step)) + 400);
+  size.bytes = 2 * cells * cell_bytes + deltas * static_cast<long long>(sizeof(Delta)) + deltas * cell_bytes +
+               size.steps * (static_cast<long long>(sizeof(Step)) + 400);
+  return size;
 }
+
+long long estimate_recording_bytes(const Resolved& r) { return estimate_recording(r).bytes; }
 
 }  // namespace flashstep

@@ -31,7 +31,12 @@ struct Cancelled : std::runtime_error {
 
 // The number of steps record() will produce for r (exact), without running it.
 long long estimate_steps(const Resolved& r);
-// The memory a full recording of r will take (within a factor of about 1.5), without running it.
+// The size of a full recording of r, without running it: steps (exact), cell writes and state
+// cells (close), bytes (within a factor of about 1.5).
+struct RecordingSize {
+  long long steps = 0, deltas = 0, cells = 0, bytes = 0;
+};
+RecordingSize estimate_recording(const Resolved& r);
 long long estimate_recording_bytes(const Resolved& r);
 
 Recording record(const Resolved& r, const RecordOptions& opt = {});

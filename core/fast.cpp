@@ -46,12 +46,17 @@ float max_of(const float* x, std::int64_t n) {
   return m;
 }
 
-// Σ exp(x_i − m).
-float sum_exp(const float* x, std::int64_t n, float m) {
+// Σ exp(x_i − m). With `next`, the next `n` elements are prefetched while the exponentials
+// are computed, so the memory reads of the next block overlap this block's arithmetic.
+float sum_exp(const float* x, std::int64_t n, float m, const float* next = nullptr) {
   const Packet pm = ei::pset1<Packet>(m);
   Packet acc0 = ei::pzero(pm), acc1 = ei::pzero(pm);
   std::int64_t i = 0;
   for (; i + 2 * kP <= n; i += 2 * kP) {
+    if (next) {
+      __builtin_prefetch(next + i);
+      __builtin_prefetch(next + i + kP);
+    }
     acc0 = ei::padd(acc0, ei::pexp(ei::psub(ei::ploadu<Packet>(x + i), pm)));
     acc1 = ei::padd(acc1, ei::pexp(ei::psub(ei::ploadu<Packet>(x + i + kP), pm)));
   }
@@ -91,7 +96,8 @@ ML online_ml(const float* x, std::int64_t n) {
     const std::int64_t len = std::min(kBlock, n - b);
     const float m_new = std::max(acc.m, max_of(x + b, len));
     if (m_new == kNegInf) continue;
-    acc.l = acc.l * std::exp(acc.m - m_new) + sum_exp(x + b, len, m_new);
+    const float* next = b + kBlock + len <= n ? x + b + kBlock : nullptr;
+    acc.l = acc.l * std::exp(acc.m - m_new) + sum_exp(x + b, len, m_new, next);
     acc.m = m_new;
   }
   return acc;

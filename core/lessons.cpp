@@ -96,6 +96,15 @@ const std::vector<Lesson>& lessons() {
                    "reference.",
                    s, "gpu"});
     }
+    {
+      Scenario s = attention_scenario(Algorithm::attn_tiled_v2, 64, 16);
+      s.sram = 1024;
+      l.push_back({"measure", "12. Measure it yourself",
+                   "Time naive against tiled attention and safe against online softmax on this "
+                   "machine, with the fast kernels, for growing N: the lessons' claims as numbers. "
+                   "Press Run in the Measure tab.",
+                   s});
+    }
     return l;
   }();
   return kLessons;

@@ -27,6 +27,7 @@ class Recorder {
   IoCounters& io() { return rec_.io; }
   Recording& recording() { return rec_; }
 
+  void reserve(long long steps, long long deltas);
   int add_buffer(BufferInfo info);
   // Sets a cell of the state before the first step.
   void init(int buffer, int r, int c, double v);

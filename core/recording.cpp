@@ -51,6 +51,12 @@ long long Recording::count_nonfinite_outputs() const {
 
 Recorder::Recorder(Recording& rec, bool keep_steps) : rec_(rec) { rec_.keep_steps = keep_steps; }
 
+void Recorder::reserve(long long steps, long long deltas) {
+  if (!on()) return;
+  rec_.steps.reserve(static_cast<std::size_t>(std::max(0ll, steps)));
+  rec_.deltas.reserve(static_cast<std::size_t>(std::max(0ll, deltas)));
+}
+
 int Recorder::add_buffer(BufferInfo info) {
   const std::size_t cells = static_cast<std::size_t>(info.rows) * info.cols;
   rec_.buffers.push_back(std::move(info));

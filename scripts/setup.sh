@@ -9,6 +9,7 @@ packages=(
   doctest-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
   libstb-dev libgif-dev
   glslang-tools
+  clang libclang-rt-14-dev
   xvfb xauth libgl1-mesa-dri libglx-mesa0 mesa-utils
   fonts-dejavu-core
 )

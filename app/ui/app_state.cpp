@@ -85,7 +85,10 @@ void AppState::open_lesson(int index) {
     scale_lab.d = l.scenario.d;
     tab = Tab::scale_lab;
     tab_changed = true;
-  } else if (tab != Tab::lesson && tab != Tab::compare) {
+  } else if (l.id == "measure") {
+    tab = Tab::measure;  // the lesson is the lab
+    tab_changed = true;
+  } else if (tab != Tab::lesson && tab != Tab::compare && tab != Tab::steps) {
     tab = Tab::lesson;
     tab_changed = true;
   }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "app/ui/inputs.h"
+#include "app/ui/lab_measure.h"
 #include "app/ui/lab_overflow.h"
 #include "app/ui/lab_scale.h"
 #include "app/ui/panel_memory.h"
@@ -42,7 +43,7 @@ struct PanelFlags {
 };
 
 // The tabs of the central area.
-enum class Tab { lesson, compare, overflow_lab, scale_lab };
+enum class Tab { lesson, steps, compare, overflow_lab, scale_lab, measure };
 
 // A Recording with the Cursor that plays it; the Cursor points into the Recording, so the two
 // travel together.
@@ -94,6 +95,7 @@ class AppState {
   CompareState compare;
   OverflowLab overflow_lab;
   ScaleLab scale_lab;
+  MeasureLab measure_lab;
   struct PseudocodePanel {
     bool follow = true;    // scroll the highlighted line into view
     int scrolled_to = -1;  // the step it last scrolled for

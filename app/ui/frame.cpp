@@ -107,9 +107,11 @@ void draw_menu_bar(AppState& app, bool* quit) {
       }
     };
     go("Lesson view", Tab::lesson);
+    go("All steps as a table", Tab::steps);
     go("Compare two algorithms", Tab::compare);
     go("Overflow lab", Tab::overflow_lab);
     go("1/√d lab", Tab::scale_lab);
+    go("Measure it yourself", Tab::measure);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
@@ -132,7 +134,7 @@ bool begin_panel(const char* title, const PanelRect& r, bool* open, ImGuiWindowF
 const std::vector<std::string>& panel_names() {
   static const std::vector<std::string> kNames = {"lessons",    "inputs", "view",     "explanation",
                                                   "pseudocode", "memory", "timeline", "compare",
-                                                  "overflow-lab", "scale-lab"};
+                                                  "overflow-lab", "scale-lab", "steps", "measure-lab"};
   return kNames;
 }
 
@@ -150,7 +152,10 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
     if (p == "compare") want = Tab::compare;
     if (p == "overflow-lab") want = Tab::overflow_lab;
     if (p == "scale-lab") want = Tab::scale_lab;
-    if (p == "view" || p == "compare" || p == "overflow-lab" || p == "scale-lab") {
+    if (p == "steps") want = Tab::steps;
+    if (p == "measure-lab") want = Tab::measure;
+    if (p == "view" || p == "compare" || p == "overflow-lab" || p == "scale-lab" || p == "steps" ||
+        p == "measure-lab") {
       if (app.tab != want) {
         app.tab = want;
         app.tab_changed = true;

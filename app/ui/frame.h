@@ -20,7 +20,7 @@ struct FrameOptions {
 void draw_frame(AppState& app, const FrameOptions& opt = {});
 
 // "lessons", "inputs", "view", "explanation", "pseudocode", "memory", "timeline", "compare",
-// "overflow-lab", "scale-lab".
+// "overflow-lab", "scale-lab", "steps", "measure-lab".
 const std::vector<std::string>& panel_names();
 bool is_panel_name(const std::string& name);
 

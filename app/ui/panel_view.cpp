@@ -56,6 +56,10 @@ void draw_view_panel(AppState& app, const PanelRect& r) {
       ImGui::EndChild();
       ImGui::EndTabItem();
     }
+    if (tab("Steps", Tab::steps, app)) {
+      draw_steps_table(app);
+      ImGui::EndTabItem();
+    }
     if (tab("Compare", Tab::compare, app)) {
       ImGui::BeginChild("compare-view");
       draw_compare(app);
@@ -71,6 +75,12 @@ void draw_view_panel(AppState& app, const PanelRect& r) {
     if (tab("1/√d lab", Tab::scale_lab, app)) {
       ImGui::BeginChild("scale-lab");
       draw_scale_lab(app.scale_lab, app.ui_scale);
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
+    if (tab("Measure it yourself", Tab::measure, app)) {
+      ImGui::BeginChild("measure-lab");
+      draw_measure_lab(app.measure_lab, app.ui_scale);
       ImGui::EndChild();
       ImGui::EndTabItem();
     }

@@ -30,6 +30,7 @@ void draw_shortcuts_window(AppState& app);                       // panel_log.cp
 // The Compare tab's contents (panel_compare.cpp) and the lesson's own view (panel_view.cpp),
 // drawn into the current window.
 void draw_compare(AppState& app);
+void draw_steps_table(AppState& app);  // panel_steps.cpp: every recorded step, click to go there
 void draw_lesson_view(AppState& app);
 
 // The keyboard: every shortcut in one table, used by the handler and the F1 window.
