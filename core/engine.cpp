@@ -9,19 +9,21 @@
 
 namespace flashstep {
 
-Recording record(const Resolved& r, const RecordOptions& opt) {
-  if (opt.keep_steps && opt.memory_budget > 0) {
-    const long long need = estimate_recording(r).bytes;
-    if (need > opt.memory_budget)
-      throw InputError(strf("recording every step of %s at this size would need %.2f GiB (the budget is "
-                            "%.2f GiB); use --steps none or a smaller N",
-                            std::string(algorithm_id(r.scenario.algorithm)).c_str(), need / 1073741824.0,
-                            opt.memory_budget / 1073741824.0));
-  }
+void check_memory_budget(const Resolved& r, const RecordOptions& opt) {
+  if (!opt.keep_steps || opt.memory_budget <= 0) return;
+  const long long need = estimate_recording(r).bytes;
+  if (need > opt.memory_budget)
+    throw InputError(strf("recording every step of %s at this size would need %.2f GiB (the budget is "
+                          "%.2f GiB); use --steps none or a smaller N",
+                          std::string(algorithm_id(r.scenario.algorithm)).c_str(), need / 1073741824.0,
+                          opt.memory_budget / 1073741824.0));
+}
+
+Recording start_recording(const Resolved& r, std::string backend, std::string device) {
   Recording rec;
   rec.algorithm = r.scenario.algorithm;
-  rec.backend = "cpu";
-  rec.device = "CPU";
+  rec.backend = std::move(backend);
+  rec.device = std::move(device);
   rec.precision = r.scenario.precision;
   rec.rows = r.rows;
   rec.n = r.n;
@@ -37,12 +39,21 @@ Recording record(const Resolved& r, const RecordOptions& opt) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   rec.m.assign(static_cast<std::size_t>(r.rows), nan);
   rec.l.assign(static_cast<std::size_t>(r.rows), nan);
+  return rec;
+}
 
-  Recorder recorder(rec, opt.keep_steps);
+void prepare_recorder(Recorder& recorder, const Resolved& r, const RecordOptions& opt) {
   const RecordingSize size = opt.keep_steps ? estimate_recording(r) : RecordingSize{};
   recorder.watch(opt.cancel, opt.progress, size.steps);
   // Growing the delta list by doubling would copy it again and again; the estimate is close.
   recorder.reserve(size.steps, size.deltas);
+}
+
+Recording record(const Resolved& r, const RecordOptions& opt) {
+  check_memory_budget(r, opt);
+  Recording rec = start_recording(r, "cpu", "CPU");
+  Recorder recorder(rec, opt.keep_steps);
+  prepare_recorder(recorder, r, opt);
   switch (r.scenario.algorithm) {
     case Algorithm::naive: record_naive(r, recorder); break;
     case Algorithm::safe: record_safe(r, recorder); break;

@@ -40,6 +40,15 @@ RecordingSize estimate_recording(const Resolved& r);
 long long estimate_recording_bytes(const Resolved& r);
 
 Recording record(const Resolved& r, const RecordOptions& opt = {});
+
+// What every backend does before it records: refuse a full recording whose estimate is above
+// opt.memory_budget (InputError), and start a Recording that describes r (shape, blocks,
+// notices, m and l not yet defined) with nothing recorded.
+void check_memory_budget(const Resolved& r, const RecordOptions& opt);
+Recording start_recording(const Resolved& r, std::string backend, std::string device);
+// Lets the recorder report progress, stop on cancel, and reserve room for the deltas.
+class Recorder;
+void prepare_recorder(Recorder& recorder, const Resolved& r, const RecordOptions& opt);
 inline Recording record(const Scenario& s, const RecordOptions& opt = {}) {
   return record(resolve(s), opt);
 }

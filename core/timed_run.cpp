@@ -41,15 +41,7 @@ long long count_nonfinite(const float* v, std::size_t n) {
 
 void fill_summary(Recording& rec, const Resolved& r, const MatRM<float>& out, const std::vector<float>& m,
                   const std::vector<float>& l, bool keep_output) {
-  rec.algorithm = r.scenario.algorithm;
-  rec.backend = "cpu";
-  rec.device = "CPU";
-  rec.precision = r.scenario.precision;
-  rec.rows = r.rows, rec.n = r.n, rec.d = r.d;
-  rec.scale = r.scale;
-  rec.causal = r.scenario.causal;
-  rec.Br = r.Br, rec.Bc = r.Bc, rec.Tr = r.Tr, rec.Tc = r.Tc, rec.chunks = r.chunks;
-  rec.notices = r.notices;
+  rec = start_recording(r, "cpu", "CPU");
   rec.keep_steps = false;
   rec.m.assign(m.begin(), m.end());
   rec.l.assign(l.begin(), l.end());

@@ -156,36 +156,10 @@ std::string Engine::unsupported(const Resolved& r, bool keep_steps) const {
 Recording Engine::record(const Resolved& r, const RecordOptions& opt) {
   if (const std::string why = unsupported(r, opt.keep_steps); !why.empty()) throw Unsupported(why);
   // The same guard as the CPU engine: a recording too large for memory is refused up front.
-  if (opt.keep_steps && opt.memory_budget > 0) {
-    const long long need = estimate_recording_bytes(r);
-    if (need > opt.memory_budget)
-      throw InputError(strf("recording every step of %s at this size would need %.2f GiB (the budget is "
-                            "%.2f GiB); use --steps none or a smaller N",
-                            std::string(algorithm_id(r.scenario.algorithm)).c_str(), need / 1073741824.0,
-                            opt.memory_budget / 1073741824.0));
-  }
-  Recording rec;
-  rec.algorithm = r.scenario.algorithm;
-  rec.backend = "gpu";
-  rec.device = info_.renderer;
-  rec.precision = r.scenario.precision;
-  rec.rows = r.rows;
-  rec.n = r.n;
-  rec.d = r.d;
-  rec.scale = r.scale;
-  rec.causal = r.scenario.causal;
-  rec.Br = r.Br;
-  rec.Bc = r.Bc;
-  rec.Tr = r.Tr;
-  rec.Tc = r.Tc;
-  rec.chunks = r.chunks;
-  rec.notices = r.notices;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  rec.m.assign(static_cast<std::size_t>(r.rows), nan);
-  rec.l.assign(static_cast<std::size_t>(r.rows), nan);
-
+  check_memory_budget(r, opt);
+  Recording rec = start_recording(r, "gpu", info_.renderer);
   Recorder recorder(rec, opt.keep_steps);
-  recorder.watch(opt.cancel, opt.progress, estimate_steps(r));
+  prepare_recorder(recorder, r, opt);
   Kernels& k = *kernels_;
   switch (r.scenario.algorithm) {
     case Algorithm::naive: gpu_naive(k, r, recorder); break;
