@@ -128,26 +128,35 @@ bool AppState::open_lesson(std::string_view id) {
   return false;
 }
 
+std::string AppState::check(const Inputs& in) const {
+  if (std::string why = check_inputs(in); !why.empty()) return why;
+  const bool gpu = in.backend == Backend::gpu && gpu_backend();
+  try {
+    const Resolved r = resolve(scenario_from(in));
+    if (std::string why = too_big(r); !why.empty()) return why;
+    if (gpu && gpu_backend().unsupported)
+      if (std::string why = gpu_backend().unsupported(r); !why.empty()) return "GPU: " + why;
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void AppState::set_theme(Theme t) {
+  theme = t;
+  palette = palette_for(t);
+}
+
 void AppState::inputs_changed() {
   compare.dirty = true;
-  if (std::string why = check_inputs(inputs); !why.empty()) {
+  if (std::string why = check(inputs); !why.empty()) {
     input_error = why;
     note(Severity::error, input_error + " (the last valid input stays in use)");
     return;
   }
   const Scenario s = scenario_from(inputs);
-  Resolved r;
+  const Resolved r = resolve(s);
   const bool gpu = inputs.backend == Backend::gpu && gpu_backend();
-  try {
-    r = resolve(s);
-    if (std::string why = too_big(r); !why.empty()) throw InputError(why);
-    if (gpu && gpu_backend().unsupported)
-      if (std::string why = gpu_backend().unsupported(r); !why.empty()) throw InputError("GPU: " + why);
-  } catch (const InputError& e) {
-    input_error = e.what();
-    note(Severity::error, input_error + " (the last valid input stays in use)");
-    return;
-  }
   input_error.clear();
 
   // A newer recording supersedes any still running: its result is dropped when it arrives.

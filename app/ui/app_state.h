@@ -14,6 +14,7 @@
 #include "app/ui/lab_scale.h"
 #include "app/ui/panel_memory.h"
 #include "app/ui/record_job.h"
+#include "app/ui/style.h"
 #include "app/ui/timeline.h"
 #include "app/ui/view.h"
 #include "app/ui/view_chunked.h"
@@ -82,8 +83,11 @@ class AppState {
   PanelFlags panels;
   Tab tab = Tab::lesson;
   bool tab_changed = false;  // select `tab` in the tab bar on the next frame
-  Palette palette;
-  float ui_scale = 1.0f;
+  Theme theme = Theme::dark;
+  Palette palette;          // palette_for(theme)
+  float ui_scale = 1.0f;    // what sizes are multiplied by: screen DPI × font_scale
+  float font_scale = 1.0f;  // the user's choice, 1..3 (View ▸ Font size, Ctrl+= / Ctrl+-)
+  bool presenting = false;  // presentation mode: one big view, keyboard stepping
   bool background_allowed = true;  // false: record on the calling thread (exports, tests)
   bool quit_requested = false;
 
@@ -115,6 +119,10 @@ class AppState {
   bool open_lesson(std::string_view id);
   // The form changed: re-record if it is valid, keeping the playhead in the same pass.
   void inputs_changed();
+  // Why `in` cannot be recorded in the window (bad field, too big, not on this GPU); empty
+  // when it can. Changes nothing.
+  std::string check(const Inputs& in) const;
+  void set_theme(Theme t);
   void seek(int k);                 // the lesson's playhead
   void sync_cursor();               // after moving `timeline` directly
   void cancel_recording();

@@ -26,6 +26,11 @@ Inputs inputs_from(const Scenario& s, Backend backend) {
       in.temperature = s.scale_value != 0 ? 1.0 / s.scale_value : 1.0;
       break;
   }
+  if (is_attention(s.algorithm) && !s.q.empty() && !s.q[0].empty()) {
+    in.q = s.q, in.k = s.k, in.v = s.v;
+    in.N = static_cast<int>(s.q.size());
+    in.d = static_cast<int>(s.q[0].size());
+  }
   if (!s.x.empty()) {
     set_vector(in, s.x);
   } else if (!is_attention(s.algorithm)) {
@@ -71,6 +76,7 @@ Scenario scenario_from(const Inputs& in) {
   if (is_attention(in.algorithm)) {
     s.n = in.N;
     s.causal = in.causal;
+    s.q = in.q, s.k = in.k, s.v = in.v;
     if (in.blocks == BlockChoice::explicit_blocks) {
       s.block_rows = in.Br;
       s.block_cols = in.Bc;

@@ -33,6 +33,9 @@ struct Inputs {
   int random_n = 8;          // length of the "random" preset
 
   // Attention input (Q, K, V standard normal from the seed) and shared parameters.
+  // q, k, v: explicit matrices from a scenario file (N × d each); empty: random from the seed.
+  // Editing N, d or the seed drops them (clear_explicit_qkv) and goes back to random ones.
+  std::vector<std::vector<double>> q, k, v;
   int N = 8;
   int d = 4;
   std::uint64_t seed = 1;
@@ -81,6 +84,9 @@ long long tile_elements_without_s(int Br, int Bc, int d);
 inline bool tile_fits(int Br, int Bc, int d, int M) { return tile_elements(Br, Bc, d) <= M; }
 // Br and Bc the paper's rule picks for M (Bc = ⌈M/4d⌉, Br = min(Bc, d)), before clamping to N.
 void blocks_from_sram(int M, int d, int& Br, int& Bc);
+
+inline bool has_explicit_qkv(const Inputs& in) { return !in.q.empty(); }
+inline void clear_explicit_qkv(Inputs& in) { in.q.clear(), in.k.clear(), in.v.clear(); }
 
 // temperature T ↔ the scale multiplier 1/T.
 double scale_of(const Inputs& in);

@@ -79,7 +79,7 @@ OffscreenRenderer::~OffscreenRenderer() {
   if (own_window_) glfwDestroyWindow(window_);
 }
 
-bool OffscreenRenderer::prepare(float scale, int w, int h) {
+bool OffscreenRenderer::prepare(float scale, Theme theme, int w, int h) {
   ImGuiIO& io = ImGui::GetIO();
   if (!backend_) {
     io.IniFilename = nullptr;
@@ -92,10 +92,15 @@ bool OffscreenRenderer::prepare(float scale, int w, int h) {
   }
   if (font_scale_ != scale) {
     load_fonts(scale);
-    apply_style(scale);
     ImGui_ImplOpenGL3_DestroyFontsTexture();
     ImGui_ImplOpenGL3_CreateFontsTexture();
     font_scale_ = scale;
+    apply_style(scale, theme);
+    theme_ = theme;
+  }
+  if (theme_ != theme) {
+    apply_style(scale, theme);
+    theme_ = theme;
   }
   if (fbo_w_ != w || fbo_h_ != h) {
     if (!fbo_) glGenFramebuffers(1, &fbo_);
@@ -137,11 +142,13 @@ bool OffscreenRenderer::render(AppState& app, const RenderOptions& opt, Image& o
     return false;
   }
   error_.clear();
-  if (!prepare(s, w, h)) return false;
+  // The user's font scale is in window units, so it multiplies the picture's pixels per unit.
+  const float ui = s * std::clamp(app.font_scale, 0.5f, 4.0f);
+  if (!prepare(ui, app.theme, w, h)) return false;
 
   const float keep_scale = app.ui_scale;
   const bool keep_bg = app.background_allowed;
-  app.ui_scale = s;
+  app.ui_scale = ui;
   app.background_allowed = false;
 
   GLint fb_before = 0;
@@ -164,7 +171,7 @@ bool OffscreenRenderer::render(AppState& app, const RenderOptions& opt, Image& o
     draw_frame(app, fo);
     ImGui::Render();
     glViewport(0, 0, w, h);
-    const ImVec4 bg = opt.transparent ? ImVec4(0, 0, 0, 0) : clear_colour();
+    const ImVec4 bg = opt.transparent ? ImVec4(0, 0, 0, 0) : clear_colour(app.theme);
     glClearColor(bg.x, bg.y, bg.z, bg.w);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());

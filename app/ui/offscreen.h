@@ -48,12 +48,13 @@ class OffscreenRenderer {
   bool render(AppState& app, const RenderOptions& opt, Image& out);
 
  private:
-  bool prepare(float scale, int w, int h);
+  bool prepare(float scale, Theme theme, int w, int h);
   GLFWwindow* window_ = nullptr;
   bool own_window_ = false;
   ImGuiContext* imgui_ = nullptr;
   bool backend_ = false;
   float font_scale_ = 0.0f;
+  Theme theme_ = Theme::dark;
   unsigned fbo_ = 0, color_ = 0;
   int fbo_w_ = 0, fbo_h_ = 0;
   std::string fatal_;  // the renderer cannot work at all

@@ -68,4 +68,12 @@ Palette projector_palette() {
   return p;
 }
 
+Palette palette_for(Theme theme) {
+  switch (theme) {
+    case Theme::light: return light_palette();
+    case Theme::projector: return projector_palette();
+    default: return dark_palette();
+  }
+}
+
 }  // namespace flashstep::ui

@@ -237,16 +237,25 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
     ImGui::SameLine();
     changed |= vector_field(app);
   } else {
-    changed |= int_field("N", &in.N,
-                         "Sequence length: Q, K and V are N×d, S and P are N×N.");
-    changed |= int_field("d", &in.d, "Head dimension: the length of each q, k, v.");
-    int seed = static_cast<int>(in.seed);
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
-    if (ImGui::InputInt("seed", &seed)) {
-      in.seed = static_cast<std::uint64_t>(std::max(seed, 0));
-      changed = true;
+    bool shape = int_field("N", &in.N, "Sequence length: Q, K and V are N×d, S and P are N×N.");
+    shape |= int_field("d", &in.d, "Head dimension: the length of each q, k, v.");
+    if (has_explicit_qkv(in)) {
+      ImGui::TextDisabled("Q, K, V from the scenario file");
+      help_marker("The scenario file gave Q, K and V. Changing N, d or pressing \"random\" "
+                  "replaces them with standard-normal numbers from the seed.");
+      ImGui::SameLine();
+      if (ImGui::SmallButton("random")) shape = true;
+    } else {
+      int seed = static_cast<int>(in.seed);
+      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
+      if (ImGui::InputInt("seed", &seed)) {
+        in.seed = static_cast<std::uint64_t>(std::max(seed, 0));
+        changed = true;
+      }
+      help_marker("Q, K and V are standard-normal random numbers from this seed.");
     }
-    help_marker("Q, K and V are standard-normal random numbers from this seed.");
+    if (shape) clear_explicit_qkv(in);
+    changed |= shape;
   }
   changed |= precision_field(in);
   changed |= scale_field(in);

@@ -54,21 +54,70 @@ ImFont* font(FontRole role) {
   return i < io.Fonts->Fonts.Size ? io.Fonts->Fonts[i] : ImGui::GetFont();
 }
 
-ImVec4 clear_colour() { return ImVec4(0.09f, 0.09f, 0.11f, 1.0f); }
+const char* theme_name(Theme t) {
+  switch (t) {
+    case Theme::light: return "light";
+    case Theme::projector: return "projector";
+    default: return "dark";
+  }
+}
 
-void apply_style(float scale) {
+std::optional<Theme> parse_theme(std::string_view name) {
+  for (Theme t : {Theme::dark, Theme::light, Theme::projector})
+    if (name == theme_name(t)) return t;
+  return std::nullopt;
+}
+
+ImVec4 clear_colour(Theme theme) {
+  switch (theme) {
+    case Theme::light: return ImVec4(0.96f, 0.96f, 0.97f, 1.0f);
+    case Theme::projector: return ImVec4(0.0f, 0.0f, 0.0f, 1.0f);
+    default: return ImVec4(0.09f, 0.09f, 0.11f, 1.0f);
+  }
+}
+
+void apply_style(float scale, Theme theme) {
   ImGuiStyle& style = ImGui::GetStyle();
   style = ImGuiStyle();
-  ImGui::StyleColorsDark(&style);
+  if (theme == Theme::light) ImGui::StyleColorsLight(&style);
+  else ImGui::StyleColorsDark(&style);
   style.WindowRounding = 3.0f;
   style.FrameRounding = 3.0f;
   style.GrabRounding = 3.0f;
   style.WindowPadding = ImVec2(8, 6);
   style.ItemSpacing = ImVec2(8, 5);
   style.WindowBorderSize = 1.0f;
-  style.Colors[ImGuiCol_WindowBg] = ImVec4(0.09f, 0.09f, 0.11f, 0.0f);
-  style.Colors[ImGuiCol_TitleBg] = ImVec4(0.14f, 0.15f, 0.19f, 1.0f);
-  style.Colors[ImGuiCol_TitleBgActive] = ImVec4(0.17f, 0.22f, 0.33f, 1.0f);
+  ImVec4* c = style.Colors;
+  const ImVec4 bg = clear_colour(theme);
+  c[ImGuiCol_WindowBg] = ImVec4(bg.x, bg.y, bg.z, 0.0f);
+  switch (theme) {
+    case Theme::dark:
+      c[ImGuiCol_TitleBg] = ImVec4(0.14f, 0.15f, 0.19f, 1.0f);
+      c[ImGuiCol_TitleBgActive] = ImVec4(0.17f, 0.22f, 0.33f, 1.0f);
+      break;
+    case Theme::light:
+      c[ImGuiCol_TitleBg] = ImVec4(0.86f, 0.87f, 0.90f, 1.0f);
+      c[ImGuiCol_TitleBgActive] = ImVec4(0.76f, 0.82f, 0.92f, 1.0f);
+      c[ImGuiCol_Border] = ImVec4(0.0f, 0.0f, 0.0f, 0.25f);
+      break;
+    case Theme::projector:
+      // Pure white on black, borders and frames drawn, the accent a saturated blue.
+      c[ImGuiCol_Text] = ImVec4(1, 1, 1, 1);
+      c[ImGuiCol_TextDisabled] = ImVec4(0.78f, 0.78f, 0.82f, 1);
+      c[ImGuiCol_Border] = ImVec4(0.75f, 0.75f, 0.80f, 0.9f);
+      c[ImGuiCol_TitleBg] = ImVec4(0.10f, 0.10f, 0.12f, 1.0f);
+      c[ImGuiCol_TitleBgActive] = ImVec4(0.0f, 0.30f, 0.62f, 1.0f);
+      c[ImGuiCol_FrameBg] = ImVec4(0.16f, 0.16f, 0.20f, 1.0f);
+      c[ImGuiCol_Button] = ImVec4(0.0f, 0.36f, 0.72f, 1.0f);
+      c[ImGuiCol_ButtonHovered] = ImVec4(0.10f, 0.48f, 0.90f, 1.0f);
+      c[ImGuiCol_Header] = ImVec4(0.0f, 0.36f, 0.72f, 0.85f);
+      c[ImGuiCol_Tab] = ImVec4(0.12f, 0.12f, 0.16f, 1.0f);
+      c[ImGuiCol_TabActive] = ImVec4(0.0f, 0.40f, 0.80f, 1.0f);
+      c[ImGuiCol_PopupBg] = ImVec4(0.05f, 0.05f, 0.07f, 0.98f);
+      style.FrameBorderSize = 1.0f;
+      style.WindowBorderSize = 2.0f;
+      break;
+  }
   style.ScaleAllSizes(scale);
 }
 

@@ -5,6 +5,7 @@
 
 #include <imgui.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,12 +21,19 @@ inline constexpr float kBaseFontSize = 17.0f;
 void load_fonts(float scale);
 ImFont* font(FontRole role);  // the current context's font for `role`
 
-// The dark theme with every size multiplied by `scale`. The docked panels' background is left to
-// the framebuffer clear (clear_colour()): the panels tile the screen, so drawing their
-// backgrounds too would blend a second full-screen layer, a third of a frame on llvmpipe.
+// The themes: dark (the default), light (printed slides, bright rooms) and projector (black
+// background, white text, thicker lines: what survives a washed-out projector).
+enum class Theme { dark, light, projector };
+const char* theme_name(Theme t);                         // "dark", "light", "projector"
+std::optional<Theme> parse_theme(std::string_view name);  // the inverse; nullopt otherwise
+inline constexpr const char* kThemeNames = "dark, light or projector";
+
+// The theme's ImGui style with every size multiplied by `scale`. The docked panels' background
+// is left to the framebuffer clear (clear_colour()): the panels tile the screen, so drawing
+// their backgrounds too would blend a second full-screen layer, a third of a frame on llvmpipe.
 // Floating windows (log, shortcuts) set their own opaque background.
-void apply_style(float scale);
-ImVec4 clear_colour();
+void apply_style(float scale, Theme theme = Theme::dark);
+ImVec4 clear_colour(Theme theme = Theme::dark);
 
 // Before an item of width `w` in a row of items that wraps: on the same line as the previous
 // item when it fits in the window, else on a new line. Not before the first item of a row.

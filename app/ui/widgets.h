@@ -3,6 +3,7 @@
 #pragma once
 
 #include "app/ui/view.h"
+#include "app/ui/style.h"
 #include "app/ui/view_logic.h"
 
 #include <imgui.h>
@@ -17,6 +18,7 @@ namespace flashstep::ui {
 Palette dark_palette();
 Palette light_palette();
 Palette projector_palette();
+Palette palette_for(Theme theme);
 
 // ---- colours ----
 ImU32 with_alpha(ImU32 c, float alpha);
