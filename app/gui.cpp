@@ -7,6 +7,7 @@
 #include <GLFW/glfw3.h>
 
 #include "app/ui/app_state.h"
+#include "app/ui/document.h"
 #include "app/ui/frame.h"
 #include "app/ui/style.h"
 #include "gpu/gpu_engine.h"
@@ -20,6 +21,7 @@
 #include <cstdio>
 #include <ctime>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace flashstep {
@@ -84,6 +86,53 @@ double cpu_ms() {
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
 }
 
+// Files dropped on the window wait here until the frame loop takes them.
+void on_drop(GLFWwindow* window, int count, const char** paths) {
+  auto* dropped = static_cast<std::vector<std::string>*>(glfwGetWindowUserPointer(window));
+  if (!dropped) return;
+  for (int i = 0; i < count; ++i) dropped->emplace_back(paths[i]);
+}
+
+// Full screen on the window's monitor while presenting; back to the old place and size after.
+struct FullScreen {
+  bool on = false;
+  int x = 0, y = 0, w = 0, h = 0;
+  void set(GLFWwindow* window, bool want) {
+    if (want == on) return;
+    if (want) {
+      GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+      const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr;
+      if (!mode) return;
+      glfwGetWindowPos(window, &x, &y);
+      glfwGetWindowSize(window, &w, &h);
+      glfwSetWindowMonitor(window, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+    } else {
+      glfwSetWindowMonitor(window, nullptr, x, y, std::max(w, 320), std::max(h, 240), 0);
+    }
+    on = want;
+  }
+};
+
+// Rebuilds the fonts (rasterised at the final size, never scaled as bitmaps) and the style when
+// the font scale, presentation mode or the theme changed.
+struct StyleState {
+  float scale = 0;
+  ui::Theme theme = ui::Theme::dark;
+  void update(ui::AppState& app, float dpi) {
+    const float want = std::clamp(dpi * app.font_scale * (app.presenting ? ui::kPresentationScale : 1.0f), 1.0f, 4.0f * dpi);
+    if (want == scale && app.theme == theme) return;
+    if (want != scale) {
+      ui::load_fonts(want);
+      ImGui_ImplOpenGL3_DestroyFontsTexture();
+      ImGui_ImplOpenGL3_CreateFontsTexture();
+    }
+    ui::apply_style(want, app.theme);
+    scale = want;
+    theme = app.theme;
+    app.ui_scale = want;
+  }
+};
+
 double now_ms() {
   using namespace std::chrono;
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
@@ -125,10 +174,11 @@ int run_gui(const GuiOptions& opt) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;
-  ui::load_fonts(scale);
-  ui::apply_style(scale);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330");
+  std::vector<std::string> dropped;
+  glfwSetWindowUserPointer(window, &dropped);
+  glfwSetDropCallback(window, on_drop);
 
   // The GPU backend runs on this window's context when it has compute shaders (OpenGL 4.3).
   std::unique_ptr<gpu::Engine> engine;
@@ -150,8 +200,9 @@ int run_gui(const GuiOptions& opt) {
   {
     auto app = std::make_unique<ui::AppState>();
     if (!gpu_note.empty()) app->note(ui::Severity::warning, gpu_note);
-    app->ui_scale = scale;
     if (!app->open_lesson(opt.lesson)) app->open_lesson(0);
+    StyleState style;
+    FullScreen full_screen;
     if (bench) bench_setup(*app, opt);
 
     FrameStats stats;
@@ -173,6 +224,19 @@ int run_gui(const GuiOptions& opt) {
         else tl.step(1);
         app->sync_cursor();
       }
+      for (const std::string& path : dropped) {
+        if (path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0)
+          app->requests.open_path = path;
+        else
+          app->note(ui::Severity::error, "Not opened: " + path + " is not a scenario file (.json)");
+      }
+      dropped.clear();
+      if (!app->requests.open_path.empty()) {
+        ui::open_document(*app, app->requests.open_path);
+        app->requests.open_path.clear();
+      }
+      full_screen.set(window, app->presenting);
+      style.update(*app, scale);
       const double draw_start = now_ms();
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();
@@ -183,7 +247,7 @@ int run_gui(const GuiOptions& opt) {
       int w, h;
       glfwGetFramebufferSize(window, &w, &h);
       glViewport(0, 0, w, h);
-      const ImVec4 bg = ui::clear_colour();
+      const ImVec4 bg = ui::clear_colour(app->theme);
       glClearColor(bg.x, bg.y, bg.z, bg.w);
       glClear(GL_COLOR_BUFFER_BIT);
       ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());

@@ -147,6 +147,24 @@ void AppState::set_theme(Theme t) {
   palette = palette_for(t);
 }
 
+namespace {
+constexpr float kFontSteps[] = {1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f};
+}
+
+void AppState::set_font_scale(float f) { font_scale = std::clamp(f, 1.0f, 3.0f); }
+
+void AppState::bigger_font() {
+  for (float f : kFontSteps)
+    if (f > font_scale + 1e-3f) return set_font_scale(f);
+}
+
+void AppState::smaller_font() {
+  float best = kFontSteps[0];
+  for (float f : kFontSteps)
+    if (f < font_scale - 1e-3f) best = f;
+  set_font_scale(best);
+}
+
 void AppState::inputs_changed() {
   compare.dirty = true;
   if (std::string why = check(inputs); !why.empty()) {

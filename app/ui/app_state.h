@@ -91,6 +91,14 @@ class AppState {
   bool background_allowed = true;  // false: record on the calling thread (exports, tests)
   bool quit_requested = false;
 
+  // ---- files: the menu and the keys ask, the frame loop (which owns the dialogs) acts ----
+  std::string document_path;              // the scenario file last opened or saved; "" = none
+  std::vector<std::string> recent_files;  // most recent first
+  struct Requests {
+    bool open = false, save = false, save_as = false, export_dialog = false;
+    std::string open_path;  // open this file (recent files, drag and drop)
+  } requests;
+
   // ---- panel options ----
   VectorViewOptions vector_view;
   MatrixViewOptions matrix_view;
@@ -123,6 +131,10 @@ class AppState {
   // when it can. Changes nothing.
   std::string check(const Inputs& in) const;
   void set_theme(Theme t);
+  // Font size steps of View ▸ Font size and Ctrl+= / Ctrl+−, 1× to 3×.
+  void set_font_scale(float f);
+  void bigger_font();
+  void smaller_font();
   void seek(int k);                 // the lesson's playhead
   void sync_cursor();               // after moving `timeline` directly
   void cancel_recording();

@@ -4,6 +4,7 @@
 #include "core/lessons.h"
 
 #include <algorithm>
+#include <filesystem>
 
 namespace flashstep::ui {
 
@@ -148,6 +149,22 @@ bool apply_document(AppState& app, const ScenarioDocument& doc, std::string& err
   return true;
 }
 
+void add_recent(std::vector<std::string>& recent, const std::string& path) {
+  std::error_code ec;
+  std::string full = std::filesystem::absolute(path, ec).lexically_normal().string();
+  if (ec || full.empty()) full = path;
+  recent.erase(std::remove(recent.begin(), recent.end(), full), recent.end());
+  recent.insert(recent.begin(), full);
+  if (recent.size() > kMaxRecentFiles) recent.resize(kMaxRecentFiles);
+}
+
+namespace {
+void remember(AppState& app, const std::string& path) {
+  app.document_path = path;
+  add_recent(app.recent_files, path);
+}
+}  // namespace
+
 bool save_document(AppState& app, const std::string& path) {
   const std::string text = document_to_json(make_document(app)).dump(2) + "\n";
   if (std::string err = write_file_atomic(path, text); !err.empty()) {
@@ -155,6 +172,7 @@ bool save_document(AppState& app, const std::string& path) {
     return false;
   }
   app.note(Severity::info, "Saved the scenario to " + path);
+  remember(app, path);
   return true;
 }
 
@@ -176,6 +194,7 @@ bool open_document(AppState& app, const std::string& path) {
     return false;
   }
   app.note(Severity::info, "Opened " + path);
+  remember(app, path);
   return true;
 }
 

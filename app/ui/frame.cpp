@@ -2,8 +2,10 @@
 
 #include "app/ui/panels.h"
 #include "app/ui/style.h"
+#include "core/text.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace flashstep::ui {
 
@@ -73,12 +75,27 @@ Layout layout(const AppState& app, ImVec2 origin, ImVec2 size) {
   return L;
 }
 
-void draw_menu_bar(AppState& app, bool* quit) {
-  if (!ImGui::BeginMainMenuBar()) return;
-  if (ImGui::BeginMenu("File")) {
-    if (ImGui::MenuItem("Quit", "Ctrl+Q")) *quit = true;
+void draw_file_menu(AppState& app, bool* quit) {
+  if (!ImGui::BeginMenu("File")) return;
+  AppState::Requests& q = app.requests;
+  if (ImGui::MenuItem("Open scenario…", "Ctrl+O")) q.open = true;
+  if (ImGui::BeginMenu("Open recent", !app.recent_files.empty())) {
+    for (const std::string& f : app.recent_files)
+      if (ImGui::MenuItem(f.c_str())) q.open_path = f;
     ImGui::EndMenu();
   }
+  if (ImGui::MenuItem("Save scenario", "Ctrl+S")) q.save = true;
+  if (ImGui::MenuItem("Save scenario as…", "Ctrl+Shift+S")) q.save_as = true;
+  ImGui::Separator();
+  if (ImGui::MenuItem("Export picture, animation or recording…", "Ctrl+E")) q.export_dialog = true;
+  ImGui::Separator();
+  if (ImGui::MenuItem("Quit", "Ctrl+Q")) *quit = true;
+  ImGui::EndMenu();
+}
+
+void draw_menu_bar(AppState& app, bool* quit) {
+  if (!ImGui::BeginMainMenuBar()) return;
+  draw_file_menu(app, quit);
   if (ImGui::BeginMenu("Lessons")) {
     for (int i = 0; i < static_cast<int>(lessons().size()); ++i)
       if (ImGui::MenuItem(lessons()[static_cast<std::size_t>(i)].title.c_str(), nullptr, i == app.lesson))
@@ -96,6 +113,23 @@ void draw_menu_bar(AppState& app, bool* quit) {
     ImGui::MenuItem("Timeline", nullptr, &f.timeline);
     ImGui::MenuItem("Status bar", nullptr, &f.status);
     ImGui::MenuItem("Log", nullptr, &f.log);
+    ImGui::Separator();
+    if (ImGui::BeginMenu("Theme")) {
+      for (Theme t : {Theme::dark, Theme::light, Theme::projector})
+        if (ImGui::MenuItem(theme_name(t), nullptr, app.theme == t)) app.set_theme(t);
+      ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Font size")) {
+      for (float fs : {1.0f, 1.25f, 1.5f, 2.0f, 2.5f, 3.0f}) {
+        const std::string label = strf("%g×", fs);
+        if (ImGui::MenuItem(label.c_str(), nullptr, std::abs(app.font_scale - fs) < 1e-3f)) app.set_font_scale(fs);
+      }
+      ImGui::Separator();
+      if (ImGui::MenuItem("Larger", "Ctrl+=")) app.bigger_font();
+      if (ImGui::MenuItem("Smaller", "Ctrl+−")) app.smaller_font();
+      ImGui::EndMenu();
+    }
+    if (ImGui::MenuItem("Presentation mode", "P / F5", app.presenting)) app.presenting = !app.presenting;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Labs")) {
@@ -119,6 +153,36 @@ void draw_menu_bar(AppState& app, bool* quit) {
     ImGui::EndMenu();
   }
   ImGui::EndMainMenuBar();
+}
+
+// Presentation mode: the view large on the left, the explanation over the pseudocode on the
+// right, and one line at the bottom with the step counter and the keys. No menu, no controls.
+void draw_presentation(AppState& app, const PanelRect& all) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float line = ImGui::GetFrameHeight() + st.WindowPadding.y * 2;
+  const float h = all.size.y - line;
+  const float right = std::clamp(all.size.x * 0.3f, 260 * app.ui_scale, all.size.x * 0.4f);
+  const float left = all.size.x - right;
+  const ImVec2 o = all.pos;
+  draw_view_panel(app, {o, ImVec2(left, h)});
+  draw_explanation_panel(app, {ImVec2(o.x + left, o.y), ImVec2(right, h * 0.45f)});
+  draw_pseudocode_panel(app, {ImVec2(o.x + left, o.y + h * 0.45f), ImVec2(right, h * 0.55f)});
+  begin_panel("##presentation-counter", {ImVec2(o.x, o.y + h), ImVec2(all.size.x, line)}, nullptr,
+              ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoInputs);
+  const Timeline& tl = app.active_timeline();
+  const Recording& rec = *app.played.rec;
+  std::string counter = tl.empty() ? "no steps" : tl.position_text();
+  if (!tl.empty() && tl.pass() >= 1 && tl.pass() <= rec.pass_count() && app.tab != Tab::compare)
+    counter += "  ·  " + rec.pass_names[static_cast<std::size_t>(tl.pass() - 1)];
+  if (tl.playing()) counter += "  ▶";
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(counter.c_str());
+  const char* keys = "→ / PgDn next   ← / PgUp back   Space play   Esc leave";
+  ImGui::SameLine();
+  ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX() + 20 * app.ui_scale,
+                                ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(keys).x));
+  ImGui::TextDisabled("%s", keys);
+  ImGui::End();
 }
 
 }  // namespace
@@ -171,6 +235,11 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
     return;
   }
 
+  if (app.presenting) {
+    if (opt.keyboard) handle_shortcuts(app);
+    draw_presentation(app, PanelRect{vp->Pos, vp->Size});
+    return;
+  }
   bool quit = false;
   draw_menu_bar(app, &quit);
   if (quit) app.quit_requested = true;

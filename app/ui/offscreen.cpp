@@ -143,7 +143,7 @@ bool OffscreenRenderer::render(AppState& app, const RenderOptions& opt, Image& o
   }
   error_.clear();
   // The user's font scale is in window units, so it multiplies the picture's pixels per unit.
-  const float ui = s * std::clamp(app.font_scale, 0.5f, 4.0f);
+  const float ui = s * std::clamp(app.font_scale, 0.5f, 4.0f) * (app.presenting ? kPresentationScale : 1.0f);
   if (!prepare(ui, app.theme, w, h)) return false;
 
   const float keep_scale = app.ui_scale;

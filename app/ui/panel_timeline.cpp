@@ -141,9 +141,14 @@ const std::vector<Shortcut>& shortcuts() {
       {"Home  /  End", "first / last step"},
       {"+  /  −", "play faster / slower"},
       {"↓  /  ↑", "next / previous lesson"},
+      {"PgDn  /  PgUp", "next / previous step (presentation clickers)"},
+      {"P  or  F5", "presentation mode: full screen, large, no controls"},
+      {"Ctrl+O  /  Ctrl+S", "open / save a scenario file (Ctrl+Shift+S: save as)"},
+      {"Ctrl+E", "export a picture, an animation or the recording"},
+      {"Ctrl+=  /  Ctrl+−  /  Ctrl+0", "larger / smaller / normal font"},
       {"F1", "show or hide this list"},
       {"Ctrl+Q", "quit"},
-      {"Esc", "close this list"},
+      {"Esc", "close this list, leave presentation mode"},
   };
   return kShortcuts;
 }
@@ -151,16 +156,33 @@ const std::vector<Shortcut>& shortcuts() {
 void handle_shortcuts(AppState& app) {
   ImGuiIO& io = ImGui::GetIO();
   if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) app.panels.shortcuts = !app.panels.shortcuts;
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) app.panels.shortcuts = false;
-  if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q, false)) app.quit_requested = true;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) {
+    if (!app.panels.shortcuts && !io.WantTextInput) app.presenting = false;
+    app.panels.shortcuts = false;
+  }
+  if (ImGui::IsKeyPressed(GLFW_KEY_F5, false)) app.presenting = !app.presenting;
+  if (io.KeyCtrl) {
+    if (ImGui::IsKeyPressed(GLFW_KEY_Q, false)) app.quit_requested = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_O, false)) app.requests.open = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) (io.KeyShift ? app.requests.save_as : app.requests.save) = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_E, false)) app.requests.export_dialog = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD, false)) app.bigger_font();
+    if (ImGui::IsKeyPressed(GLFW_KEY_MINUS, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT, false))
+      app.smaller_font();
+    if (ImGui::IsKeyPressed(GLFW_KEY_0, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_0, false)) app.set_font_scale(1.0f);
+    return;  // Ctrl+key is never a playback key
+  }
   // Typing into a field must not move the playhead.
   if (io.WantTextInput) return;
+  if (ImGui::IsKeyPressed(GLFW_KEY_P, false)) app.presenting = !app.presenting;
   Timeline& tl = app.active_timeline();
   auto pressed = [](ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k), true); };
   bool moved = false;
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space), false)) tl.toggle_play();
   if (pressed(ImGuiKey_RightArrow)) moved |= io.KeyShift ? tl.next_pass() : tl.step(1);
   if (pressed(ImGuiKey_LeftArrow)) moved |= io.KeyShift ? tl.prev_pass() : tl.step(-1);
+  if (pressed(ImGuiKey_PageDown)) moved |= tl.step(1);
+  if (pressed(ImGuiKey_PageUp)) moved |= tl.step(-1);
   if (pressed(ImGuiKey_Home)) moved |= tl.first();
   if (pressed(ImGuiKey_End)) moved |= tl.last();
   for (ImWchar c : io.InputQueueCharacters) {

@@ -1,6 +1,7 @@
 // The central area: a tab bar with the lesson's own view (vector, chunked or matrix view, and
 // the lab that belongs to the lesson), Compare, and the two labs; and the memory window.
 #include "app/ui/panels.h"
+#include "app/ui/style.h"
 #include "app/ui/widgets.h"
 
 namespace flashstep::ui {
@@ -41,8 +42,44 @@ void draw_lesson_view(AppState& app) {
   draw_recording_view(vi, app.vector_view, app.matrix_view, app.chunked_view);
 }
 
+namespace {
+
+// Presentation mode: the shown tab's content without the tab bar and toolbars, under the
+// lesson's title in the large font.
+void draw_presented_view(AppState& app) {
+  ImGui::PushFont(font(FontRole::large));
+  ImGui::TextUnformatted(app.current_lesson().title.c_str());
+  ImGui::PopFont();
+  ImGui::BeginChild("presented-view");
+  switch (app.tab) {
+    case Tab::lesson:
+    case Tab::steps: {
+      VectorViewOptions vector = app.vector_view;
+      MatrixViewOptions matrix = app.matrix_view;
+      ChunkedViewOptions chunked = app.chunked_view;
+      vector.show_toolbar = matrix.show_toolbar = chunked.show_toolbar = false;
+      draw_recording_view(app.view_input(), vector, matrix, chunked);
+      app.matrix_view.followed_step = matrix.followed_step;
+      break;
+    }
+    case Tab::compare: draw_compare(app); break;
+    case Tab::overflow_lab: draw_overflow_lab(app.overflow_lab, app.ui_scale); break;
+    case Tab::scale_lab: draw_scale_lab(app.scale_lab, app.ui_scale); break;
+    case Tab::measure: draw_measure_lab(app.measure_lab, app.ui_scale); break;
+  }
+  ImGui::EndChild();
+}
+
+}  // namespace
+
 void draw_view_panel(AppState& app, const PanelRect& r) {
   if (!begin_panel("View", r, &app.panels.view, ImGuiWindowFlags_NoTitleBar)) {
+    ImGui::End();
+    return;
+  }
+  if (app.presenting) {
+    draw_presented_view(app);
+    app.tab_changed = false;
     ImGui::End();
     return;
   }

@@ -15,6 +15,8 @@ namespace flashstep::ui {
 enum class FontRole { ui, large, mono };
 
 inline constexpr float kBaseFontSize = 17.0f;
+// Presentation mode multiplies every size by this on top of the user's font scale.
+inline constexpr float kPresentationScale = 1.5f;
 
 // Adds the three fonts to the current context's atlas at `scale` (DejaVu Sans and Sans Mono
 // with the glyphs the lessons use: subscripts, −, √, ∑, ≈, arrows; ImGui's own as fallback).

@@ -6,6 +6,7 @@
 #include "app/ui/app_state.h"
 #include "app/ui/frame.h"
 #include "app/ui/style.h"
+#include "app/ui/widgets.h"
 
 #include <doctest/doctest.h>
 #include <imgui.h>
@@ -41,6 +42,8 @@ struct Headless {
     io.KeyMap[ImGuiKey_End] = GLFW_KEY_END;
     io.KeyMap[ImGuiKey_Space] = GLFW_KEY_SPACE;
     io.KeyMap[ImGuiKey_Escape] = GLFW_KEY_ESCAPE;
+    io.KeyMap[ImGuiKey_PageUp] = GLFW_KEY_PAGE_UP;
+    io.KeyMap[ImGuiKey_PageDown] = GLFW_KEY_PAGE_DOWN;
   }
   ~Headless() { ImGui::DestroyContext(ctx); }
 
@@ -50,15 +53,22 @@ struct Headless {
     draw_frame(app, opt);
     ImGui::Render();
   }
-  // One frame with `key` down (and shift as given), then one with it up.
-  void press(AppState& app, int key, bool shift = false) {
+  // One frame with `key` down (and shift / ctrl as given), then one with it up.
+  void press(AppState& app, int key, bool shift = false, bool ctrl = false) {
     ImGuiIO& io = ImGui::GetIO();
     io.KeyShift = shift;
+    io.KeyCtrl = ctrl;
     io.KeysDown[key] = true;
     frame(app);
     io.KeysDown[key] = false;
     io.KeyShift = false;
+    io.KeyCtrl = false;
     frame(app);
+  }
+  // Whether a window of that name was drawn in the last frame.
+  static bool drawn(const char* name) {
+    const ImGuiWindow* w = ImGui::FindWindowByName(name);
+    return w && w->Active;
   }
   void type(AppState& app, ImWchar c) {
     ImGui::GetIO().AddInputCharacter(c);
@@ -219,4 +229,90 @@ TEST_CASE("frames: clicking the scrubber moves the playhead there") {
   CHECK(app.timeline.playhead() == doctest::Approx(0.75 * n).epsilon(0.05));
   CHECK(app.played.cursor->position() == app.timeline.playhead());
   io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+}
+
+TEST_CASE("presentation mode: P and F5 toggle it, Esc leaves, PgDn/PgUp and arrows step, no menu or controls") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  app.open_lesson("online");
+  h.frame(app);
+  CHECK(Headless::drawn("##MainMenuBar"));
+  CHECK(Headless::drawn("Inputs"));
+  h.press(app, GLFW_KEY_P);
+  REQUIRE(app.presenting);
+  h.frame(app);
+  CHECK_FALSE(Headless::drawn("##MainMenuBar"));
+  CHECK_FALSE(Headless::drawn("Inputs"));
+  CHECK_FALSE(Headless::drawn("Timeline"));
+  CHECK(Headless::drawn("##presentation-counter"));
+  CHECK(Headless::drawn("View"));
+  const int k = app.timeline.playhead();
+  h.press(app, GLFW_KEY_PAGE_DOWN);
+  CHECK(app.timeline.playhead() == k + 1);
+  h.press(app, GLFW_KEY_RIGHT);
+  CHECK(app.timeline.playhead() == k + 2);
+  h.press(app, GLFW_KEY_PAGE_UP);
+  CHECK(app.timeline.playhead() == k + 1);
+  CHECK(app.played.cursor->position() == k + 1);
+  h.press(app, GLFW_KEY_ESCAPE);
+  CHECK_FALSE(app.presenting);
+  h.press(app, GLFW_KEY_F5);
+  CHECK(app.presenting);
+  h.press(app, GLFW_KEY_F5);
+  CHECK_FALSE(app.presenting);
+  h.frame(app);
+  CHECK(Headless::drawn("##MainMenuBar"));
+}
+
+TEST_CASE("Ctrl shortcuts ask for open, save, save as and export, and change the font size, not the speed") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  app.open_lesson("safe");
+  const double speed = app.timeline.speed();
+  h.press(app, GLFW_KEY_O, false, true);
+  CHECK(app.requests.open);
+  h.press(app, GLFW_KEY_S, false, true);
+  CHECK(app.requests.save);
+  CHECK_FALSE(app.requests.save_as);
+  h.press(app, GLFW_KEY_S, true, true);
+  CHECK(app.requests.save_as);
+  h.press(app, GLFW_KEY_E, false, true);
+  CHECK(app.requests.export_dialog);
+  CHECK(app.font_scale == 1.0f);
+  h.press(app, GLFW_KEY_EQUAL, false, true);
+  CHECK(app.font_scale == 1.25f);
+  h.press(app, GLFW_KEY_EQUAL, false, true);
+  CHECK(app.font_scale == 1.5f);
+  h.press(app, GLFW_KEY_MINUS, false, true);
+  CHECK(app.font_scale == 1.25f);
+  h.press(app, GLFW_KEY_0, false, true);
+  CHECK(app.font_scale == 1.0f);
+  for (int i = 0; i < 20; ++i) app.bigger_font();
+  CHECK(app.font_scale == 3.0f);
+  for (int i = 0; i < 20; ++i) app.smaller_font();
+  CHECK(app.font_scale == 1.0f);
+  CHECK(app.timeline.speed() == speed);
+  CHECK_FALSE(app.presenting);  // Ctrl+P is not P
+}
+
+TEST_CASE("every theme draws every lesson, and set_theme switches the palette") {
+  Headless h;
+  for (Theme t : {Theme::dark, Theme::light, Theme::projector}) {
+    CAPTURE(theme_name(t));
+    CHECK(parse_theme(theme_name(t)) == t);
+    apply_style(1.0f, t);
+    AppState app;
+    app.background_allowed = false;
+    app.set_theme(t);
+    CHECK(app.palette.light == (t == Theme::light));
+    CHECK(app.palette.text == palette_for(t).text);
+    for (const Lesson& l : lessons()) {
+      app.open_lesson(l.id);
+      h.frame(app);
+    }
+  }
+  CHECK_FALSE(parse_theme("blue"));
+  apply_style(1.0f);
 }
