@@ -1,0 +1,215 @@
+// Scenario files in the window: what is saved comes back as the same Recording, playhead, lesson
+// and layout; a file that cannot be used is refused with a message and the work stays open.
+#include "app/files.h"
+#include "app/ui/app_state.h"
+#include "app/ui/document.h"
+#include "core/lessons.h"
+#include "core/report.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <unistd.h>
+
+using namespace flashstep;
+using namespace flashstep::ui;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("flashstep-doc-" + std::to_string(getpid()) + "-" +
+                                         std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string file(const char* name) const { return (path / name).string(); }
+};
+
+void write(const std::string& path, const std::string& text) { REQUIRE(write_file_atomic(path, text).empty()); }
+
+// Bitwise: every output entry and every final m, l, NaN equal to NaN.
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+void check_same_recording(const Recording& a, const Recording& b) {
+  REQUIRE(a.step_count() == b.step_count());
+  REQUIRE(a.output.rows() == b.output.rows());
+  REQUIRE(a.output.cols() == b.output.cols());
+  for (Eigen::Index i = 0; i < a.output.rows(); ++i)
+    for (Eigen::Index j = 0; j < a.output.cols(); ++j) CHECK(same_bits(a.output(i, j), b.output(i, j)));
+  REQUIRE(a.m.size() == b.m.size());
+  for (std::size_t i = 0; i < a.m.size(); ++i) CHECK(same_bits(a.m[i], b.m[i]));
+  for (std::size_t i = 0; i < a.l.size(); ++i) CHECK(same_bits(a.l[i], b.l[i]));
+  // Every step's label, text and counters as `flashstep run` writes them.
+  CHECK(recording_json(a, true, true).dump() == recording_json(b, true, true).dump());
+}
+
+// A window's state that records on the calling thread, so every recording is there at once.
+struct Fresh : AppState {
+  Fresh() { background_allowed = false; }
+};
+
+}  // namespace
+
+TEST_CASE("document: every lesson saved mid-way and opened in a fresh window gives the same recording and playhead") {
+  TempDir dir;
+  for (const Lesson& l : lessons()) {
+    CAPTURE(l.id);
+    Fresh a;
+    a.open_lesson(l.id);
+    // Change the preset so the file has to carry the change.
+    if (is_attention(a.inputs.algorithm)) {
+      a.inputs.N = 10;
+      a.inputs.seed = 42;
+      a.inputs.causal = true;
+    } else {
+      edit_vector_text(a.inputs, "1.5, -2, 7, 0.25, 3");
+      a.inputs.precision = Precision::bf16;
+    }
+    a.inputs_changed();
+    REQUIRE(a.input_error.empty());
+    a.seek(a.timeline.count() / 2);
+    a.panels.memory = false;
+    a.panels.log = true;
+    const std::string path = dir.file((l.id + ".json").c_str());
+    REQUIRE(save_document(a, path));
+    CHECK(a.document_path == path);
+
+    Fresh b;
+    REQUIRE(open_document(b, path));
+    CHECK(b.status_severity == Severity::info);
+    CHECK(b.current_lesson().id == l.id);
+    CHECK(b.timeline.playhead() == a.timeline.playhead());
+    CHECK(b.played.cursor->position() == a.played.cursor->position());
+    CHECK(b.tab == a.tab);
+    CHECK_FALSE(b.panels.memory);
+    CHECK(b.panels.log);
+    CHECK(b.compare.a == a.compare.a);
+    CHECK(b.compare.b == a.compare.b);
+    check_same_recording(*a.played.rec, *b.played.rec);
+    CHECK(b.recent_files.front() == fs::absolute(path).lexically_normal().string());
+  }
+}
+
+TEST_CASE("document: explicit Q, K, V in a scenario file are used as they are and saved again") {
+  TempDir dir;
+  const std::string path = dir.file("qkv.json");
+  write(path, R"({"flashstep_scenario": 1, "lesson": "attn-naive", "playhead": 3,
+    "scenario": {"algorithm": "attn-naive",
+      "q": [[1, 0], [0, 1], [1, 1]], "k": [[1, 0], [0, 1], [2, 0]], "v": [[1, 2], [3, 4], [5, 6]]}})");
+  Fresh app;
+  REQUIRE(open_document(app, path));
+  const Recording& rec = *app.played.rec;
+  REQUIRE(rec.output.rows() == 3);
+  REQUIRE(rec.output.cols() == 2);
+  CHECK(app.timeline.playhead() == 3);
+  // Row 0 by hand: scores q0·k = (1, 0, 2), softmax, times V.
+  const long double s[3] = {1, 0, 2};
+  long double den = 0, o[2] = {0, 0};
+  const long double v[3][2] = {{1, 2}, {3, 4}, {5, 6}};
+  for (int j = 0; j < 3; ++j) den += std::exp(s[j] - 2);
+  for (int j = 0; j < 3; ++j)
+    for (int c = 0; c < 2; ++c) o[c] += std::exp(s[j] - 2) / den * v[j][c];
+  CHECK(rec.output(0, 0) == doctest::Approx(static_cast<double>(o[0])).epsilon(1e-6));
+  CHECK(rec.output(0, 1) == doctest::Approx(static_cast<double>(o[1])).epsilon(1e-6));
+
+  const std::string again = dir.file("again.json");
+  REQUIRE(save_document(app, again));
+  Fresh b;
+  REQUIRE(open_document(b, again));
+  CHECK(b.inputs.q == app.inputs.q);
+  check_same_recording(rec, *b.played.rec);
+}
+
+TEST_CASE("document: a file that cannot be used is refused with a message and the current work stays open") {
+  TempDir dir;
+  struct Bad {
+    const char* name;
+    const char* text;
+    const char* says;  // part of the message
+  };
+  const Bad bad[] = {
+      {"not-json.json", "{ this is not json", "not JSON"},
+      {"newer.json", R"({"flashstep_scenario": 99, "scenario": {}})", "newer"},
+      {"lesson.json", R"({"flashstep_scenario": 1, "lesson": "no-such-lesson", "scenario": {}})", "no-such-lesson"},
+      {"field.json", R"({"flashstep_scenario": 1, "scenario": {"n": "eight"}})", "\"n\""},
+      {"too-big.json", R"({"flashstep_scenario": 1, "scenario": {"algorithm": "attn-tiled", "n": 100000, "d": 64}})",
+       "N = 100000"},
+      {"layout.json", R"({"flashstep_scenario": 1, "scenario": {}, "layout": {"tab": "nowhere"}})", "layout.tab"},
+      {"panels.json", R"({"flashstep_scenario": 1, "scenario": {}, "layout": {"panels": {"view": 3}}})",
+       "layout.panels.view"},
+      {"empty.json", "", "empty"},
+  };
+  Fresh app;
+  app.open_lesson("attn-tiled");
+  app.inputs.N = 9;
+  app.inputs_changed();
+  app.seek(5);
+  app.panels.log = true;
+  const auto rec_before = app.played.rec;
+  const Scenario scenario_before = app.scenario;
+  for (const Bad& b : bad) {
+    CAPTURE(std::string(b.name));
+    CAPTURE(app.status);
+    const std::string path = dir.file(b.name);
+    write(path, b.text);
+    CHECK_FALSE(open_document(app, path));
+    CHECK(app.status_severity == Severity::error);
+    CHECK(app.status.find(b.name) != std::string::npos);
+    CHECK(app.status.find(b.says) != std::string::npos);
+    CHECK(app.status.find("current work stays open") != std::string::npos);
+    CHECK(app.played.rec == rec_before);
+    CHECK(app.timeline.playhead() == 5);
+    CHECK(app.current_lesson().id == "attn-tiled");
+    CHECK(app.inputs.N == 9);
+    CHECK(app.panels.log);
+    CHECK(app.document_path.empty());
+  }
+  CHECK_FALSE(open_document(app, dir.file("missing.json")));
+  CHECK(app.status.find("missing.json") != std::string::npos);
+  CHECK(app.played.rec == rec_before);
+  CHECK(app.recent_files.empty());
+}
+
+TEST_CASE("document: saving to a folder that is not there says so and changes nothing") {
+  Fresh app;
+  app.open_lesson("online");
+  CHECK_FALSE(save_document(app, "/nonexistent-folder/x.json"));
+  CHECK(app.status_severity == Severity::error);
+  CHECK(app.status.find("/nonexistent-folder/x.json") != std::string::npos);
+  CHECK(app.document_path.empty());
+  CHECK(app.recent_files.empty());
+}
+
+TEST_CASE("document: a bare scenario (as `flashstep run` takes) opens in the first lesson of its algorithm") {
+  TempDir dir;
+  const std::string path = dir.file("bare.json");
+  write(path, R"({"algorithm": "safe", "input": [[1000, 2000, 3000]], "precision": "fp16"})");
+  Fresh app;
+  app.open_lesson("attn-tiled");
+  REQUIRE(open_document(app, path));
+  CHECK(app.inputs.algorithm == Algorithm::safe);
+  CHECK(app.current_lesson().scenario.algorithm == Algorithm::safe);
+  CHECK(app.inputs.x == std::vector<std::vector<double>>{{1000, 2000, 3000}});
+  CHECK(app.timeline.playhead() == 0);
+}
+
+TEST_CASE("document: recent files are absolute, most recent first, without duplicates, at most ten") {
+  std::vector<std::string> recent;
+  for (int i = 0; i < 14; ++i) add_recent(recent, "/tmp/s" + std::to_string(i) + ".json");
+  CHECK(recent.size() == kMaxRecentFiles);
+  CHECK(recent.front() == "/tmp/s13.json");
+  add_recent(recent, "/tmp/./s10.json");
+  CHECK(recent.front() == "/tmp/s10.json");
+  CHECK(std::count(recent.begin(), recent.end(), "/tmp/s10.json") == 1);
+  CHECK(recent.size() == kMaxRecentFiles);
+  add_recent(recent, "relative.json");
+  CHECK(fs::path(recent.front()).is_absolute());
+}
