@@ -6,8 +6,12 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
+#include "app/files.h"
+#include "app/settings.h"
 #include "app/ui/app_state.h"
 #include "app/ui/document.h"
+#include "app/ui/file_dialog.h"
+#include "core/scenario_json.h"
 #include "app/ui/frame.h"
 #include "app/ui/style.h"
 #include "gpu/gpu_engine.h"
@@ -20,6 +24,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -133,6 +138,49 @@ struct StyleState {
   }
 };
 
+// The last session's scenario, put back at start-up. Not open_document(): the file is ours, so it
+// must not become the document or a recent file.
+void restore_last(ui::AppState& app, const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return;
+  std::string text, error;
+  if (!read_file(path, text, error)) {
+    app.note(ui::Severity::warning, "The last session was not restored: " + error);
+    return;
+  }
+  try {
+    if (!ui::apply_document(app, parse_document(text), error))
+      app.note(ui::Severity::warning, "The last session was not restored: " + error);
+  } catch (const InputError& e) {
+    app.note(ui::Severity::warning, std::string("The last session was not restored: ") + e.what());
+  }
+}
+
+// File ▸ Open / Save / Save as and the keys: the dialog, or a save straight to the open document.
+void serve_file_requests(ui::AppState& app, ui::FileDialog& dialog, Settings& settings) {
+  namespace fs = std::filesystem;
+  ui::AppState::Requests& q = app.requests;
+  const std::string folder =
+      app.document_path.empty() ? settings.last_folder : fs::path(app.document_path).parent_path().string();
+  if (!dialog.is_open()) {
+    if (q.open) {
+      dialog.open(ui::FileDialog::Mode::open, "Open scenario", folder, "", ".json", app.recent_files);
+    } else if (q.save && !app.document_path.empty()) {
+      ui::save_document(app, app.document_path);
+    } else if (q.save || q.save_as) {
+      const std::string name = app.document_path.empty() ? app.current_lesson().id + ".json"
+                                                         : fs::path(app.document_path).filename().string();
+      dialog.open(ui::FileDialog::Mode::save, "Save scenario as", folder, name, ".json", app.recent_files);
+    }
+  }
+  q.open = q.save = q.save_as = false;
+  if (dialog.draw()) {
+    settings.last_folder = dialog.folder();
+    if (dialog.mode() == ui::FileDialog::Mode::open) ui::open_document(app, dialog.path());
+    else ui::save_document(app, dialog.path());
+  }
+}
+
 double now_ms() {
   using namespace std::chrono;
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
@@ -142,6 +190,13 @@ double now_ms() {
 
 int run_gui(const GuiOptions& opt) {
   glfwSetErrorCallback(glfw_error);
+  // Settings from the last run; benchmarks leave them alone so their figures are reproducible.
+  const bool bench = opt.bench_frames > 0;
+  const std::string config = bench ? "" : config_dir();
+  std::vector<std::string> notices;
+  Settings settings = config.empty() ? Settings{} : load_settings(settings_path(config), notices);
+  const int width = opt.size_given ? opt.width : settings.window_width;
+  const int height = opt.size_given ? opt.height : settings.window_height;
   if (!glfwInit()) {
     std::fprintf(stderr, "flashstep: cannot open a window (no display?); `flashstep run` works without one\n");
     return 2;
@@ -154,7 +209,8 @@ int run_gui(const GuiOptions& opt) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, v[1]);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-    window = glfwCreateWindow(std::max(opt.width, 320), std::max(opt.height, 240), "FlashStep", nullptr, nullptr);
+    glfwWindowHint(GLFW_MAXIMIZED, settings.maximized && !opt.size_given ? GLFW_TRUE : GLFW_FALSE);
+    window = glfwCreateWindow(std::max(width, 320), std::max(height, 240), "FlashStep", nullptr, nullptr);
     if (window) break;
   }
   if (!window) {
@@ -163,7 +219,6 @@ int run_gui(const GuiOptions& opt) {
     return 2;
   }
   glfwMakeContextCurrent(window);
-  const bool bench = opt.bench_frames > 0;
   glfwSwapInterval(bench ? 0 : 1);
 
   // High-DPI screens report a content scale above 1: fonts and sizes follow it.
@@ -201,8 +256,14 @@ int run_gui(const GuiOptions& opt) {
     auto app = std::make_unique<ui::AppState>();
     if (!gpu_note.empty()) app->note(ui::Severity::warning, gpu_note);
     if (!app->open_lesson(opt.lesson)) app->open_lesson(0);
+    app->set_theme(settings.theme);
+    app->set_font_scale(settings.font_scale);
+    app->recent_files = settings.recent_files;
+    for (const std::string& n : notices) app->note(ui::Severity::warning, n);
+    if (!config.empty() && opt.lesson.empty() && settings.restore_last) restore_last(*app, last_scenario_path(config));
     StyleState style;
     FullScreen full_screen;
+    ui::FileDialog dialog;
     if (bench) bench_setup(*app, opt);
 
     FrameStats stats;
@@ -242,6 +303,7 @@ int run_gui(const GuiOptions& opt) {
       ImGui_ImplGlfw_NewFrame();
       ImGui::NewFrame();
       ui::draw_frame(*app);
+      serve_file_requests(*app, dialog, settings);
       ImGui::Render();
       const double draw_end = now_ms();
       int w, h;
@@ -280,6 +342,22 @@ int run_gui(const GuiOptions& opt) {
     }
     if (bench) stats.print(*app, opt, reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
     app->cancel_recording();
+    if (!config.empty()) {
+      settings.theme = app->theme;
+      settings.font_scale = app->font_scale;
+      settings.recent_files = app->recent_files;
+      settings.maximized = glfwGetWindowAttrib(window, GLFW_MAXIMIZED) == GLFW_TRUE;
+      if (full_screen.on) {
+        settings.window_width = full_screen.w;
+        settings.window_height = full_screen.h;
+      } else if (!settings.maximized) {
+        glfwGetWindowSize(window, &settings.window_width, &settings.window_height);
+      }
+      std::string err = save_settings(settings_path(config), settings);
+      if (err.empty())
+        err = write_file_atomic(last_scenario_path(config), document_to_json(ui::make_document(*app)).dump(2) + "\n");
+      if (!err.empty()) std::fprintf(stderr, "flashstep: settings not saved: %s\n", err.c_str());
+    }
   }
   ui::set_gpu_backend({});
   engine.reset();

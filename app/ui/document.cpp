@@ -1,10 +1,10 @@
 #include "app/ui/document.h"
 
 #include "app/files.h"
+#include "app/settings.h"
 #include "core/lessons.h"
 
 #include <algorithm>
-#include <filesystem>
 
 namespace flashstep::ui {
 
@@ -147,15 +147,6 @@ bool apply_document(AppState& app, const ScenarioDocument& doc, std::string& err
   if (doc.backend == "gpu" && !gpu)
     app.note(Severity::warning, "The scenario asks for the GPU backend, which is not available here: it runs on the CPU.");
   return true;
-}
-
-void add_recent(std::vector<std::string>& recent, const std::string& path) {
-  std::error_code ec;
-  std::string full = std::filesystem::absolute(path, ec).lexically_normal().string();
-  if (ec || full.empty()) full = path;
-  recent.erase(std::remove(recent.begin(), recent.end(), full), recent.end());
-  recent.insert(recent.begin(), full);
-  if (recent.size() > kMaxRecentFiles) recent.resize(kMaxRecentFiles);
 }
 
 namespace {

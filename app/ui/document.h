@@ -25,12 +25,8 @@ bool apply_document(AppState& app, const ScenarioDocument& doc, std::string& err
 
 // File versions: they note what happened in the status bar and the log. save_document writes
 // atomically; open_document reads, parses and applies. On success the file becomes
-// app.document_path and the first of app.recent_files.
+// app.document_path and the first of app.recent_files (add_recent, app/settings.h).
 bool save_document(AppState& app, const std::string& path);
 bool open_document(AppState& app, const std::string& path);
-
-// Puts `path` (made absolute) first in `recent`, without duplicates, at most kMaxRecentFiles.
-inline constexpr std::size_t kMaxRecentFiles = 10;
-void add_recent(std::vector<std::string>& recent, const std::string& path);
 
 }  // namespace flashstep::ui

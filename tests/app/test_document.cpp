@@ -200,16 +200,3 @@ TEST_CASE("document: a bare scenario (as `flashstep run` takes) opens in the fir
   CHECK(app.inputs.x == std::vector<std::vector<double>>{{1000, 2000, 3000}});
   CHECK(app.timeline.playhead() == 0);
 }
-
-TEST_CASE("document: recent files are absolute, most recent first, without duplicates, at most ten") {
-  std::vector<std::string> recent;
-  for (int i = 0; i < 14; ++i) add_recent(recent, "/tmp/s" + std::to_string(i) + ".json");
-  CHECK(recent.size() == kMaxRecentFiles);
-  CHECK(recent.front() == "/tmp/s13.json");
-  add_recent(recent, "/tmp/./s10.json");
-  CHECK(recent.front() == "/tmp/s10.json");
-  CHECK(std::count(recent.begin(), recent.end(), "/tmp/s10.json") == 1);
-  CHECK(recent.size() == kMaxRecentFiles);
-  add_recent(recent, "relative.json");
-  CHECK(fs::path(recent.front()).is_absolute());
-}

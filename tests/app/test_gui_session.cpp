@@ -1,0 +1,117 @@
+// The window between runs, as a user meets it: settings and the last scenario are written at
+// quit and read at start-up; a broken settings or last-scenario file never stops the window.
+// Runs the real executable in a config folder of its own (needs a display: Xvfb in the suite).
+#include "app/files.h"
+#include "core/report.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using flashstep::Json;
+
+namespace {
+
+struct ConfigHome {
+  fs::path root;
+  ConfigHome() {
+    root = fs::temp_directory_path() / ("flashstep-session-" + std::to_string(getpid()) + "-" +
+                                         std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+    fs::create_directories(root);
+  }
+  ~ConfigHome() {
+    std::error_code ec;
+    fs::remove_all(root, ec);
+  }
+  fs::path dir() const { return root / "flashstep"; }
+  // Runs the window for a few frames with XDG_CONFIG_HOME here; returns the exit status.
+  int run(const std::string& args) const {
+    const std::string cmd = "XDG_CONFIG_HOME='" + root.string() + "' " + FLASHSTEP_EXE + " --quit-after 3 " +
+                            args + " >/dev/null 2>&1";
+    const int st = std::system(cmd.c_str());
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  }
+  Json read(const char* name) const {
+    std::string text, error;
+    REQUIRE(flashstep::read_file((dir() / name).string(), text, error));
+    const Json j = Json::parse(text, nullptr, false);
+    REQUIRE_FALSE(j.is_discarded());
+    return j;
+  }
+  void write(const char* name, const std::string& text) const {
+    fs::create_directories(dir());
+    REQUIRE(flashstep::write_file_atomic((dir() / name).string(), text).empty());
+  }
+};
+
+bool have_display() { return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY"); }
+
+}  // namespace
+
+TEST_CASE("quitting writes the settings and the last scenario, and the next start restores them") {
+  if (!have_display()) return;
+  ConfigHome home;
+  REQUIRE(home.run("--lesson attn-tiled") == 0);
+  const Json first = home.read("settings.json");
+  CHECK(first["version"] == 1);
+  CHECK(first["theme"] == "dark");
+  CHECK(home.read("last-scenario.json")["lesson"] == "attn-tiled");
+
+  // A lecturer's choices from a previous run: light theme, large fonts, chunked softmax at step 3.
+  Json settings = first;
+  settings["theme"] = "light";
+  settings["font_scale"] = 2.0;
+  home.write("settings.json", settings.dump());
+  Json last = home.read("last-scenario.json");
+  last["lesson"] = "chunked";
+  last["playhead"] = 3;
+  last["scenario"] = {{"algorithm", "chunked"}, {"input", {{4, 1, 7, 2, 9, 3}}}, {"chunks", 3}};
+  home.write("last-scenario.json", last.dump());
+
+  REQUIRE(home.run("") == 0);  // no --lesson: the last scenario comes back
+  const Json after = home.read("last-scenario.json");
+  CHECK(after["lesson"] == "chunked");
+  CHECK(after["playhead"] == 3);
+  CHECK(after["scenario"]["chunks"] == 3);
+  CHECK(after["scenario"]["input"] == Json::array({Json::array({4, 1, 7, 2, 9, 3})}));
+  const Json kept = home.read("settings.json");
+  CHECK(kept["theme"] == "light");
+  CHECK(kept["font_scale"] == 2.0);
+
+  REQUIRE(home.run("--lesson online") == 0);  // --lesson wins over the last scenario
+  CHECK(home.read("last-scenario.json")["lesson"] == "online");
+}
+
+TEST_CASE("a corrupt settings file is moved aside and the window starts with the defaults") {
+  if (!have_display()) return;
+  ConfigHome home;
+  home.write("settings.json", "{\"theme\": \"light\", oops");
+  REQUIRE(home.run("") == 0);
+  int moved = 0;
+  for (const auto& e : fs::directory_iterator(home.dir())) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("settings.json.bad-", 0) != 0) continue;
+    ++moved;
+    std::string text, error;
+    REQUIRE(flashstep::read_file(e.path().string(), text, error));
+    CHECK(text == "{\"theme\": \"light\", oops");  // the user's bytes, untouched
+  }
+  CHECK(moved == 1);
+  CHECK(home.read("settings.json")["theme"] == "dark");
+}
+
+TEST_CASE("a last scenario that cannot be used leaves the first lesson open and is replaced at quit") {
+  if (!have_display()) return;
+  ConfigHome home;
+  home.write("last-scenario.json", R"({"flashstep_scenario": 1, "lesson": "no-such-lesson", "scenario": {}})");
+  REQUIRE(home.run("") == 0);
+  CHECK(home.read("last-scenario.json")["lesson"] == "naive");
+  home.write("last-scenario.json", "not json at all");
+  REQUIRE(home.run("") == 0);
+  CHECK(home.read("last-scenario.json")["lesson"] == "naive");
+}
