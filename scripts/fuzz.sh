@@ -10,10 +10,10 @@ seconds=${1:-60}
 build_dir=${FUZZ_BUILD_DIR:-build-fuzz}
 CXX=clang++ cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLASHSTEP_FUZZ=ON \
   -DFLASHSTEP_OPENMP=OFF -DFLASHSTEP_TESTS=OFF -DFLASHSTEP_BENCHMARKS=OFF >/dev/null
-cmake --build "$build_dir" -j "$(nproc)" --target fuzz_parse_rows fuzz_scenario
+cmake --build "$build_dir" -j "$(nproc)" --target fuzz_parse_rows fuzz_scenario fuzz_cli
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-for target in parse_rows scenario; do
+for target in parse_rows scenario cli; do
   mkdir -p "$scratch/$target"
   echo "fuzz: $target for ${seconds}s"
   "$build_dir/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -max_len=4096 -timeout=10 \

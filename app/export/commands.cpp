@@ -1,9 +1,13 @@
 #include "app/export/commands.h"
 
 #include "app/export/gif.h"
+#include "app/files.h"
+#include "app/ui/document.h"
 #include "app/ui/frame.h"
 #include "app/ui/offscreen.h"
+#include "app/ui/style.h"
 #include "core/lessons.h"
+#include "core/scenario_json.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -31,8 +35,13 @@ bool parse_step(const std::string& text, int& step) {
 
 // Checks what shot and gif share; returns "" or the problem.
 std::string check(const PictureOptions& o) {
-  if (o.lesson.empty()) return "--lesson is required; `flashstep lessons` lists them";
-  if (!find_lesson(o.lesson)) return "--lesson '" + o.lesson + "' is not a lesson; `flashstep lessons` lists them";
+  if (!o.lesson.empty() && !o.scenario.empty())
+    return "give --lesson ID or --scenario FILE, not both";
+  if (o.lesson.empty() && o.scenario.empty())
+    return "--lesson ID or --scenario FILE is required; `flashstep lessons` lists the lessons";
+  if (!o.lesson.empty() && !find_lesson(o.lesson))
+    return "--lesson '" + o.lesson + "' is not a lesson; `flashstep lessons` lists them";
+  if (!ui::parse_theme(o.theme)) return "--theme '" + o.theme + "': use " + ui::kThemeNames;
   if (!o.panel.empty() && !ui::is_panel_name(o.panel)) {
     std::string names;
     for (const auto& n : ui::panel_names()) names += (names.empty() ? "" : ", ") + n;
@@ -43,6 +52,32 @@ std::string check(const PictureOptions& o) {
   if (!(o.scale >= 0.25f && o.scale <= 8.0f)) return "--scale must be 0.25..8";
   if (o.out.empty()) return "--out FILE is required";
   return "";
+}
+
+// The state a picture is drawn from: the lesson's preset or the scenario file (lesson, inputs,
+// panels and playhead), in the asked theme, recorded on this thread. "" or the problem.
+std::string load(const PictureOptions& o, ui::AppState& app) {
+  app.background_allowed = false;
+  app.set_theme(*ui::parse_theme(o.theme));
+  if (o.scenario.empty()) {
+    app.open_lesson(o.lesson);
+    return "";
+  }
+  std::string text, error;
+  if (!read_file(o.scenario, text, error)) return "--scenario " + error;
+  ScenarioDocument doc;
+  try {
+    doc = parse_document(text);
+  } catch (const InputError& e) {
+    return o.scenario + ": " + e.what();
+  }
+  if (!ui::apply_document(app, doc, error)) return o.scenario + ": " + error;
+  return "";
+}
+
+// What the steps are named after in messages.
+std::string source(const PictureOptions& o) {
+  return o.scenario.empty() ? "lesson '" + o.lesson + "'" : o.scenario;
 }
 
 ui::RenderOptions render_options(const PictureOptions& o) {
@@ -60,14 +95,16 @@ ui::RenderOptions render_options(const PictureOptions& o) {
 int shot_command(const ShotOptions& o) {
   if (auto err = check(o); !err.empty()) return bad(err);
   int step = 0;
-  if (!parse_step(o.step, step)) return bad("--step '" + o.step + "': use a step number from 0, or last");
+  if (!o.step.empty() && !parse_step(o.step, step))
+    return bad("--step '" + o.step + "': use a step number from 0, or last");
+  ui::AppState app;
+  if (auto err = load(o, app); !err.empty()) return bad(err);
+  const int count = app.timeline.count();
+  if (o.step.empty()) step = app.timeline.playhead();  // 0, or the scenario file's playhead
+  if (step >= count)
+    return bad("--step " + o.step + ": " + source(o) + " has steps 0.." + std::to_string(count - 1));
   ui::OffscreenRenderer renderer;
   if (!renderer.ok()) return bad(renderer.error());
-  ui::AppState app;
-  app.background_allowed = false;
-  app.open_lesson(o.lesson);
-  const int count = app.timeline.count();
-  if (step >= count) return bad("--step " + o.step + ": lesson '" + o.lesson + "' has steps 0.." + std::to_string(count - 1));
   app.seek(step < 0 ? count - 1 : step);
   ui::Image img;
   if (!renderer.render(app, render_options(o), img)) return bad(renderer.error());
@@ -82,17 +119,15 @@ int gif_command(const GifOptions& o) {
   if (!parse_step(o.from, from)) return bad("--from '" + o.from + "': use a step number from 0, or last");
   if (!parse_step(o.to, to)) return bad("--to '" + o.to + "': use a step number from 0, or last");
   if (!(o.fps > 0 && o.fps <= 100)) return bad("--fps must be more than 0 and at most 100");
-  ui::OffscreenRenderer renderer;
-  if (!renderer.ok()) return bad(renderer.error());
   ui::AppState app;
-  app.background_allowed = false;
-  app.open_lesson(o.lesson);
+  if (auto err = load(o, app); !err.empty()) return bad(err);
   const int count = app.timeline.count();
   if (from < 0) from = count - 1;
   if (to < 0) to = count - 1;
-  if (from >= count || to >= count)
-    return bad("lesson '" + o.lesson + "' has steps 0.." + std::to_string(count - 1));
+  if (from >= count || to >= count) return bad(source(o) + " has steps 0.." + std::to_string(count - 1));
   if (from > to) return bad("--from " + o.from + " is after --to " + o.to);
+  ui::OffscreenRenderer renderer;
+  if (!renderer.ok()) return bad(renderer.error());
   const ui::RenderOptions ropt = render_options(o);
   const int w = static_cast<int>(static_cast<float>(o.width) * o.scale + 0.5f);
   const int h = static_cast<int>(static_cast<float>(o.height) * o.scale + 0.5f);

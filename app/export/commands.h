@@ -1,5 +1,5 @@
-// `flashstep shot` and `flashstep gif`: lessons rendered to image files without a visible
-// window (a display or Xvfb is still needed for the hidden OpenGL context).
+// `flashstep shot` and `flashstep gif`: a lesson or a scenario file rendered to image files
+// without a visible window (a display or Xvfb is still needed for the hidden OpenGL context).
 #pragma once
 
 #include <string>
@@ -7,7 +7,9 @@
 namespace flashstep {
 
 struct PictureOptions {
-  std::string lesson;           // lesson id
+  std::string lesson;           // lesson id; exactly one of lesson and scenario is given
+  std::string scenario;         // scenario file (as the window saves it)
+  std::string theme = "dark";   // dark, light or projector
   std::string panel;            // empty: the whole window
   int width = 1280, height = 800;
   float scale = 1.0f;           // the image is width·scale × height·scale pixels
@@ -16,7 +18,8 @@ struct PictureOptions {
 };
 
 struct ShotOptions : PictureOptions {
-  std::string step = "0";       // step index from 0, or "last"
+  std::string step;             // step index from 0, or "last"; empty: 0, or the
+                                // scenario file's playhead
 };
 
 struct GifOptions : PictureOptions {

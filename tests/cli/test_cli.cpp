@@ -170,7 +170,6 @@ TEST_CASE("bad input: exit 2 and one line naming the problem") {
       {"run --scenario /nonexistent/s.json", "/nonexistent/s.json"},
       {"run --scenario " FLASHSTEP_TEST_DATA "/not_json.txt", "not JSON"},
       {"run --algo safe --input '3,x,1'", "'x'"},
-      {"run --algo safe --input ''", "--algo"},  // empty input = no input: random; see below
       {"run --algo safe --input ';;'", "empty"},
       {"run --algo safe --n 0", "n = 0"},
       {"run --algo safe --n -3", "n = -3"},
@@ -196,9 +195,21 @@ TEST_CASE("bad input: exit 2 and one line naming the problem") {
       {"run --algo safe --memory-budget 0", "--memory-budget"},
       {"run --algo attn-online --n 400 --d 64 --memory-budget 64", "would need"},
       {"--lesson nope", "nope"},
+      {"run --algo safe --rows 0", "rows"},
+      {"run --algo safe --scale inf", "--scale 'inf'"},
+      {"run --algo attn-tiled --block-cols -2", "Bc"},
+      {"run --algo attn-tiled --sram -5", "sram"},
+      {"run --algo safe --compare cpu", "--compare 'cpu'"},
+      {"run --algo safe --compare cpu,tpu", "cpu,tpu"},
+      {"run --algo safe --memory-budget nan", "--memory-budget"},
+      {"run --scenario " FLASHSTEP_TEST_DATA "/scenarios/online_3251.json --algo quick", "quick"},
+      {"run --algo safe --frobnicate", "--frobnicate"},
+      {"run --algo safe --n 99999999999", "99999999999"},
+      {"shot --width abc --lesson online --out /tmp/x.png", "abc"},
+      {"--width 10", "--width"},
+      {"lessons extra", "extra"},
   };
   for (const Case& c : cases) {
-    if (std::string(c.args) == "run --algo safe --input ''") continue;
     CAPTURE(c.args);
     const Result r = invoke(c.args);
     CHECK(r.status == 2);

@@ -1,15 +1,18 @@
-// `flashstep shot` and `flashstep gif` run as a lecturer runs them: every lesson renders,
-// pictures have the asked size and content, and failures are one clear line. Needs a display
-// (./build.sh test provides Xvfb).
+// `flashstep shot` and `flashstep gif` run as a lecturer runs them: every lesson renders, a
+// scenario file renders what its lesson shows, pictures have the asked size, content and theme,
+// and failures are one clear line. Needs a display (./build.sh test provides Xvfb).
 #include "core/lessons.h"
+#include "core/scenario_json.h"
 
 #include <doctest/doctest.h>
 #include <gif_lib.h>
 #include <stb_image.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <set>
 #include <string>
 #include <sys/wait.h>
@@ -48,6 +51,35 @@ Png load(const std::string& path) {
   if (data) p.rgba.assign(data, data + static_cast<std::size_t>(p.w) * p.h * 4);
   stbi_image_free(data);
   return p;
+}
+
+// Writes `text` to a scratch file and returns its path.
+std::string scratch_file(const std::string& name, const std::string& text) {
+  const std::string path = tmp(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+// A scenario file that holds lesson `id`'s preset, opened at `playhead`.
+std::string preset_file(const std::string& id, int playhead) {
+  flashstep::ScenarioDocument doc;
+  doc.lesson = id;
+  doc.playhead = playhead;
+  doc.scenario = flashstep::find_lesson(id)->scenario;
+  return scratch_file(id + "-preset.json", flashstep::document_to_json(doc).dump(1));
+}
+
+// Mean of R, G and B over the picture, 0..255.
+double brightness(const Png& p) {
+  double sum = 0;
+  for (std::size_t i = 0; i < p.rgba.size(); i += 4) sum += p.rgba[i] + p.rgba[i + 1] + p.rgba[i + 2];
+  return p.rgba.empty() ? 0 : sum / (3.0 * static_cast<double>(p.rgba.size() / 4));
+}
+
+// Mean of R, G and B of one pixel, x and y as fractions of the size.
+int pixel(const Png& p, double fx, double fy) {
+  const std::size_t i = (static_cast<std::size_t>(fy * p.h) * p.w + static_cast<std::size_t>(fx * p.w)) * 4;
+  return (p.rgba[i] + p.rgba[i + 1] + p.rgba[i + 2]) / 3;
 }
 
 std::size_t colours(const Png& p) {
@@ -107,12 +139,90 @@ TEST_CASE("gif writes one frame per step of the range") {
   std::remove(path.c_str());
 }
 
+TEST_CASE("shot --scenario draws what shot --lesson draws: the preset at the file's playhead, or --step") {
+  if (!have_display()) return;
+  std::string err;
+  for (const auto& [id, playhead] : {std::pair<std::string, int>{"attn-tiled", 4}, {"online", 2}, {"chunked", 0}}) {
+    CAPTURE(id);
+    const std::string file = preset_file(id, playhead);
+    const std::string a = tmp("scenario.png"), b = tmp("lesson.png");
+    REQUIRE(invoke("shot --scenario " + file + " --width 640 --height 400 --out " + a, err) == 0);
+    REQUIRE(invoke("shot --lesson " + id + " --step " + std::to_string(playhead) + " --width 640 --height 400 --out " + b, err) == 0);
+    const Png from_file = load(a), from_lesson = load(b);
+    REQUIRE(from_file.w == 640);
+    CHECK(colours(from_file) > 20);
+    CHECK(from_file.rgba == from_lesson.rgba);
+    // --step wins over the file's playhead.
+    REQUIRE(invoke("shot --scenario " + file + " --step last --width 640 --height 400 --out " + a, err) == 0);
+    REQUIRE(invoke("shot --lesson " + id + " --step last --width 640 --height 400 --out " + b, err) == 0);
+    CHECK(load(a).rgba == load(b).rgba);
+    CHECK(load(a).rgba != from_file.rgba);
+    std::remove(a.c_str());
+    std::remove(b.c_str());
+    std::remove(file.c_str());
+  }
+}
+
+TEST_CASE("gif --scenario renders the file's scenario, one frame per step") {
+  if (!have_display()) return;
+  std::string err;
+  const std::string file = scratch_file("chunked-k3.json",
+                                        R"({"flashstep_scenario": 1, "lesson": "chunked", "playhead": 5,
+                                            "scenario": {"algorithm": "chunked", "input": [[3, 2, 5, 1, 7, 0]], "chunks": 3}})");
+  const std::string path = tmp("scenario.gif");
+  REQUIRE(invoke("gif --scenario " + file + " --from 0 --to 3 --width 320 --height 240 --theme projector --out " + path, err) == 0);
+  int e = 0;
+  GifFileType* g = DGifOpenFileName(path.c_str(), &e);
+  REQUIRE(g != nullptr);
+  REQUIRE(DGifSlurp(g) == GIF_OK);
+  CHECK(g->ImageCount == 4);
+  DGifCloseFile(g, &e);
+  std::remove(path.c_str());
+  std::remove(file.c_str());
+}
+
+TEST_CASE("--theme light draws a light window, dark a dark one, projector a black background") {
+  if (!have_display()) return;
+  std::string err;
+  Png pictures[3];
+  const char* themes[] = {"dark", "light", "projector"};
+  for (int t = 0; t < 3; ++t) {
+    const std::string path = tmp(std::string(themes[t]) + ".png");
+    REQUIRE(invoke(std::string("shot --lesson online --step 3 --theme ") + themes[t] + " --out " + path, err) == 0);
+    pictures[t] = load(path);
+    REQUIRE(pictures[t].w == 1280);
+    std::remove(path.c_str());
+  }
+  const Png &dark = pictures[0], &light = pictures[1], &projector = pictures[2];
+  // Near the bottom-right corner of the view area, right of the legend: background only.
+  CHECK(pixel(dark, 0.70, 0.53) < 60);
+  CHECK(pixel(light, 0.70, 0.53) > 200);
+  CHECK(pixel(projector, 0.70, 0.53) < 10);
+  CHECK(brightness(dark) < 100);
+  CHECK(brightness(light) > 150);
+  CHECK(brightness(projector) < brightness(dark));
+  // Without --theme: dark.
+  const std::string path = tmp("default.png");
+  REQUIRE(invoke("shot --lesson online --step 3 --out " + path, err) == 0);
+  CHECK(load(path).rgba == dark.rgba);
+  std::remove(path.c_str());
+}
+
 TEST_CASE("bad shot and gif arguments: exit 2, one line, no file left behind") {
   if (!have_display()) return;
   struct Case {
     std::string args, mentions;
   };
   const std::string out = tmp("bad.png");
+  const std::string not_json = scratch_file("not-json.json", "this is not JSON");
+  const std::string newer = scratch_file("version99.json", R"({"flashstep_scenario": 99, "scenario": {}})");
+  const std::string unknown = scratch_file("unknown.json", R"({"flashstep_scenario": 1, "lesson": "quicksort", "scenario": {}})");
+  const std::string bad_field = scratch_file("bad-field.json", R"({"flashstep_scenario": 1, "scenario": {"precision": "fp8"}})");
+  const std::string too_big = scratch_file(
+      "too-big.json", R"({"flashstep_scenario": 1, "lesson": "attn-naive", "scenario": {"algorithm": "attn-naive", "n": 4096, "d": 4}})");
+  const std::string bad_layout = scratch_file("bad-layout.json", R"({"flashstep_scenario": 1, "scenario": {}, "layout": {"tab": "nope"}})");
+  const std::string bad_playhead = scratch_file("bad-playhead.json", R"({"flashstep_scenario": 1, "scenario": {}, "playhead": "x"})");
+  const std::string empty = scratch_file("empty.json", "");
   const Case cases[] = {
       {"shot --lesson nope --out " + out, "nope"},
       {"shot --lesson online", "--out"},
@@ -124,6 +234,23 @@ TEST_CASE("bad shot and gif arguments: exit 2, one line, no file left behind") {
       {"gif --lesson online --from 5 --to 2 --out " + out, "--from"},
       {"gif --lesson online --fps 0 --out " + out, "--fps"},
       {"gif --lesson online --out /nonexistent-dir/x.gif", "/nonexistent-dir/x.gif"},
+      {"shot --out " + out, "--lesson ID or --scenario FILE"},
+      {"gif --out " + out, "--lesson ID or --scenario FILE"},
+      {"shot --lesson online --scenario " + not_json + " --out " + out, "not both"},
+      {"gif --lesson online --scenario " + not_json + " --out " + out, "not both"},
+      {"shot --lesson online --theme sepia --out " + out, "dark, light or projector"},
+      {"gif --lesson online --theme '' --out " + out, "dark, light or projector"},
+      {"shot --scenario /nonexistent-dir/s.json --out " + out, "/nonexistent-dir/s.json"},
+      {"shot --scenario " + not_json + " --out " + out, not_json + ": scenario file is not JSON"},
+      {"gif --scenario " + not_json + " --out " + out, not_json + ": scenario file is not JSON"},
+      {"shot --scenario " + newer + " --out " + out, "newer"},
+      {"shot --scenario " + unknown + " --out " + out, "quicksort"},
+      {"gif --scenario " + unknown + " --out " + out, "quicksort"},
+      {"shot --scenario " + bad_field + " --out " + out, "fp8"},
+      {"shot --scenario " + too_big + " --out " + out, "N = 4096"},
+      {"shot --scenario " + bad_layout + " --out " + out, "layout.tab"},
+      {"shot --scenario " + bad_playhead + " --out " + out, "playhead"},
+      {"gif --scenario " + empty + " --out " + out, "empty"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.args);
@@ -133,4 +260,5 @@ TEST_CASE("bad shot and gif arguments: exit 2, one line, no file left behind") {
     CHECK(std::count(err.begin(), err.end(), '\n') == 1);
     CHECK(access(out.c_str(), F_OK) != 0);
   }
+  for (const std::string& f : {not_json, newer, unknown, bad_field, too_big, bad_layout, bad_playhead, empty}) std::remove(f.c_str());
 }

@@ -1,0 +1,190 @@
+#include "app/cli_args.h"
+
+#include "app/files.h"
+#include "core/report.h"
+#include "core/scenario_json.h"
+#include "core/text.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+namespace flashstep {
+
+Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
+  GuiOptions& gui = o.gui;
+  app.add_option("--lesson", gui.lesson, "Lesson to open (see `flashstep lessons`)");
+  app.add_option("--quit-after", gui.quit_after_frames,
+                 "Render this many frames, then exit (a smoke test of the window)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--width", gui.width, "Window width in pixels")->capture_default_str()->check(CLI::Range(320, 16384));
+  app.add_option("--height", gui.height, "Window height in pixels")->capture_default_str()->check(CLI::Range(240, 16384));
+  app.add_option("--bench-frames", gui.bench_frames,
+                 "Benchmark: play the lesson one step per frame for this many frames without vsync "
+                 "and print the frame times (attention lessons at N = 128, d = 64)")
+      ->check(CLI::NonNegativeNumber);
+
+  Commands c;
+  RunOptions& r = o.run;
+  c.run = app.add_subcommand("run", "Run one algorithm headless and write its Recording as JSON");
+  c.run->add_option("--algo", r.algo, "Algorithm: " + algorithm_id_list() + " (required unless --scenario)");
+  c.run->add_option("--scenario", r.scenario,
+                    "Scenario file (JSON, as the app saves it); options given as well override its fields");
+  c.run->add_option("--input", r.input, "Softmax input, e.g. \"3,2,5,1\"; rows separated by ';'");
+  c.run->add_option("--n", r.n, "Length of a random softmax row, or N (tokens) for attention")->capture_default_str();
+  c.run->add_option("--d", r.d, "Head dimension (attention shape; d of the 1/sqrt(d) scale)")->capture_default_str();
+  c.run->add_option("--rows", r.rows, "Number of random softmax rows")->capture_default_str();
+  c.run->add_option("--seed", r.seed, "Seed of the standard-normal random inputs")->capture_default_str();
+  c.run->add_option("--qkv", r.qkv, "JSON file {\"q\":[[...]],\"k\":[[...]],\"v\":[[...]]} for attention");
+  c.run->add_option("--precision", r.precision, "fp64, fp32, fp16 or bf16")->capture_default_str();
+  c.run->add_option("--scale", r.scale, "Score scale: none, sqrt (1/sqrt(d)) or a number")->capture_default_str();
+  c.run->add_flag("--causal", r.causal, "Causal mask (attention): query i sees keys j <= i");
+  c.run->add_option("--block-rows", r.block_rows, "Br, rows of a Q block (tiled attention)");
+  c.run->add_option("--block-cols", r.block_cols, "Bc, rows of a K/V block (tiled attention)");
+  c.run->add_option("--sram", r.sram,
+                    "SRAM size M in elements: Bc = ceil(M/4d), Br = min(Bc, d); default " +
+                        std::to_string(kDefaultSram) + " when no block size is given");
+  c.run->add_option("--chunks", r.chunks, "K, workers of the chunked softmax")->capture_default_str();
+  c.run->add_option("--backend", r.backend, "cpu or gpu")->capture_default_str();
+  c.run->add_option("--compare", r.compare,
+                    "Run on two backends (e.g. cpu,gpu) and print their largest differences as JSON");
+  c.run->add_option("--steps", r.steps, "all: record every step; none: output and totals only")->capture_default_str();
+  c.run->add_option("--output", r.output, "all: put the output in the JSON; none: leave it out (huge runs)")
+      ->capture_default_str();
+  c.run->add_option("--repeat", r.repeat, "With --steps none: run R times, report the best time_ms")
+      ->capture_default_str();
+  c.run->add_option("--memory-budget", r.memory_budget_mib,
+                    "MiB a recording with --steps all may use; larger ones are refused with the estimate")
+      ->capture_default_str();
+  c.run->add_option("--json", r.json, "Where to write the JSON; - for standard output")->capture_default_str();
+
+  c.lessons = app.add_subcommand("lessons", "List the lessons: id<TAB>title, one per line");
+
+  // Pictures of a lesson or a scenario file, rendered off-screen (a display or Xvfb is needed
+  // for the GL context).
+  auto picture_options = [&panels](CLI::App* cmd, PictureOptions& p) {
+    cmd->add_option("--lesson", p.lesson, "Lesson id (see `flashstep lessons`); or --scenario");
+    cmd->add_option("--scenario", p.scenario,
+                    "Scenario file (JSON, as the app saves it): its lesson, inputs and panels; or --lesson");
+    cmd->add_option("--theme", p.theme, "dark, light or projector")->capture_default_str();
+    cmd->add_option("--panel", p.panel, "One panel instead of the whole window: " + panels);
+    cmd->add_option("--width", p.width, "Window width the picture stands for")->capture_default_str();
+    cmd->add_option("--height", p.height, "Window height the picture stands for")->capture_default_str();
+    cmd->add_option("--scale", p.scale, "Pixels per window unit (2, 4 for slides): rendered at that size, not upscaled")
+        ->capture_default_str();
+    cmd->add_flag("--transparent", p.transparent, "Transparent background");
+    cmd->add_option("--out", p.out, "The file to write (written atomically)");
+  };
+  c.shot = app.add_subcommand("shot", "Render a lesson or a scenario file at one step to a PNG");
+  picture_options(c.shot, o.shot);
+  c.shot->add_option("--step", o.shot.step,
+                     "Step number from 0, or last (default: 0, or the scenario file's playhead)");
+  c.gif = app.add_subcommand("gif", "Render a range of steps of a lesson or a scenario file to an animated GIF");
+  picture_options(c.gif, o.gif);
+  c.gif->add_option("--from", o.gif.from, "First step (from 0, or last)")->capture_default_str();
+  c.gif->add_option("--to", o.gif.to, "Last step (or last)")->capture_default_str();
+  c.gif->add_option("--fps", o.gif.fps, "Frames per second")->capture_default_str();
+  return c;
+}
+
+void finish_gui_options(const CLI::App& app, GuiOptions& gui) {
+  gui.size_given = app.count("--width") > 0 || app.count("--height") > 0;
+}
+
+ScaleMode parse_scale(const std::string& text, double& value) {
+  if (text == "none") return ScaleMode::none;
+  if (text == "sqrt" || text == "1/sqrt(d)") return ScaleMode::inv_sqrt_d;
+  char* end = nullptr;
+  value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(value))
+    throw UsageError("--scale '" + text + "': use none, sqrt (for 1/sqrt(d)) or a finite number");
+  return ScaleMode::value;
+}
+
+// Without a file, the options' defaults are Scenario's own, so every option counts as given.
+Scenario run_scenario(const RunOptions& o, const CLI::App& cmd, FileAccess files) {
+  Scenario s;
+  if (!o.scenario.empty() && files == FileAccess::read) {
+    std::string text, error;
+    if (!read_file(o.scenario, text, error)) throw UsageError("--scenario " + error);
+    try {
+      s = parse_document(text).scenario;
+    } catch (const InputError& e) {
+      throw UsageError(o.scenario + ": " + e.what());
+    }
+  }
+  auto given = [&](const char* name) { return o.scenario.empty() || cmd.count(name) > 0; };
+  if (given("--algo")) {
+    if (o.algo.empty()) throw UsageError("--algo is required (or --scenario FILE); use one of " + algorithm_id_list());
+    const auto algo = parse_algorithm(o.algo);
+    if (!algo) throw UsageError("--algo '" + o.algo + "' is not an algorithm; use one of " + algorithm_id_list());
+    s.algorithm = *algo;
+  }
+  if (given("--precision")) {
+    const auto prec = parse_precision(o.precision);
+    if (!prec) throw UsageError("--precision '" + o.precision + "': use fp64, fp32, fp16 or bf16");
+    s.precision = *prec;
+  }
+  if (given("--scale")) s.scale_mode = parse_scale(o.scale, s.scale_value);
+  if (given("--causal")) s.causal = o.causal;
+  if (given("--n")) s.n = o.n;
+  if (given("--d")) s.d = o.d;
+  if (given("--rows")) s.rows = o.rows;
+  if (given("--seed")) {
+    if (o.seed < 0) throw UsageError("--seed " + std::to_string(o.seed) + ": must be 0 or more");
+    s.seed = static_cast<std::uint64_t>(o.seed);
+  }
+  if (given("--block-rows")) s.block_rows = o.block_rows;
+  if (given("--block-cols")) s.block_cols = o.block_cols;
+  if (given("--sram")) s.sram = o.sram;
+  if (given("--chunks")) s.chunks = o.chunks;
+  if (!o.input.empty()) {
+    if (is_attention(s.algorithm))
+      throw UsageError("--input is for the softmax algorithms; attention takes --qkv FILE or --n, --d, --seed");
+    s.x = parse_rows(o.input);
+    s.q.clear(), s.k.clear(), s.v.clear();
+  }
+  if (!o.qkv.empty() && files == FileAccess::read) {
+    std::string text, error;
+    if (!read_file(o.qkv, text, error)) throw UsageError("--qkv " + error);
+    const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) throw UsageError("--qkv " + o.qkv + ": not valid JSON");
+    if (!j.is_object()) throw UsageError("--qkv " + o.qkv + ": expected {\"q\": [[...]], \"k\": [[...]], \"v\": [[...]]}");
+    s.q = matrix_from_json(j, "q", "--qkv " + o.qkv);
+    s.k = matrix_from_json(j, "k", "--qkv " + o.qkv);
+    s.v = matrix_from_json(j, "v", "--qkv " + o.qkv);
+    s.x.clear();
+  }
+  return s;
+}
+
+RunSettings run_settings(const RunOptions& o) {
+  RunSettings r;
+  if (o.backend != "cpu" && o.backend != "gpu")
+    throw UsageError("--backend '" + o.backend + "': use cpu or gpu");
+  if (o.steps != "all" && o.steps != "none")
+    throw UsageError("--steps '" + o.steps + "': use all or none");
+  if (o.output != "all" && o.output != "none")
+    throw UsageError("--output '" + o.output + "': use all or none");
+  if (o.repeat < 1) throw UsageError("--repeat " + std::to_string(o.repeat) + ": must be at least 1");
+  if (!(o.memory_budget_mib > 0))
+    throw UsageError("--memory-budget " + num(o.memory_budget_mib) + ": must be a positive number of MiB");
+  if (!o.compare.empty()) {
+    const auto comma = o.compare.find(',');
+    r.compare_a = o.compare.substr(0, comma);
+    r.compare_b = comma == std::string::npos ? "" : o.compare.substr(comma + 1);
+    for (const std::string& backend : {r.compare_a, r.compare_b})
+      if (backend != "cpu" && backend != "gpu")
+        throw UsageError("--compare '" + o.compare + "': give two backends, e.g. cpu,gpu");
+  }
+  r.gpu = o.backend == "gpu";
+  r.keep_steps = o.steps == "all";
+  r.keep_output = o.output == "all";
+  // A budget beyond what a long long holds (up to inf) means no limit.
+  const double bytes = o.memory_budget_mib * 1048576.0;
+  constexpr auto kMaxBudget = std::numeric_limits<long long>::max();
+  r.memory_budget = bytes >= static_cast<double>(kMaxBudget) ? kMaxBudget : static_cast<long long>(bytes);
+  return r;
+}
+
+}  // namespace flashstep
