@@ -10,6 +10,7 @@
 #include "app/settings.h"
 #include "app/ui/app_state.h"
 #include "app/ui/document.h"
+#include "app/ui/export_dialog.h"
 #include "app/ui/file_dialog.h"
 #include "core/scenario_json.h"
 #include "app/ui/frame.h"
@@ -264,6 +265,7 @@ int run_gui(const GuiOptions& opt) {
     StyleState style;
     FullScreen full_screen;
     ui::FileDialog dialog;
+    ui::ExportDialog export_dialog;  // before the window goes: it may hold an off-screen renderer
     if (bench) bench_setup(*app, opt);
 
     FrameStats stats;
@@ -272,7 +274,8 @@ int run_gui(const GuiOptions& opt) {
     double frame_start = now_ms(), frame_cpu = cpu_ms();
     while (!glfwWindowShouldClose(window) && !app->quit_requested) {
       // Idle (nothing playing or recording): sleep until an event instead of spinning.
-      const bool busy = bench || app->timeline.playing() || app->compare.timeline.playing() || app->job.busy();
+      const bool busy = bench || app->timeline.playing() || app->compare.timeline.playing() || app->job.busy() ||
+                        ui::export_dialog_busy(export_dialog);
       if (busy) glfwPollEvents();
       else glfwWaitEventsTimeout(0.1);
       const double t = glfwGetTime();
@@ -304,6 +307,7 @@ int run_gui(const GuiOptions& opt) {
       ImGui::NewFrame();
       ui::draw_frame(*app);
       serve_file_requests(*app, dialog, settings);
+      ui::draw_export_dialog(*app, export_dialog);
       ImGui::Render();
       const double draw_end = now_ms();
       int w, h;
@@ -319,6 +323,8 @@ int run_gui(const GuiOptions& opt) {
         render_end = now_ms();
       }
       glfwSwapBuffers(window);
+      // Exports render off-screen with this context and their own ImGui context: between frames.
+      ui::export_dialog_tick(*app, export_dialog, window);
       ++frames;
       if (bench) {
         glFinish();
@@ -341,6 +347,8 @@ int run_gui(const GuiOptions& opt) {
       if (opt.quit_after_frames > 0 && frames >= opt.quit_after_frames) break;
     }
     if (bench) stats.print(*app, opt, reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
+    // A GIF cut short by quitting leaves no file, and the playhead is saved where the user left it.
+    export_dialog.job.cancel(*app);
     app->cancel_recording();
     if (!config.empty()) {
       settings.theme = app->theme;

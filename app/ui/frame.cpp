@@ -75,6 +75,9 @@ Layout layout(const AppState& app, ImVec2 origin, ImVec2 size) {
   return L;
 }
 
+// The dialogs (file, export) are modal: the playback keys wait until they close.
+bool any_popup_open() { return ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel); }
+
 void draw_file_menu(AppState& app, bool* quit) {
   if (!ImGui::BeginMenu("File")) return;
   AppState::Requests& q = app.requests;
@@ -236,14 +239,14 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
   }
 
   if (app.presenting) {
-    if (opt.keyboard) handle_shortcuts(app);
+    if (opt.keyboard && !any_popup_open()) handle_shortcuts(app);
     draw_presentation(app, PanelRect{vp->Pos, vp->Size});
     return;
   }
   bool quit = false;
   draw_menu_bar(app, &quit);
   if (quit) app.quit_requested = true;
-  if (opt.keyboard) handle_shortcuts(app);
+  if (opt.keyboard && !any_popup_open()) handle_shortcuts(app);
   const float menu_h = ImGui::GetFrameHeight();
   const Layout L = layout(app, ImVec2(vp->Pos.x, vp->Pos.y + menu_h), ImVec2(vp->Size.x, vp->Size.y - menu_h));
   PanelFlags f = app.panels;
