@@ -144,15 +144,20 @@ bool OffscreenRenderer::render(AppState& app, const RenderOptions& opt, Image& o
   error_.clear();
   // The user's font scale is in window units, so it multiplies the picture's pixels per unit.
   const float ui = s * std::clamp(app.font_scale, 0.5f, 4.0f) * (app.presenting ? kPresentationScale : 1.0f);
-  if (!prepare(ui, app.theme, w, h)) return false;
+  // prepare() binds our framebuffer when it (re)creates it: the caller's binding is read first
+  // and put back on every path, so a host window never draws into the export's framebuffer.
+  GLint fb_before = 0;
+  glGetIntegerv(GL_FRAMEBUFFER_BINDING, &fb_before);
+  if (!prepare(ui, app.theme, w, h)) {
+    glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(fb_before));
+    return false;
+  }
 
   const float keep_scale = app.ui_scale;
   const bool keep_bg = app.background_allowed;
   app.ui_scale = ui;
   app.background_allowed = false;
 
-  GLint fb_before = 0;
-  glGetIntegerv(GL_FRAMEBUFFER_BINDING, &fb_before);
   glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
   ImGuiIO& io = ImGui::GetIO();
   // The tab bar remembers its tab across AppStates; make it show this one's.
