@@ -23,19 +23,6 @@ namespace {
 
 constexpr const char* kTitle = "Export###flashstep-export";
 
-// Red that reads on the popup's background, dark or light (as the file dialog's).
-ImVec4 error_colour() {
-  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_PopupBg];
-  const float luma = 0.2126f * bg.x + 0.7152f * bg.y + 0.0722f * bg.z;
-  return luma > 0.5f ? ImVec4(0.70f, 0.05f, 0.05f, 1.0f) : ImVec4(1.0f, 0.45f, 0.40f, 1.0f);
-}
-
-bool key_pressed(ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key), false); }
-
-float button_width(const char* label) {
-  return ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2;
-}
-
 std::string panel_label(const std::string& name) {
   static const std::pair<const char*, const char*> kLabels[] = {
       {"lessons", "Lessons"},         {"inputs", "Inputs"},       {"view", "View (the lesson's)"},

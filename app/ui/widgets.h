@@ -37,6 +37,12 @@ float text_fit(ImDrawList* dl, ImVec2 pos, ImU32 col, std::initializer_list<cons
 // A tooltip with a bold-ish first line and a wrapped body.
 void tooltip(const std::string& title, const std::string& body);
 
+// ---- dialogs ----
+// Red that reads on the popup's background, dark or light: a dialog's error line.
+ImVec4 error_colour();
+bool key_pressed(ImGuiKey key);          // this frame, not repeated while held
+float button_width(const char* label);   // the width ImGui::Button(label) takes
+
 // ---- items ----
 // "(?)" on the same line as the previous item; hovering shows `text`.
 void help_marker(const char* text);
