@@ -1,5 +1,6 @@
 // Scenario files in the window: what is saved comes back as the same Recording, playhead, lesson
 // and layout; a file that cannot be used is refused with a message and the work stays open.
+#include "tests/temp_dir.h"
 #include "app/files.h"
 #include "app/ui/app_state.h"
 #include "app/ui/document.h"
@@ -18,20 +19,6 @@ using namespace flashstep::ui;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("flashstep-doc-" + std::to_string(getpid()) + "-" +
-                                         std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const char* name) const { return (path / name).string(); }
-};
 
 void write(const std::string& path, const std::string& text) { REQUIRE(write_file_atomic(path, text).empty()); }
 
@@ -59,7 +46,7 @@ struct Fresh : AppState {
 }  // namespace
 
 TEST_CASE("document: every lesson saved mid-way and opened in a fresh window gives the same recording and playhead") {
-  TempDir dir;
+  TempDir dir("doc");
   for (const Lesson& l : lessons()) {
     CAPTURE(l.id);
     Fresh a;
@@ -99,7 +86,7 @@ TEST_CASE("document: every lesson saved mid-way and opened in a fresh window giv
 }
 
 TEST_CASE("document: explicit Q, K, V in a scenario file are used as they are and saved again") {
-  TempDir dir;
+  TempDir dir("doc");
   const std::string path = dir.file("qkv.json");
   write(path, R"({"flashstep_scenario": 1, "lesson": "attn-naive", "playhead": 3,
     "scenario": {"algorithm": "attn-naive",
@@ -129,7 +116,7 @@ TEST_CASE("document: explicit Q, K, V in a scenario file are used as they are an
 }
 
 TEST_CASE("document: a file that cannot be used is refused with a message and the current work stays open") {
-  TempDir dir;
+  TempDir dir("doc");
   struct Bad {
     const char* name;
     const char* text;
@@ -189,7 +176,7 @@ TEST_CASE("document: saving to a folder that is not there says so and changes no
 }
 
 TEST_CASE("document: a bare scenario (as `flashstep run` takes) opens in the first lesson of its algorithm") {
-  TempDir dir;
+  TempDir dir("doc");
   const std::string path = dir.file("bare.json");
   write(path, R"({"algorithm": "safe", "input": [[1000, 2000, 3000]], "precision": "fp16"})");
   Fresh app;

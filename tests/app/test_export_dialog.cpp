@@ -2,6 +2,7 @@
 // rendering) and in a window's own frame loop, where a GIF is written between frames with the
 // window's OpenGL context and the window's ImGui context, framebuffer and playhead come back
 // untouched. The window case needs a display (./build.sh test provides Xvfb).
+#include "tests/temp_dir.h"
 #include <epoxy/gl.h>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
@@ -29,27 +30,6 @@ namespace fs = std::filesystem;
 namespace {
 
 bool have_display() { return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY"); }
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / ("flashstep-export-dialog-" + std::to_string(getpid()) + "-" + std::to_string(++counter));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-};
 
 struct GifInfo {
   int frames = -1, w = 0, h = 0;
@@ -115,7 +95,7 @@ TEST_CASE("export dialog: Enter writes the proposed file, a second time asks bef
   HeadlessDialog gui;
   AppState app;
   open_at(app, "online", 2);
-  TempDir dir;
+  TempDir dir("export-dialog");
   ExportDialog d;
   d.kind = ExportRequest::json;  // needs no rendering
   d.last_folder = dir.path.string();
@@ -157,7 +137,7 @@ TEST_CASE("export dialog: a typed name goes in the last folder, a missing folder
   HeadlessDialog gui;
   AppState app;
   open_at(app, "safe", 1);
-  TempDir dir;
+  TempDir dir("export-dialog");
   ExportDialog d;
   d.kind = ExportRequest::json;
   d.last_folder = dir.path.string();
@@ -210,7 +190,7 @@ TEST_CASE("export dialog: in a window's frame loop a GIF is written between fram
   {
     AppState app;
     open_at(app, "online", 6);
-    TempDir dir;
+    TempDir dir("export-dialog");
     ExportDialog d;
     d.kind = ExportRequest::gif;
     d.last_folder = dir.path.string();

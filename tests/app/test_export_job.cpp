@@ -2,6 +2,7 @@
 // Recording as the same JSON `flashstep run` writes, GIFs of a step range written one frame per
 // call with the playhead put back, cancel and failures leaving no file. The rendering cases
 // need a display (./build.sh test provides Xvfb); the dialog is tests/app/test_export_dialog.cpp.
+#include "tests/temp_dir.h"
 #include "app/ui/export_job.h"
 #include "core/report.h"
 #include "core/text.h"
@@ -27,29 +28,6 @@ namespace fs = std::filesystem;
 namespace {
 
 bool have_display() { return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY"); }
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / ("flashstep-export-" + std::to_string(getpid()) + "-" + std::to_string(++counter));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  // What the folder holds: the exported file and nothing else (no temporary files).
-  std::vector<std::string> entries() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-};
 
 struct Png {
   int w = 0, h = 0;
@@ -181,7 +159,7 @@ TEST_CASE("export: 1x is the screen's pixels, 2x and 4x multiply them, on a high
 TEST_CASE("export: the Recording as JSON is what recording_json writes, every step included") {
   AppState app;
   open_at(app, "attn-tiled", 3);
-  TempDir dir;
+  TempDir dir("export");
   ExportRequest r;
   r.kind = ExportRequest::json;
   r.path = dir.file("rec.json");
@@ -238,7 +216,7 @@ TEST_CASE("export: an unwritable place is refused with the folder named, and no 
   CHECK(error.rfind(geteuid() == 0 ? "Cannot write /proc/flashstep-export-test.json: " : "Cannot write in the folder /proc: ", 0) == 0);
   CHECK_FALSE(fs::exists(r.path));
 
-  TempDir dir;
+  TempDir dir("export");
   {
     std::ofstream(dir.file("notes.txt")) << "x";
   }
@@ -272,7 +250,7 @@ TEST_CASE("export: a GIF range outside the lesson, backwards, or at a bad frame 
   AppState app;
   open_at(app, "online", 4);
   const int n = app.timeline.count();
-  TempDir dir;
+  TempDir dir("export");
   ExportRequest r = picture(dir.file("a.gif"));
   r.kind = ExportRequest::gif;
   r.from = 0;
@@ -311,7 +289,7 @@ TEST_CASE("export: a PNG at 2x is twice the window in pixels, drawn, and leaves 
   AppState app;
   open_at(app, "attn-tiled", 5);
   app.tab = Tab::steps;  // a panel picture of the view must not take the user off this tab
-  TempDir dir;
+  TempDir dir("export");
   ExportJob job;
   std::string error;
   ExportRequest r = picture(dir.file("whole.png"), 2.0f);
@@ -339,7 +317,7 @@ TEST_CASE("export: a transparent PNG has a see-through background and opaque con
   if (!have_display()) return;
   AppState app;
   open_at(app, "online", 3);
-  TempDir dir;
+  TempDir dir("export");
   ExportJob job;
   std::string error;
   ExportRequest r = picture(dir.file("clear.png"));
@@ -359,7 +337,7 @@ TEST_CASE("export: a GIF of steps 3 to 6 has 4 different frames, one per step() 
   AppState app;
   open_at(app, "online", 6);
   app.timeline.play();
-  TempDir dir;
+  TempDir dir("export");
   ExportJob job;
   std::string error;
   ExportRequest r = picture(dir.file("anim.gif"));
@@ -398,7 +376,7 @@ TEST_CASE("export: a cancelled GIF leaves no file and no temporary file, and put
   if (!have_display()) return;
   AppState app;
   open_at(app, "safe", 1);
-  TempDir dir;
+  TempDir dir("export");
   ExportJob job;
   std::string error;
   ExportRequest r = picture(dir.file("half.gif"));
@@ -452,7 +430,7 @@ TEST_CASE("export: on the Compare tab a GIF steps the comparison's playhead") {
   CHECK(steps_compare(app, ""));
   CHECK_FALSE(steps_compare(app, "view"));
   CHECK(default_export_name(app, ExportRequest::png, "", 0, 0) == "online-compare-step5.png");
-  TempDir dir;
+  TempDir dir("export");
   ExportJob job;
   std::string error;
   ExportRequest r = picture(dir.file("cmp.gif"));

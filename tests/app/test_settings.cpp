@@ -1,6 +1,7 @@
 // The settings file: what is saved comes back; a file that cannot be used is moved aside with
 // its bytes intact and the defaults are used; a bad value costs only its own key; the config
 // folder follows the XDG base directory rules.
+#include "tests/temp_dir.h"
 #include "app/files.h"
 #include "app/settings.h"
 
@@ -17,29 +18,6 @@ using namespace flashstep;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("flashstep-settings-" + std::to_string(getpid()) + "-" + std::to_string(++counter));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const char* name) const { return (path / name).string(); }
-  // The names in the folder, sorted.
-  std::vector<std::string> names() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-};
 
 // Sets (or unsets, with nullopt) an environment variable for a scope and puts it back after.
 struct EnvVar {
@@ -88,7 +66,7 @@ void check_moved_aside(const TempDir& dir, const std::string& original, const st
   REQUIRE(notices.size() == 1);
   CHECK_MESSAGE(contains(notices[0], why), notices[0]);
   CHECK(!fs::exists(path));
-  const std::vector<std::string> names = dir.names();
+  const std::vector<std::string> names = dir.entries();
   REQUIRE(names.size() == 1);
   CHECK(std::regex_match(names[0], std::regex(R"(settings\.json\.bad-\d{8}-\d{6})")));
   CHECK_MESSAGE(contains(notices[0], dir.file(names[0].c_str())), notices[0]);
@@ -98,7 +76,7 @@ void check_moved_aside(const TempDir& dir, const std::string& original, const st
 }  // namespace
 
 TEST_CASE("saved settings load back the same, with a version") {
-  TempDir dir;
+  TempDir dir("settings");
   const std::string path = (dir.path / "sub" / "folder" / "settings.json").string();  // folders made on save
   Settings s;
   s.theme = ui::Theme::projector;
@@ -128,7 +106,7 @@ TEST_CASE("saved settings load back the same, with a version") {
 }
 
 TEST_CASE("file names that are not UTF-8 are left out of the file, not a reason to fail") {
-  TempDir dir;
+  TempDir dir("settings");
   const std::string path = dir.file("settings.json");
   Settings s;
   s.recent_files = {"/ok.json", "/bad-\xff\xfe.json", "/also ok.json"};
@@ -142,24 +120,24 @@ TEST_CASE("file names that are not UTF-8 are left out of the file, not a reason 
 }
 
 TEST_CASE("a missing settings file gives the defaults and no notice, and creates nothing") {
-  TempDir dir;
+  TempDir dir("settings");
   std::vector<std::string> notices;
   check_defaults(load_settings(dir.file("settings.json"), notices));
   CHECK(notices.empty());
-  CHECK(dir.names().empty());
+  CHECK(dir.entries().empty());
   check_defaults(load_settings((dir.path / "no" / "such" / "folder" / "settings.json").string(), notices));
   CHECK(notices.empty());
 }
 
 TEST_CASE("a settings file that is not JSON is moved aside with its bytes, and the defaults are used") {
-  TempDir dir;
+  TempDir dir("settings");
   const std::string bytes = "{\"theme\": \"light\", \"font_scale\": 2,\n  oops\x01\xff";
   write(dir.file("settings.json"), bytes);
   check_moved_aside(dir, bytes, "is not JSON");
 }
 
 TEST_CASE("a settings file that is not an object, or is empty, is moved aside") {
-  TempDir dir;
+  TempDir dir("settings");
   SUBCASE("an array") {
     write(dir.file("settings.json"), "[1, 2, 3]\n");
     check_moved_aside(dir, "[1, 2, 3]\n", "not a JSON object");
@@ -175,40 +153,40 @@ TEST_CASE("a settings file that is not an object, or is empty, is moved aside") 
 }
 
 TEST_CASE("a settings file from a newer version is moved aside, not half read") {
-  TempDir dir;
+  TempDir dir("settings");
   const std::string bytes = "{\"version\": 2, \"theme\": \"light\", \"font_scale\": 2}";
   write(dir.file("settings.json"), bytes);
   check_moved_aside(dir, bytes, "newer FlashStep");
 }
 
 TEST_CASE("a settings file whose version is not a number is moved aside") {
-  TempDir dir;
+  TempDir dir("settings");
   const std::string bytes = "{\"version\": \"one\", \"theme\": \"light\"}";
   write(dir.file("settings.json"), bytes);
   check_moved_aside(dir, bytes, "\"version\" = \"one\"");
 }
 
 TEST_CASE("a folder where the settings file should be is moved aside") {
-  TempDir dir;
+  TempDir dir("settings");
   fs::create_directories(dir.path / "settings.json" / "inside");
   std::vector<std::string> notices;
   check_defaults(load_settings(dir.file("settings.json"), notices));
   REQUIRE(notices.size() == 1);
   CHECK(contains(notices[0], "is a folder"));
   CHECK(!fs::exists(dir.path / "settings.json"));
-  REQUIRE(dir.names().size() == 1);
-  CHECK(fs::is_directory(dir.path / dir.names()[0] / "inside"));
+  REQUIRE(dir.entries().size() == 1);
+  CHECK(fs::is_directory(dir.path / dir.entries()[0] / "inside"));
 }
 
 TEST_CASE("two bad settings files in the same second keep both copies") {
-  TempDir dir;
+  TempDir dir("settings");
   write(dir.file("settings.json"), "first");
   std::vector<std::string> notices;
   load_settings(dir.file("settings.json"), notices);
   write(dir.file("settings.json"), "second");
   load_settings(dir.file("settings.json"), notices);
   REQUIRE(notices.size() == 2);
-  const std::vector<std::string> names = dir.names();
+  const std::vector<std::string> names = dir.entries();
   REQUIRE(names.size() == 2);
   std::vector<std::string> contents;
   for (const std::string& n : names) contents.push_back(read(dir.file(n.c_str())));
@@ -217,7 +195,7 @@ TEST_CASE("two bad settings files in the same second keep both copies") {
 }
 
 TEST_CASE("a value of the wrong type costs only its key, with a notice naming key and value") {
-  TempDir dir;
+  TempDir dir("settings");
   const std::string path = dir.file("settings.json");
   SUBCASE("every key wrong") {
     write(path, R"({"version": 1, "theme": 42, "font_scale": "big", "window_width": "wide",
@@ -264,7 +242,7 @@ TEST_CASE("a value of the wrong type costs only its key, with a notice naming ke
 }
 
 TEST_CASE("font_scale outside 1..3 is clamped and window sizes outside their range are not used") {
-  TempDir dir;
+  TempDir dir("settings");
   const std::string path = dir.file("settings.json");
   struct Case {
     const char* json;
@@ -303,7 +281,7 @@ TEST_CASE("font_scale outside 1..3 is clamped and window sizes outside their ran
 }
 
 TEST_CASE("recent files: at most ten, no duplicates, entries that are not names skipped") {
-  TempDir dir;
+  TempDir dir("settings");
   const std::string path = dir.file("settings.json");
   SUBCASE("loading") {
     std::string list = R"("/a.json", 5, "/b.json", "/a.json", null, "", {"x": 1})";
@@ -389,7 +367,7 @@ TEST_CASE("the environment is put back after the XDG cases") {
 }
 
 TEST_CASE("settings that cannot be written give a message and leave no file") {
-  TempDir dir;
+  TempDir dir("settings");
   SUBCASE("a file where the folder should be") {
     write(dir.file("plain"), "x");
     const std::string err = save_settings((dir.path / "plain" / "flashstep" / "settings.json").string(), Settings{});
@@ -402,6 +380,6 @@ TEST_CASE("settings that cannot be written give a message and leave no file") {
     CHECK(contains(err, "cannot write"));
     CHECK(fs::is_directory(dir.path / "settings.json" / "inside"));
   }
-  CHECK(dir.names().size() <= 2);
-  for (const std::string& n : dir.names()) CHECK(!contains(n, ".tmp"));
+  CHECK(dir.entries().size() <= 2);
+  for (const std::string& n : dir.entries()) CHECK(!contains(n, ".tmp"));
 }
