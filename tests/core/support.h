@@ -1,6 +1,6 @@
-// What the core tests share: inputs that every format holds exactly, the tolerance of each
-// precision with its error model, and bitwise comparisons. Nothing here computes an expected
-// result: that is reference.h's job.
+// What the core tests share: inputs that every format holds exactly and bitwise comparisons.
+// Nothing here computes an expected result (reference.h's job) or a tolerance
+// (tests/tolerance.h's).
 #pragma once
 
 #include "core/engine.h"
@@ -18,54 +18,6 @@ namespace support {
 
 using Rows = std::vector<std::vector<double>>;
 using flashstep::Precision;
-
-// Unit roundoff u: the largest relative error of one rounded operation (half an ulp of 1).
-inline double unit_roundoff(Precision p) {
-  switch (p) {
-    case Precision::fp64: return 0x1p-53;
-    case Precision::fp32: return 0x1p-24;
-    case Precision::fp16: return 0x1p-11;
-    case Precision::bf16: return 0x1p-8;
-  }
-  return 1.0;
-}
-
-// Spacing of the subnormals: below the smallest normal value an error is absolute, not
-// relative (fp16's smallest normal is 6.1e-5, so softmax outputs of 1e-6 are subnormal there).
-inline double subnormal_spacing(Precision p) {
-  switch (p) {
-    case Precision::fp64: return std::numeric_limits<double>::denorm_min();
-    case Precision::fp32: return std::numeric_limits<float>::denorm_min();
-    case Precision::fp16: return 0x1p-24;
-    case Precision::bf16: return 0x1p-133;
-  }
-  return 0.0;
-}
-
-// Softmax output y_i = e_i / l. e_i = exp(x_i - m) is rounded once (u; the subtraction is exact
-// for the grid inputs below except in bf16, where it adds u|x_i - m|, large only where y_i is
-// tiny), l, a sum of n such terms, is off by at most (n - 1)u relative, the division adds u.
-// The online forms round a rescale factor each time the max moves. About twice that worst
-// case, 2(n + 2)u relative: ~1e-14 in fp64, 3e-6 in fp32, 2.5% in fp16 (~3 decimal digits,
-// spent n times over) and 20% in bf16 (~2 digits), plus the subnormal spacing of the format.
-inline double softmax_tol(Precision p, int n, long double want) {
-  return 2.0 * (n + 2) * unit_roundoff(p) * std::fabs(static_cast<double>(want)) +
-         2.0 * subnormal_spacing(p);
-}
-
-// log y_i = x_i - LSE, LSE = m + log l: log l inherits l's relative error (n + 2)u as an
-// absolute one; m + log l and x_i - LSE each round at the size of their result.
-inline double log_softmax_tol(Precision p, int n, long double want, long double lse) {
-  const double u = unit_roundoff(p);
-  return 2.0 * (n + 2) * u + 2.0 * u * static_cast<double>(std::fabs(want) + std::fabs(lse));
-}
-
-// O = P V, a weighted mean of the rows of V. Each score s carries about u|s| of rounding from
-// its d-term dot product, which moves its weight p by that relative amount; the sums over the
-// N keys and the d columns add a few u more. With the inputs below (|s| <= 16) the worst row
-// is off by ~20u of max|V| at most; 32u of max|V| leaves room and is still ~1e-14 in fp64,
-// 2e-6 in fp32, 1.6% in fp16 and 12% in bf16.
-inline double attention_tol(Precision p, double max_abs_v) { return 32.0 * unit_roundoff(p) * max_abs_v; }
 
 // Normal(0, sigma) on a grid of 1/32, clipped to |x| <= limit (at most 255/32): at most 8
 // significant bits, so fp16 and bf16 hold every value exactly and the reference computes with

@@ -4,6 +4,7 @@
 #include "core/engine.h"
 #include "tests/core/reference.h"
 #include "tests/core/support.h"
+#include "tests/tolerance.h"
 
 #include <doctest/doctest.h>
 
@@ -40,6 +41,9 @@ void check_rows(const Recording& rec, const Rows& x, long double scale) {
   for (int r = 0; r < rec.rows; ++r) {
     CAPTURE(r);
     const auto& row = x[r];
+    std::vector<double> each;
+    const tolerance::Bound b = tolerance::softmax_row(rec.algorithm, row, static_cast<double>(scale), p,
+                                                      tolerance::Exp::cpu, std::max(rec.chunks, 1), &each);
     const ref::MaxSum ml = ref::prefix_max_sum(row, row.size(), scale);
     if (rec.algorithm == Algorithm::logsumexp) {
       const ref::Vec want = ref::log_softmax(row, scale);
@@ -50,27 +54,26 @@ void check_rows(const Recording& rec, const Rows& x, long double scale) {
           CHECK(rec.output(r, i) == want[i]);
           continue;
         }
-        CHECK(std::fabs(rec.output(r, i) - want[i]) <=
-              support::log_softmax_tol(p, n, want[i], lse));
+        CHECK(std::fabs(rec.output(r, i) - want[i]) <= each[i]);
       }
       REQUIRE(rec.lse.size() == static_cast<std::size_t>(rec.rows));
-      CHECK(std::fabs(rec.lse[r] - lse) <= support::log_softmax_tol(p, n, 0, lse));
+      CHECK(std::fabs(rec.lse[r] - lse) <= b.lse);
     } else {
       const ref::Vec want = ref::softmax(row, scale);
       for (int i = 0; i < n; ++i) {
         CAPTURE(i);
-        CHECK(std::fabs(rec.output(r, i) - want[i]) <= support::softmax_tol(p, n, want[i]));
+        CHECK(std::fabs(rec.output(r, i) - want[i]) <= each[i]);
       }
     }
     if (rec.algorithm == Algorithm::naive) {
       // Naive softmax's l is the plain sum of exp(x_j): no max was subtracted.
       long double sum = 0;
       for (double v : row) sum += std::exp(scale * v);
-      CHECK(std::fabs(rec.l[r] - sum) <= support::softmax_tol(p, n, sum));
+      CHECK(std::fabs(rec.l[r] - sum) <= b.l * sum);
     } else {
       // The max involves no arithmetic, so it is exact in every format.
       CHECK(rec.m[r] == static_cast<double>(ml.m));
-      CHECK(std::fabs(rec.l[r] - ml.l) <= support::softmax_tol(p, n, ml.l));
+      CHECK(std::fabs(rec.l[r] - ml.l) <= b.l * ml.l);
     }
   }
 }
@@ -133,14 +136,12 @@ TEST_CASE("a numeric scale (1/temperature) multiplies every score") {
         s.scale_mode = ScaleMode::value;
         s.scale_value = scale;
         const Recording rec = record(s);
-        // scale * x is rounded now (and so is the scale), so each exponent carries an extra
-        // absolute error of about 2u|scale * x| <= 2u * 25.
-        const double u = support::unit_roundoff(p);
+        // scale * x is rounded now (and so is the scale): tests/tolerance.h point 3.
         for (int r = 0; r < 3; ++r) {
           const ref::Vec want = ref::softmax(x[r], scale);
-          for (int i = 0; i < 24; ++i)
-            CHECK(std::fabs(rec.output(r, i) - want[i]) <=
-                  support::softmax_tol(p, 24, want[i]) + 2.0 * u * 25.0 * want[i]);
+          std::vector<double> each;
+          tolerance::softmax_row(a, x[r], scale, p, tolerance::Exp::cpu, 4, &each);
+          for (int i = 0; i < 24; ++i) CHECK(std::fabs(rec.output(r, i) - want[i]) <= each[i]);
         }
       }
 }
@@ -174,8 +175,9 @@ TEST_CASE("pass 1 of online and logsumexp: m_i is the prefix max, l_i = sum_{j<=
           cur.seek(k);
           const ref::MaxSum want = ref::prefix_max_sum(x[row], i + 1, scale);
           CHECK(support::buffer_at(rec, cur, "m", row) == want.m);
+          const std::vector<double> prefix(x[row].begin(), x[row].begin() + i + 1);
           CHECK(std::fabs(support::buffer_at(rec, cur, "l", row) - want.l) <=
-                support::softmax_tol(p, i + 1, want.l));
+                tolerance::softmax_row(a, prefix, static_cast<double>(scale), p, tolerance::Exp::cpu).l * want.l);
         }
         CHECK(seen == std::vector<int>{17, 17, 17});
       }
@@ -198,8 +200,9 @@ TEST_CASE("safe softmax: m_i is the prefix max in pass 1, l_i = sum_{j<=i} exp(x
       const long double m = ref::prefix_max_sum(row, row.size()).m;
       long double l = 0;
       for (int j = 0; j <= i; ++j) l += std::exp(row[j] - m);
+      // The per-step bound of the whole row holds for every partial sum.
       CHECK(std::fabs(support::buffer_at(rec, cur, "l", st.row) - l) <=
-            support::softmax_tol(Precision::fp64, i + 1, l));
+            tolerance::softmax_row(Algorithm::safe, row, 1.0, Precision::fp64, tolerance::Exp::cpu).l * l);
     }
   }
   CHECK(in_pass1 == std::vector<int>{13, 13});
@@ -219,11 +222,14 @@ TEST_CASE("chunked equals safe for every K from 1 to n, whether or not K divides
         CHECK(chunked.chunks == K);
         check_rows(chunked, x, 1.0L);
         for (int r = 0; r < 2; ++r) {
+          // Both within their bound of the exact result, so within the sum of each other.
+          std::vector<double> each_c, each_s;
+          const tolerance::Bound bc = tolerance::softmax_row(Algorithm::chunked, x[r], 1.0, p, tolerance::Exp::cpu, K, &each_c);
+          const tolerance::Bound bs = tolerance::softmax_row(Algorithm::safe, x[r], 1.0, p, tolerance::Exp::cpu, 1, &each_s);
           CHECK(chunked.m[r] == safe.m[r]);
-          CHECK(std::fabs(chunked.l[r] - safe.l[r]) <= 2.0 * support::softmax_tol(p, n, safe.l[r]));
+          CHECK(std::fabs(chunked.l[r] - safe.l[r]) <= (bc.l + bs.l) * safe.l[r]);
           for (int i = 0; i < n; ++i)
-            CHECK(std::fabs(chunked.output(r, i) - safe.output(r, i)) <=
-                  2.0 * support::softmax_tol(p, n, safe.output(r, i)));
+            CHECK(std::fabs(chunked.output(r, i) - safe.output(r, i)) <= each_c[i] + each_s[i]);
         }
       }
     }
@@ -259,13 +265,19 @@ TEST_CASE("chunked: every merge combines its children's (m, l) and the root is t
         l = la * std::exp(ma - m) + lb * std::exp(mb - m);
       }
       CHECK(cur.value(btm, st.row, id) == m);
-      CHECK(std::fabs(cur.value(btl, st.row, id) - l) <= 1e-14 * l);
+      // One merge: two exps (each with its argument rounded), two products and a sum.
+      const double u = tolerance::unit_roundoff(Precision::fp64);
+      double merge = 3.0 * u;
+      for (long double a : {ma - m, nd.right >= 0 ? cur.value(btm, st.row, nd.right) - m : 0.0L})
+        merge += tolerance::exp_error(tolerance::Exp::cpu, Precision::fp64, static_cast<double>(a)) +
+                 u * static_cast<double>(std::fabs(a));
+      CHECK(std::fabs(cur.value(btl, st.row, id) - l) <= merge * l);
       if (id == static_cast<int>(tree.size()) - 1) {
         const auto& row = x[st.row];
         const ref::MaxSum want = ref::prefix_max_sum(row, row.size());
         CHECK(support::buffer_at(rec, cur, "m", st.row) == want.m);
         CHECK(std::fabs(support::buffer_at(rec, cur, "l", st.row) - want.l) <=
-              support::softmax_tol(Precision::fp64, 13, want.l));
+              tolerance::softmax_row(Algorithm::chunked, row, 1.0, Precision::fp64, tolerance::Exp::cpu, K).l * want.l);
       }
     }
     CHECK(merges == 2 * (static_cast<int>(tree.size()) - K));

@@ -1,11 +1,13 @@
 // Every algorithm on the GPU against the CPU reference engine: outputs, m and l at every step,
-// the step sequence and the IO counters. One table of cases, each with its own tolerance (the
-// backend-ops test of ggml is the model): fp32 within 1e-5, fp16 and bf16 within a few units in
-// the last place of their format (the only difference left is the driver's exp()).
+// the step sequence and the IO counters. One table of cases (the backend-ops test of ggml is the
+// model), each with the tolerance tests/tolerance.h derives from its format and its inputs: the
+// CPU's error bound plus the GPU's, whose exp() GLSL allows to be off by (3 + 2|x|) ulp.
+#include "../tolerance.h"
 #include "core/compare.h"
 #include "core/engine.h"
 #include "gpu_context.h"
 
+#include <algorithm>
 #include <string>
 
 using namespace flashstep;
@@ -19,7 +21,6 @@ struct Case {
   bool causal = false;
   ScaleMode scale = ScaleMode::none;
   bool keep_steps = true;
-  double output_tol = 1e-5, ml_tol = 1e-5;
 };
 
 std::string name(const Case& c) {
@@ -38,8 +39,15 @@ Scenario scenario(const Case& c) {
   s.n = c.n;
   s.d = c.d > 0 ? c.d : 4;
   s.seed = 7;
-  s.chunks = 7;  // n = 1000 and 4097 are not multiples of 7
-  if (!is_attention(c.algo)) s.x = gpu_test::scores_with_outliers(c.rows, c.n, 11);
+  s.chunks = c.n >= 7 ? 7 : 1;  // n = 1000 and 4097 are not multiples of 7
+  if (!is_attention(c.algo)) {
+    s.x = gpu_test::scores_with_outliers(c.rows, c.n, 11);
+    // In the 16-bit formats an outlier of 30 costs u·60 in every rescale's exponent, which
+    // alone exceeds bf16's resolution: there the rows are the normal part alone, |x| <= 6.
+    if (c.precision == Precision::fp16 || c.precision == Precision::bf16)
+      for (auto& row : s.x)
+        for (double& v : row) v = std::clamp(v, -6.0, 6.0);
+  }
   return s;
 }
 
@@ -54,13 +62,9 @@ void check(const Case& c) {
   CHECK(gpu.backend == "gpu");
   CHECK(gpu.device.size() > 0);
   const CompareReport rep = compare(cpu, gpu);
-  MESSAGE(name(c) << ": max |output diff| " << rep.max_abs_output_diff << ", max rel m diff "
-                  << rep.max_rel_m_diff << ", max rel l diff " << rep.max_rel_l_diff << " over "
-                  << rep.steps_compared << " steps");
   CHECK(rep.mismatch == "");
-  CHECK(rep.max_abs_output_diff <= c.output_tol);
-  CHECK(rep.max_rel_m_diff <= c.ml_tol);
-  CHECK(rep.max_rel_l_diff <= c.ml_tol);
+  tolerance::check(rep, tolerance::between(r, tolerance::Exp::cpu, tolerance::Exp::glsl),
+                   name(c) + " over " + std::to_string(rep.steps_compared) + " steps");
   CHECK(cpu.io == gpu.io);
   CHECK(cpu.pass_names == gpu.pass_names);
   REQUIRE(cpu.buffers.size() == gpu.buffers.size());
@@ -120,13 +124,13 @@ TEST_CASE("tiled attention with block sizes that do not divide N (summary, N = 1
 }
 
 TEST_CASE("fp16 and bf16 are emulated as on the CPU") {
-  // One unit in the last place: fp16 has 11 significant bits, bf16 8; outputs are at most ~3.
+  // With 11 and 8 significant bits the worst-case bound of tests/tolerance.h grows past the
+  // values themselves within a few hundred terms (bf16's γ_n reaches 1 at n = 256), so these
+  // problems are small enough for the bound to mean something: rows of 16, N = 24 with d = 4.
   for (Precision p : {Precision::fp16, Precision::bf16}) {
-    const double ulp_out = p == Precision::fp16 ? 2.0 / 1024 : 2.0 / 128;
-    const double ulp_rel = p == Precision::fp16 ? 1.0 / 1024 : 1.0 / 128;
     for (Algorithm a : {Algorithm::naive, Algorithm::safe, Algorithm::online, Algorithm::chunked, Algorithm::logsumexp})
-      check({a, p, 2, 300, 0, false, ScaleMode::none, true, ulp_out, ulp_rel});
+      check({a, p, 2, 16, 0, false, ScaleMode::none, true});
     for (Algorithm a : {Algorithm::attn_naive, Algorithm::attn_online, Algorithm::attn_tiled, Algorithm::attn_tiled_v2})
-      check({a, p, 1, 67, 16, true, ScaleMode::inv_sqrt_d, true, ulp_out, ulp_rel});
+      check({a, p, 1, 24, 4, true, ScaleMode::inv_sqrt_d, true});
   }
 }
