@@ -1,5 +1,6 @@
 #include "core/engine.h"
 
+#include "core/algorithms.h"
 #include "core/recorder.h"
 #include "core/text.h"
 
@@ -54,17 +55,7 @@ Recording record(const Resolved& r, const RecordOptions& opt) {
   Recording rec = start_recording(r, "cpu", "CPU");
   Recorder recorder(rec, opt.keep_steps);
   prepare_recorder(recorder, r, opt);
-  switch (r.scenario.algorithm) {
-    case Algorithm::naive: record_naive(r, recorder); break;
-    case Algorithm::safe: record_safe(r, recorder); break;
-    case Algorithm::online: record_online(r, recorder); break;
-    case Algorithm::chunked: record_chunked(r, recorder); break;
-    case Algorithm::logsumexp: record_logsumexp(r, recorder); break;
-    case Algorithm::attn_naive: record_attn_naive(r, recorder); break;
-    case Algorithm::attn_online: record_attn_online(r, recorder); break;
-    case Algorithm::attn_tiled: record_attn_tiled(r, recorder); break;
-    case Algorithm::attn_tiled_v2: record_attn_tiled_v2(r, recorder); break;
-  }
+  info(r.scenario.algorithm).record(r, recorder);
   rec.nonfinite = rec.count_nonfinite_outputs();
   if (opt.progress) opt.progress->store(1.0f);
   return rec;

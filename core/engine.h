@@ -53,7 +53,8 @@ inline Recording record(const Scenario& s, const RecordOptions& opt = {}) {
   return record(resolve(s), opt);
 }
 
-// The algorithm in the paper's notation; Step::line indexes it from 1.
+// The algorithm in the paper's notation (its row in core/algorithms.cpp); Step::line indexes
+// it from 1.
 const std::vector<std::string>& pseudocode(Algorithm a);
 
 // Per-algorithm engines (softmax.cpp, attention.cpp). Each fills `rec` through the Recorder.

@@ -32,9 +32,9 @@ bool measure(const MeasurePlan& plan, const std::atomic<bool>* cancel, const Mea
   };
   std::vector<Job> jobs;
   for (std::int64_t N : plan.attention_n)
-    for (Algorithm a : {Algorithm::attn_naive, Algorithm::attn_tiled_v2}) jobs.push_back({a, N});
+    for (Algorithm a : {kAttentionRace.slow, kAttentionRace.fast}) jobs.push_back({a, N});
   for (std::int64_t n : plan.softmax_n)
-    for (Algorithm a : {Algorithm::safe, Algorithm::online}) jobs.push_back({a, n});
+    for (Algorithm a : {kSoftmaxRace.slow, kSoftmaxRace.fast}) jobs.push_back({a, n});
 
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     if (cancel && cancel->load()) return false;

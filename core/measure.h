@@ -23,6 +23,17 @@ struct MeasurePoint {
   std::string note;             // "would need 4.0 GiB for S and P" when skipped
 };
 
+// The two races the lab runs: the algorithm a lesson improves on against the improvement.
+struct MeasureRace {
+  Algorithm slow, fast;
+  const char* slow_label;
+  const char* fast_label;
+};
+inline constexpr MeasureRace kAttentionRace{Algorithm::attn_naive, Algorithm::attn_tiled_v2,
+                                            "naive (S, P in memory)", "tiled (FlashAttention-2)"};
+inline constexpr MeasureRace kSoftmaxRace{Algorithm::safe, Algorithm::online, "safe (3 passes)",
+                                          "online (2 passes)"};
+
 struct MeasurePlan {
   std::vector<std::int64_t> attention_n = {512, 1024, 2048, 4096, 8192};
   int d = 64;

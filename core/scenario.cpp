@@ -2,6 +2,7 @@
 
 #include "core/text.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -9,57 +10,7 @@
 
 namespace flashstep {
 
-// ---- algorithms ---------------------------------------------------------------------------
-
-std::string_view algorithm_id(Algorithm a) {
-  switch (a) {
-    case Algorithm::naive: return "naive";
-    case Algorithm::safe: return "safe";
-    case Algorithm::online: return "online";
-    case Algorithm::chunked: return "chunked";
-    case Algorithm::logsumexp: return "logsumexp";
-    case Algorithm::attn_naive: return "attn-naive";
-    case Algorithm::attn_online: return "attn-online";
-    case Algorithm::attn_tiled: return "attn-tiled";
-    case Algorithm::attn_tiled_v2: return "attn-tiled-v2";
-  }
-  return "?";
-}
-
-std::string_view algorithm_title(Algorithm a) {
-  switch (a) {
-    case Algorithm::naive: return "Naive softmax e^x / sum e^x";
-    case Algorithm::safe: return "Safe softmax (max subtracted, 3 passes)";
-    case Algorithm::online: return "Online softmax (2 passes)";
-    case Algorithm::chunked: return "Chunked online softmax with a merge of (m, l) pairs";
-    case Algorithm::logsumexp: return "Log-softmax through log-sum-exp";
-    case Algorithm::attn_naive: return "Attention with S and P materialized";
-    case Algorithm::attn_online: return "Attention online, one query row at a time";
-    case Algorithm::attn_tiled: return "FlashAttention-1 tiles";
-    case Algorithm::attn_tiled_v2: return "FlashAttention-2 loop order";
-  }
-  return "?";
-}
-
-std::optional<Algorithm> parse_algorithm(std::string_view id) {
-  for (Algorithm a : kAllAlgorithms)
-    if (algorithm_id(a) == id) return a;
-  return std::nullopt;
-}
-
-bool is_attention(Algorithm a) {
-  return a == Algorithm::attn_naive || a == Algorithm::attn_online ||
-         a == Algorithm::attn_tiled || a == Algorithm::attn_tiled_v2;
-}
-
-std::string algorithm_id_list() {
-  std::string out;
-  for (Algorithm a : kAllAlgorithms) {
-    if (!out.empty()) out += ", ";
-    out += algorithm_id(a);
-  }
-  return out;
-}
+// The algorithms' ids, titles and families come from the table in core/algorithms.cpp.
 
 double scale_factor(ScaleMode mode, double value, int d) {
   switch (mode) {
@@ -101,21 +52,37 @@ static std::string normalise_minus(std::string_view in) {
 std::vector<std::vector<double>> parse_rows(std::string_view text) {
   const std::string s = normalise_minus(text);
   std::vector<std::vector<double>> rows(1);
+  // A comma ends a value: a comma with no value since the last one (or since the row began)
+  // stands for an empty value, which is refused rather than dropped ("1,,2" is not [1, 2]).
+  // One comma may close a row ("1, 2," as copied from a list); spaces and brackets separate
+  // values without standing for one.
+  bool value_since_comma = false;
   std::size_t i = 0;
-  auto is_sep = [](char c) { return c == ',' || c == ' ' || c == '\t' || c == '[' || c == ']'; };
+  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '[' || c == ']'; };
+  auto ends_row = [](char c) { return c == ';' || c == '\n' || c == '\r'; };
   while (i < s.size()) {
     const char c = s[i];
-    if (c == ';' || c == '\n' || c == '\r') {
+    if (ends_row(c)) {
       if (!rows.back().empty()) rows.emplace_back();
+      value_since_comma = false;
       ++i;
       continue;
     }
-    if (is_sep(c)) {
+    if (c == ',') {
+      if (!value_since_comma)
+        throw InputError(strf("input: value %zu of row %zu is empty (a comma with no number "
+                              "before it)",
+                              rows.back().size() + 1, rows.size()));
+      value_since_comma = false;
+      ++i;
+      continue;
+    }
+    if (is_space(c)) {
       ++i;
       continue;
     }
     std::size_t j = i;
-    while (j < s.size() && !is_sep(s[j]) && s[j] != ';' && s[j] != '\n' && s[j] != '\r') ++j;
+    while (j < s.size() && !is_space(s[j]) && s[j] != ',' && !ends_row(s[j])) ++j;
     const std::string token = s.substr(i, j - i);
     char* end = nullptr;
     errno = 0;
@@ -128,6 +95,7 @@ std::vector<std::vector<double>> parse_rows(std::string_view text) {
                             "if you mean infinity",
                             token.c_str(), rows.back().size() + 1, rows.size()));
     rows.back().push_back(v);
+    value_since_comma = true;
     i = j;
   }
   if (rows.back().empty()) rows.pop_back();
@@ -179,6 +147,26 @@ static void check_positive(const char* field, long long value) {
   if (value < 1) throw InputError(strf("%s = %lld: must be at least 1", field, value));
 }
 
+// "Br = 4, Bc = 8 derived from M = 16384 (the default): Bc = ceil(M/4d) = 1024, capped at
+// N = 8; Br = min(Bc, d) = 4" for the block sizes the scenario left at 0.
+static std::string derived_blocks_notice(const Scenario& s, int M, int bc_rule, int br_rule,
+                                         const Resolved& r) {
+  const bool br = s.block_rows == 0, bc = s.block_cols == 0;
+  auto capped = [&](int rule, int used) {
+    return used < rule ? strf(", capped at N = %d", r.n) : std::string();
+  };
+  std::string out;
+  if (br && bc) out = strf("Br = %d, Bc = %d", r.Br, r.Bc);
+  else out = br ? strf("Br = %d", r.Br) : strf("Bc = %d", r.Bc);
+  out += strf(" derived from M = %d%s: ", M, s.sram > 0 ? "" : " (the default)");
+  if (bc) out += strf("Bc = ceil(M/4d) = %d%s", bc_rule, capped(bc_rule, r.Bc).c_str());
+  if (br && bc) out += "; ";
+  if (br)
+    out += strf("Br = %s = %d%s", bc ? "min(Bc, d)" : "min(ceil(M/4d), d)", br_rule,
+                capped(br_rule, r.Br).c_str());
+  return out;
+}
+
 Resolved resolve(const Scenario& s) {
   Resolved r;
   r.scenario = s;
@@ -209,11 +197,14 @@ Resolved resolve(const Scenario& s) {
     r.d = s.d;
     if (s.algorithm == Algorithm::chunked) {
       check_positive("chunks", s.chunks);
-      if (s.chunks > r.n)
-        throw InputError(strf("chunks = %d: more workers than elements; the row has n = %d, so "
-                              "use 1..%d",
-                              s.chunks, r.n, r.n));
       r.chunks = s.chunks;
+      // A worker needs at least one element; more workers than elements is clamped (as a
+      // block size is clamped to N), so the default 4 also runs on a row of three.
+      if (r.chunks > r.n) {
+        r.notices.push_back(strf("workers n_w = %d is more than n = %d elements; using n_w = %d",
+                                 r.chunks, r.n, r.n));
+        r.chunks = r.n;
+      }
     }
     return r;
   }
@@ -261,7 +252,8 @@ Resolved resolve(const Scenario& s) {
                             "O_i needs 4*d = %d",
                             s.sram, 4 * r.d));
     const int M = s.sram > 0 ? s.sram : kDefaultSram;
-    // The FlashAttention paper's rule: Bc = ceil(M / 4d), Br = min(Bc, d).
+    // The FlashAttention paper's rule: Bc = ceil(M / 4d), Br = min(Bc, d). A block size of 0
+    // (or none given) means "from M"; the notice says which values the rule gave.
     const int bc_rule = (M + 4 * r.d - 1) / (4 * r.d);
     const int br_rule = std::min(bc_rule, r.d);
     r.Bc = s.block_cols > 0 ? s.block_cols : bc_rule;
@@ -278,7 +270,8 @@ Resolved resolve(const Scenario& s) {
                                  r.n, r.n));
       r.Bc = r.n;
     }
-    r.Tr = (r.n + r.Br - 1) / r.Br;
+    if (s.block_rows == 0 || s.block_cols == 0)
+      r.notices.push_back(derived_blocks_notice(s, M, bc_rule, br_rule, r));    r.Tr = (r.n + r.Br - 1) / r.Br;
     r.Tc = (r.n + r.Bc - 1) / r.Bc;
   }
   return r;

@@ -72,10 +72,10 @@ struct Scenario {
   int d = 4;             // head dimension (attention shape; for softmax, the d of 1/√d)
   std::uint64_t seed = 1;
 
-  int block_rows = 0;    // Br; 0 = from the SRAM budget
-  int block_cols = 0;    // Bc; 0 = from the SRAM budget
-  int sram = 0;          // M in elements; 0 = kDefaultSram when no block size is given
-  int chunks = 4;        // K workers of `chunked`
+  int block_rows = 0;    // Br; 0 = from the SRAM budget (resolve() notes the value)
+  int block_cols = 0;    // Bc; 0 = from the SRAM budget (resolve() notes the value)
+  int sram = 0;          // M in elements for the block sizes left at 0; 0 = kDefaultSram
+  int chunks = 4;        // workers n_w of `chunked`; more than n is clamped to n (noted)
 };
 
 inline constexpr int kDefaultSram = 16384;  // 64 KiB of fp32, a typical shared memory size
@@ -89,14 +89,19 @@ struct Resolved {
   double scale = 1.0;       // the multiplier applied to every score
   int Br = 0, Bc = 0, Tr = 0, Tc = 0;
   int chunks = 0;
-  std::vector<std::string> notices;  // adjustments made (a block size clamped to N, ...)
+  // What resolve() chose that the scenario did not spell out: a block size clamped to N, block
+  // sizes derived from M, a worker count clamped to n.
+  std::vector<std::string> notices;
 };
 
 // Checks every field and fills in what was left open. Throws InputError.
 Resolved resolve(const Scenario& s);
 
-// Parses "3, 2, 5, 1" (one row) or "1,2;3,4" (rows separated by ';'). Accepts inf, -inf, nan
-// and the Unicode minus. Throws InputError naming the offending token and its position.
+// Parses "3, 2, 5, 1" (one row) or "1,2;3,4" (rows separated by ';' or a new line). Values are
+// separated by commas, spaces or brackets ("[1, 2]", "1 2"); one comma may end a row ("1, 2,"),
+// but an empty value ("1,,2", ",1") is refused, not dropped. Accepts inf, -inf, nan and the
+// Unicode minus. Throws InputError naming the offending token or empty value and its position
+// (value k of row r).
 std::vector<std::vector<double>> parse_rows(std::string_view text);
 
 // Standard-normal N × d (or rows × n) values from a seed (std::mt19937_64).

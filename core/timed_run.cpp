@@ -1,5 +1,6 @@
 #include "core/timed_run.h"
 
+#include "core/algorithms.h"
 #include "core/engine.h"
 #include "core/fast.h"
 #include "core/io_model.h"
@@ -53,16 +54,7 @@ void fill_summary(Recording& rec, const Resolved& r, const MatRM<float>& out, co
 }  // namespace
 
 bool has_fast_kernel(const Resolved& r) {
-  if (r.scenario.precision != Precision::fp32) return false;
-  switch (r.scenario.algorithm) {
-    case Algorithm::safe:
-    case Algorithm::online:
-    case Algorithm::chunked:
-    case Algorithm::attn_naive:
-    case Algorithm::attn_tiled:
-    case Algorithm::attn_tiled_v2: return true;
-    default: return false;
-  }
+  return r.scenario.precision == Precision::fp32 && info(r.scenario.algorithm).fast;
 }
 
 TimedRun run_timed(const Resolved& r, int repeat, bool keep_output) {

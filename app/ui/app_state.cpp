@@ -1,6 +1,7 @@
 #include "app/ui/app_state.h"
 
 #include "app/ui/widgets.h"
+#include "core/algorithms.h"
 #include "core/engine.h"
 #include "core/text.h"
 
@@ -93,15 +94,8 @@ void AppState::open_lesson(int index) {
     tab_changed = true;
   }
   // Compare mode sets the lesson against the algorithm it improves on (or that improves on it).
-  switch (l.scenario.algorithm) {
-    case Algorithm::naive: compare.a = Algorithm::naive, compare.b = Algorithm::safe; break;
-    case Algorithm::chunked: compare.a = Algorithm::online, compare.b = Algorithm::chunked; break;
-    case Algorithm::attn_tiled_v2: compare.a = Algorithm::attn_tiled, compare.b = Algorithm::attn_tiled_v2; break;
-    case Algorithm::attn_naive:
-    case Algorithm::attn_online:
-    case Algorithm::attn_tiled: compare.a = Algorithm::attn_naive, compare.b = Algorithm::attn_tiled; break;
-    default: compare.a = Algorithm::safe, compare.b = Algorithm::online; break;
-  }
+  compare.a = info(l.scenario.algorithm).compare_a;
+  compare.b = info(l.scenario.algorithm).compare_b;
   // Lesson 11 compares one algorithm on both backends.
   compare.backend_a = Backend::cpu;
   compare.backend_b = Backend::cpu;

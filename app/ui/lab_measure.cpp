@@ -183,8 +183,10 @@ void draw_measure_lab(MeasureLab& lab, float scale) {
     std::lock_guard<std::mutex> lock(lab.mutex);
     points = lab.points;
   }
-  const std::string attn = speedup_text(points, Algorithm::attn_naive, Algorithm::attn_tiled_v2);
-  const std::string soft = speedup_text(points, Algorithm::safe, Algorithm::online);
+  const MeasureRace& ar = kAttentionRace;
+  const MeasureRace& sr = kSoftmaxRace;
+  const std::string attn = speedup_text(points, ar.slow, ar.fast);
+  const std::string soft = speedup_text(points, sr.slow, sr.fast);
   ImGui::Text("tiled vs naive attention: %s", attn.empty() ? "—" : attn.c_str());
   ImGui::SameLine(0, 40 * scale);
   ImGui::Text("online vs safe softmax: %s", soft.empty() ? "—" : soft.c_str());
@@ -197,13 +199,13 @@ void draw_measure_lab(MeasureLab& lab, float scale) {
   ImGui::TextUnformatted("attention time against N");
   ImGui::SameLine(w + 10 * scale);
   ImGui::TextUnformatted("attention extra memory against N");
-  plot("attn_time", points, {{Algorithm::attn_naive, "naive (S, P in memory)", naive_c}, {Algorithm::attn_tiled_v2, "tiled (FlashAttention-2)", tiled_c}},
+  plot("attn_time", points, {{ar.slow, ar.slow_label, naive_c}, {ar.fast, ar.fast_label, tiled_c}},
        [](const MeasurePoint& p) { return p.time_ms; }, "ms", size);
   ImGui::SameLine(0, 10 * scale);
-  plot("attn_mem", points, {{Algorithm::attn_naive, "naive", naive_c}, {Algorithm::attn_tiled_v2, "tiled", tiled_c}},
+  plot("attn_mem", points, {{ar.slow, ar.slow_label, naive_c}, {ar.fast, ar.fast_label, tiled_c}},
        [](const MeasurePoint& p) { return p.peak_bytes / 1048576.0; }, "MiB", size);
   ImGui::TextUnformatted("softmax time against n");
-  plot("soft_time", points, {{Algorithm::safe, "safe (3 passes)", naive_c}, {Algorithm::online, "online (2 passes)", tiled_c}},
+  plot("soft_time", points, {{sr.slow, sr.slow_label, naive_c}, {sr.fast, sr.fast_label, tiled_c}},
        [](const MeasurePoint& p) { return p.time_ms; }, "ms", ImVec2(w, 200 * scale));
 }
 

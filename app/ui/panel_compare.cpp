@@ -4,6 +4,7 @@
 #include "app/ui/panels.h"
 #include "app/ui/style.h"
 #include "app/ui/widgets.h"
+#include "core/algorithms.h"
 #include "core/text.h"
 
 #include <algorithm>
@@ -12,23 +13,6 @@
 namespace flashstep::ui {
 
 namespace {
-
-struct Pair {
-  const char* name;
-  Algorithm a, b;
-  const char* why;
-};
-
-const Pair kPairs[] = {
-    {"safe vs online", Algorithm::safe, Algorithm::online,
-     "Three passes against two: online softmax folds the max into the sum with a rescale."},
-    {"naive vs online softmax", Algorithm::naive, Algorithm::online,
-     "Same number of passes; only one of them survives large inputs."},
-    {"naive vs tiled attention", Algorithm::attn_naive, Algorithm::attn_tiled,
-     "S and P through HBM against tiles kept on chip: watch the HBM counters."},
-    {"FlashAttention-1 vs -2", Algorithm::attn_tiled, Algorithm::attn_tiled_v2,
-     "The same tiles in the other loop order: fewer writes of O, m and l."},
-};
 
 bool algorithm_combo(const char* label, Algorithm* a, bool attention) {
   bool changed = false;
@@ -87,12 +71,7 @@ void side(AppState& app, Played& p, int playhead, VectorViewOptions& vv, MatrixV
   ImGui::ProgressBar(frac, ImVec2(-1, 6 * s), "");
   ImGui::BeginChild("view", ImVec2(0, height), false);
   const ViewInput vi{rec, *p.cursor, k, st, app.palette, app.ui_scale};
-  if (rec.algorithm == Algorithm::chunked)
-    draw_chunked_view(vi, cv);
-  else if (is_attention(rec.algorithm))
-    draw_matrix_view(vi, mv);
-  else
-    draw_vector_view(vi, vv);
+  draw_recording_view(vi, vv, mv, cv);
   ImGui::EndChild();
   text_wrapped_words(st->text, ImGui::GetContentRegionAvail().x);
 }
@@ -103,14 +82,16 @@ void draw_compare(AppState& app) {
   CompareState& c = app.compare;
   const bool attention = is_attention(c.a);
   const ImGuiStyle& style = ImGui::GetStyle();
-  for (const Pair& p : kPairs) {
-    if (&p != kPairs) flow_next(ImGui::CalcTextSize(p.name).x + style.FramePadding.x * 2);
-    if (ImGui::SmallButton(p.name)) {
+  const std::vector<ComparePreset>& presets = compare_presets();
+  for (const ComparePreset& p : presets) {
+    const std::string name(p.name), why(p.why);
+    if (&p != &presets.front()) flow_next(ImGui::CalcTextSize(name.c_str()).x + style.FramePadding.x * 2);
+    if (ImGui::SmallButton(name.c_str())) {
       c.a = p.a;
       c.b = p.b;
       c.dirty = true;
     }
-    if (ImGui::IsItemHovered()) tooltip(p.name, p.why);
+    if (ImGui::IsItemHovered()) tooltip(name.c_str(), why.c_str());
   }
   flow_next(ImGui::GetFontSize() * 19.0f);
   if (algorithm_combo("##a", &c.a, attention)) c.dirty = true;
@@ -118,7 +99,7 @@ void draw_compare(AppState& app) {
   ImGui::TextUnformatted("vs");
   ImGui::SameLine();
   if (is_attention(c.b) != is_attention(c.a)) {
-    c.b = is_attention(c.a) ? Algorithm::attn_tiled : Algorithm::online;
+    c.b = info(c.a).compare_b;
     c.dirty = true;
   }
   if (algorithm_combo("##b", &c.b, is_attention(c.a))) c.dirty = true;

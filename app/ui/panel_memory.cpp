@@ -267,7 +267,7 @@ void draw_comparison(const ViewInput& in) {
   }
   if (attention)
     ImGui::Text("HBM traffic for N = %d, d = %d (FlashAttention with Br = %d, Bc = %d)", rec.n, rec.d,
-                comparable(rec, Algorithm::attn_tiled).Br, comparable(rec, Algorithm::attn_tiled).Bc);
+                comparable(rec, rec.algorithm).Br, comparable(rec, rec.algorithm).Bc);
   else
     ImGui::Text("HBM traffic for %d × %d elements", rec.rows, rec.n);
   help_marker(

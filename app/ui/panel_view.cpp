@@ -3,25 +3,24 @@
 #include "app/ui/panels.h"
 #include "app/ui/style.h"
 #include "app/ui/widgets.h"
+#include "core/algorithms.h"
 
 namespace flashstep::ui {
 
-namespace {
-
-// The view that shows this recording's algorithm.
 void draw_recording_view(const ViewInput& vi, VectorViewOptions& vector, MatrixViewOptions& matrix,
                          ChunkedViewOptions& chunked) {
   if (vi.rec.step_count() == 0) {
     ImGui::TextDisabled("Nothing recorded yet.");
     return;
   }
-  if (vi.rec.algorithm == Algorithm::chunked)
-    draw_chunked_view(vi, chunked);
-  else if (is_attention(vi.rec.algorithm))
-    draw_matrix_view(vi, matrix);
-  else
-    draw_vector_view(vi, vector);
+  switch (info(vi.rec.algorithm).view) {
+    case ViewKind::vector: draw_vector_view(vi, vector); break;
+    case ViewKind::chunked: draw_chunked_view(vi, chunked); break;
+    case ViewKind::matrix: draw_matrix_view(vi, matrix); break;
+  }
 }
+
+namespace {
 
 bool tab(const char* label, Tab which, AppState& app) {
   const ImGuiTabItemFlags flags = app.tab_changed && app.tab == which ? ImGuiTabItemFlags_SetSelected : 0;
@@ -132,9 +131,7 @@ void draw_memory_window(AppState& app, const PanelRect& r) {
     ImGui::End();
     return;
   }
-  const bool tiled = app.inputs.algorithm == Algorithm::attn_tiled ||
-                     app.inputs.algorithm == Algorithm::attn_tiled_v2;
-  app.memory_panel.sram_budget = tiled ? app.inputs.M : 0;
+  app.memory_panel.sram_budget = info(app.inputs.algorithm).takes_blocks ? app.inputs.M : 0;
   if (app.played.rec->step_count() > 0) {
     const ViewInput vi = app.view_input();
     draw_memory_panel(vi, app.memory_panel);

@@ -32,6 +32,9 @@ void draw_shortcuts_window(AppState& app);                       // panel_log.cp
 void draw_compare(AppState& app);
 void draw_steps_table(AppState& app);  // panel_steps.cpp: every recorded step, click to go there
 void draw_lesson_view(AppState& app);
+// The view that draws a recording's algorithm (its row's ViewKind), into the current window.
+void draw_recording_view(const ViewInput& vi, VectorViewOptions& vector, MatrixViewOptions& matrix,
+                         ChunkedViewOptions& chunked);
 
 // The keyboard: every shortcut in one table, used by the handler and the F1 window.
 struct Shortcut {

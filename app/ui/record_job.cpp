@@ -17,35 +17,15 @@ double now_seconds() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-// Cells the engine writes over the whole run (the deltas), by the loops of each algorithm.
-double estimate_cells(const Resolved& r) {
-  const double rows = r.rows, n = r.n, d = r.d;
-  switch (r.scenario.algorithm) {
-    case Algorithm::naive:
-    case Algorithm::safe:
-    case Algorithm::online:
-    case Algorithm::logsumexp:
-    case Algorithm::chunked: return rows * n * 4;
-    case Algorithm::attn_naive: return 2 * n * n + n * d;
-    case Algorithm::attn_online: return n * n * (d + 3);
-    case Algorithm::attn_tiled:
-    case Algorithm::attn_tiled_v2: {
-      const double tiles = static_cast<double>(r.Tr) * r.Tc;
-      return tiles * (2.0 * r.Br * r.Bc + r.Br * (d + 2));
-    }
-  }
-  return 0;
-}
-
 }  // namespace
 
 double estimate_record_seconds(const Resolved& r) {
-  return static_cast<double>(estimate_steps(r)) * 2e-6 + estimate_cells(r) * 8e-8;
+  return static_cast<double>(estimate_steps(r)) * 2e-6 + static_cast<double>(estimate_recording(r).deltas) * 8e-8;
 }
 
 double estimate_record_bytes(const Resolved& r) {
   // A step carries its sentence, label and regions (~250 bytes); a delta is 32 bytes.
-  return static_cast<double>(estimate_steps(r)) * 250.0 + estimate_cells(r) * 32.0;
+  return static_cast<double>(estimate_steps(r)) * 250.0 + static_cast<double>(estimate_recording(r).deltas) * 32.0;
 }
 
 void set_gpu_backend(GpuBackend backend) { gpu_slot() = std::move(backend); }

@@ -2,6 +2,7 @@
 
 #include "app/ui/view_logic.h"
 #include "app/ui/widgets.h"
+#include "core/algorithms.h"
 #include "core/text.h"
 
 #include <algorithm>
@@ -233,14 +234,15 @@ float draw_registers(const Ctx& c, float y, float avail_w) {
     return r.change;
   };
   CellChange m;
-  if (c.b.m >= 0) m = box(c.b.m, "m", rec.algorithm == Algorithm::chunked ? "global max" : "running max");
+  const AlgorithmInfo& algo = info(rec.algorithm);
+  if (c.b.m >= 0) m = box(c.b.m, "m", algo.global_max ? "global max" : "running max");
   CellChange l;
   if (c.b.l >= 0)
-    l = box(c.b.l, "l", rec.algorithm == Algorithm::naive ? "sum of exp(x)" : "sum of exp(x − m)");
+    l = box(c.b.l, "l", algo.has_max ? "sum of exp(x − m)" : "sum of exp(x)");
   if (c.b.lse >= 0) box(c.b.lse, "LSE", "m + log l");
 
   // The rescale factor: only the online update multiplies the old sum when the max grows.
-  const bool online = rec.algorithm == Algorithm::online || rec.algorithm == Algorithm::logsumexp;
+  const bool online = algo.rescales && !algo.global_max;
   const bool in_sweep = c.in.step && c.in.step->pass == 1 && c.b.m >= 0 &&
                         (cell_marks(c.in.step, c.b.m, c.row, 0) & kMarkWrite);
   if (online && in_sweep) {
@@ -361,11 +363,11 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
   const float band_top = y;
   y += draw_x_cells(c, y) + 4 * s;
   if (rec.scale != 1.0) y += draw_scaled(c, y) + 4 * s;
-  if (rec.algorithm == Algorithm::chunked && rec.chunks > 0) y += draw_worker_band(c, y);
+  if (info(rec.algorithm).takes_workers && rec.chunks > 0) y += draw_worker_band(c, y);
   y += 6 * s;
   const float reserve = fs * 2 + 18 * s + 16 * s + fs * 1.6f + (rec.rows > 1 && opt.show_rows ? 60 * s : 0);
   const float bar_h = std::clamp((avail.y - (y - origin.y) - reserve) / 2.0f - 8 * s, 46.0f * s, 130.0f * s);
-  const bool naive = rec.algorithm == Algorithm::naive;
+  const bool naive = !info(rec.algorithm).has_max;
   const bool log_y = b.lse >= 0;
   if (b.e >= 0) {
     const bool scaled = rec.scale != 1.0;
