@@ -10,6 +10,7 @@
 #include "core/lessons.h"
 #include "core/peak_memory.h"
 #include "core/report.h"
+#include "core/text.h"
 #include "core/timed_run.h"
 #include "gpu/gpu_engine.h"
 
@@ -92,11 +93,22 @@ std::string version_text() {
   return out + "\n" + error;
 }
 
-int run_command(const RunOptions& o, const CLI::App& cmd) {
-  const Scenario s = run_scenario(o, cmd);
-  const RunSettings set = run_settings(o);
+// What did not fit when an allocation failed, and what to ask for instead. attn-naive's S and
+// P are refused before they are allocated (check_s_and_p_fit); this is for the rest.
+std::string out_of_memory(const Scenario& s, const RunSettings& set) {
+  const bool attention = is_attention(s.algorithm);
+  const std::string shape = attention ? strf("N = %d, d = %d", s.n, s.d) : strf("rows × n = %d × %d", s.rows, s.n);
+  return strf("out of memory: %s at %s did not fit in this machine's %s; use %sa smaller %s",
+              std::string(algorithm_id(s.algorithm)).c_str(), shape.c_str(),
+              bytes_text(static_cast<double>(physical_memory_bytes())).c_str(),
+              set.keep_steps ? "--steps none (no recording of every step) or " : "",
+              attention ? "--n or --d" : "--n or --rows");
+}
+
+int run_scenario_command(const RunOptions& o, const RunSettings& set, const Scenario& s) {
   const Resolved r = resolve(s);
   for (const auto& notice : r.notices) std::cerr << "flashstep: note: " << notice << "\n";
+  for (const auto& notice : r.derived) std::cerr << "flashstep: note: " << notice << "\n";
   RecordOptions opt;
   opt.keep_steps = set.keep_steps;
   opt.memory_budget = set.memory_budget;
@@ -128,6 +140,19 @@ int run_command(const RunOptions& o, const CLI::App& cmd) {
   return 0;
 }
 
+int run_command(const RunOptions& o, const CLI::App& cmd) {
+  const Scenario s = run_scenario(o, cmd);
+  const RunSettings set = run_settings(o);
+  try {
+    return run_scenario_command(o, set, s);
+  } catch (const std::bad_alloc&) {
+    Scenario shown = s;  // the shape of explicit inputs
+    if (!s.x.empty()) shown.rows = static_cast<int>(s.x.size()), shown.n = static_cast<int>(s.x[0].size());
+    if (!s.q.empty()) shown.n = static_cast<int>(s.q.size()), shown.d = static_cast<int>(s.q[0].size());
+    throw UsageError(out_of_memory(shown, set));
+  }
+}
+
 }  // namespace
 
 int main_cli(int argc, char** argv) {
@@ -155,7 +180,7 @@ int main_cli(int argc, char** argv) {
     if (cmd.shot->parsed()) return shot_command(o.shot);
     if (cmd.gif->parsed()) return gif_command(o.gif);
     if (cmd.lessons->parsed()) {
-      for (const Lesson& l : lessons()) std::cout << l.id << '\t' << l.title << '\n';
+      for (const Lesson& l : lessons()) std::cout << l.id << '\t' << l.heading() << '\n';
       return 0;
     }
     if (!gui.lesson.empty() && !find_lesson(gui.lesson))
@@ -168,8 +193,14 @@ int main_cli(int argc, char** argv) {
     std::cerr << "flashstep: " << e.what() << "\n";
     return kBadInput;
   } catch (const std::bad_alloc&) {
-    // More than this machine's memory: the request is the user's to make smaller.
-    std::cerr << "flashstep: out of memory; use --steps none or a smaller N\n";
+    // More than this machine's memory: the request is the user's to make smaller. `run` has
+    // said which run did not fit (run_command); this is a picture or the window.
+    const std::string memory = bytes_text(static_cast<double>(physical_memory_bytes()));
+    if (cmd.shot->parsed() || cmd.gif->parsed())
+      std::cerr << "flashstep: out of memory: the picture did not fit in this machine's " << memory
+                << "; use a smaller --scale, --width or --height, or fewer steps\n";
+    else
+      std::cerr << "flashstep: out of memory: this machine has " << memory << "\n";
     return kBadInput;
   } catch (const std::exception& e) {
     std::cerr << "flashstep: internal error: " << e.what() << "\n";

@@ -1,6 +1,7 @@
 #include "app/cli_args.h"
 
 #include "app/files.h"
+#include "core/algorithms.h"
 #include "core/report.h"
 #include "core/scenario_json.h"
 #include "core/text.h"
@@ -30,7 +31,9 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   c.run->add_option("--algo", r.algo, "Algorithm: " + algorithm_id_list() + " (required unless --scenario)");
   c.run->add_option("--scenario", r.scenario,
                     "Scenario file (JSON, as the app saves it); options given as well override its fields");
-  c.run->add_option("--input", r.input, "Softmax input, e.g. \"3,2,5,1\"; rows separated by ';'");
+  c.run->add_option("--input", r.input,
+                    "Softmax input, e.g. \"3,2,5,1\" or \"3 2 5 1\"; rows separated by ';'. An empty value "
+                    "(1,,2) or an empty --input is refused");
   c.run->add_option("--n", r.n, "Length of a random softmax row, or N (tokens) for attention")->capture_default_str();
   c.run->add_option("--d", r.d, "Head dimension (attention shape; d of the 1/sqrt(d) scale)")->capture_default_str();
   c.run->add_option("--rows", r.rows, "Number of random softmax rows")->capture_default_str();
@@ -39,12 +42,18 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   c.run->add_option("--precision", r.precision, "fp64, fp32, fp16 or bf16")->capture_default_str();
   c.run->add_option("--scale", r.scale, "Score scale: none, sqrt (1/sqrt(d)) or a number")->capture_default_str();
   c.run->add_flag("--causal", r.causal, "Causal mask (attention): query i sees keys j <= i");
-  c.run->add_option("--block-rows", r.block_rows, "Br, rows of a Q block (tiled attention)");
-  c.run->add_option("--block-cols", r.block_cols, "Bc, rows of a K/V block (tiled attention)");
+  c.run->add_option("--block-rows", r.block_rows,
+                    "Br, rows of a Q block (tiled attention); 0 or absent: derived from M (--sram), "
+                    "said in notices");
+  c.run->add_option("--block-cols", r.block_cols,
+                    "Bc, rows of a K/V block (tiled attention); 0 or absent: derived from M (--sram), "
+                    "said in notices");
   c.run->add_option("--sram", r.sram,
-                    "SRAM size M in elements: Bc = ceil(M/4d), Br = min(Bc, d); default " +
-                        std::to_string(kDefaultSram) + " when no block size is given");
-  c.run->add_option("--chunks", r.chunks, "K, workers of the chunked softmax")->capture_default_str();
+                    "SRAM size M in elements, for the block sizes derived from it: Bc = ceil(M/4d), "
+                    "Br = min(Bc, d); 0 or absent: " + std::to_string(kDefaultSram));
+  c.run->add_option("--chunks", r.chunks,
+                    "Workers n_w of the chunked softmax; more than n elements: n_w = n, said in notices")
+      ->capture_default_str();
   c.run->add_option("--backend", r.backend, "cpu or gpu")->capture_default_str();
   c.run->add_option("--compare", r.compare,
                     "Run on two backends (e.g. cpu,gpu) and print their largest differences as JSON");
@@ -103,6 +112,16 @@ ScaleMode parse_scale(const std::string& text, double& value) {
 
 // Without a file, the options' defaults are Scenario's own, so every option counts as given.
 Scenario run_scenario(const RunOptions& o, const CLI::App& cmd, FileAccess files) {
+  // An option given with an empty value is refused, not taken for the option left out.
+  struct Named {
+    const char* name;
+    const std::string& value;
+    const char* give;
+  };
+  for (const Named& n : {Named{"--scenario", o.scenario, "a scenario file"}, Named{"--qkv", o.qkv, "a JSON file"},
+                         Named{"--compare", o.compare, "two backends, e.g. cpu,gpu"}})
+    if (cmd.count(n.name) > 0 && n.value.empty())
+      throw UsageError(std::string(n.name) + " '' is empty: give " + n.give + ", or leave " + n.name + " out");
   Scenario s;
   if (!o.scenario.empty() && files == FileAccess::read) {
     std::string text, error;
@@ -138,10 +157,34 @@ Scenario run_scenario(const RunOptions& o, const CLI::App& cmd, FileAccess files
   if (given("--block-cols")) s.block_cols = o.block_cols;
   if (given("--sram")) s.sram = o.sram;
   if (given("--chunks")) s.chunks = o.chunks;
-  if (!o.input.empty()) {
+  // An option the algorithm does not take is refused, not silently ignored.
+  const AlgorithmInfo& algo = info(s.algorithm);
+  auto takers = [](bool AlgorithmInfo::*trait) {
+    std::string out;
+    for (const AlgorithmInfo& a : algorithm_table())
+      if (a.*trait) out += (out.empty() ? "" : ", ") + std::string(a.id);
+    return out;
+  };
+  for (const char* name : {"--block-rows", "--block-cols", "--sram"})
+    if (cmd.count(name) > 0 && !algo.takes_blocks)
+      throw UsageError(std::string(name) + " sets the tiles of " + takers(&AlgorithmInfo::takes_blocks) + "; " +
+                       std::string(algo.id) + " has no tiles");
+  if (cmd.count("--chunks") > 0 && !algo.takes_workers)
+    throw UsageError("--chunks sets the workers of " + takers(&AlgorithmInfo::takes_workers) + "; " +
+                     std::string(algo.id) + " has none");
+  // Given means given: an empty --input is refused, not taken for "random input".
+  if (cmd.count("--input") > 0) {
     if (is_attention(s.algorithm))
       throw UsageError("--input is for the softmax algorithms; attention takes --qkv FILE or --n, --d, --seed");
-    s.x = parse_rows(o.input);
+    if (o.input.find_first_not_of(" \t\r\n") == std::string::npos)
+      throw UsageError("--input '" + o.input + "' is empty: give numbers such as 3,2,5,1, or leave "
+                       "--input out for a random input (--n, --rows, --seed)");
+    try {
+      s.x = parse_rows(o.input);
+    } catch (const InputError& e) {
+      const std::string what = e.what();  // "input: ...", "input is empty: ..."
+      throw UsageError(what.rfind("input", 0) == 0 ? "--" + what : what);
+    }
     s.q.clear(), s.k.clear(), s.v.clear();
   }
   if (!o.qkv.empty() && files == FileAccess::read) {

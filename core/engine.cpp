@@ -1,6 +1,7 @@
 #include "core/engine.h"
 
 #include "core/algorithms.h"
+#include "core/peak_memory.h"
 #include "core/recorder.h"
 #include "core/text.h"
 
@@ -20,6 +21,24 @@ void check_memory_budget(const Resolved& r, const RecordOptions& opt) {
                           opt.memory_budget / 1073741824.0));
 }
 
+void check_s_and_p_fit(const Resolved& r, Precision p) {
+  if (r.scenario.algorithm != Algorithm::attn_naive) return;
+  const double phys = static_cast<double>(physical_memory_bytes());
+  const double value_bytes = static_cast<double>(with_scalar(p, [](auto x) { return sizeof x; }));
+  const double N = r.n, need = 2.0 * N * N * value_bytes;
+  if (phys <= 0 || need <= phys) return;
+  // The largest N whose S and P fit: 2·N²·bytes ≤ physical memory.
+  auto largest = static_cast<long long>(std::sqrt(phys / (2.0 * value_bytes)));
+  while (2.0 * static_cast<double>(largest + 1) * static_cast<double>(largest + 1) * value_bytes <= phys) ++largest;
+  while (largest > 0 && 2.0 * static_cast<double>(largest) * static_cast<double>(largest) * value_bytes > phys)
+    --largest;
+  throw InputError(strf("attn-naive at N = %d needs S and P, 2·N² %s values = %s, more than this "
+                        "machine's %s of memory; use attn-tiled or attn-tiled-v2 (no N×N matrix), "
+                        "or N ≤ %lld",
+                        r.n, std::string(precision_name(p)).c_str(), bytes_text(need).c_str(),
+                        bytes_text(phys).c_str(), largest));
+}
+
 Recording start_recording(const Resolved& r, std::string backend, std::string device) {
   Recording rec;
   rec.algorithm = r.scenario.algorithm;
@@ -37,6 +56,7 @@ Recording start_recording(const Resolved& r, std::string backend, std::string de
   rec.Tc = r.Tc;
   rec.chunks = r.chunks;
   rec.notices = r.notices;
+  rec.derived = r.derived;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   rec.m.assign(static_cast<std::size_t>(r.rows), nan);
   rec.l.assign(static_cast<std::size_t>(r.rows), nan);
@@ -51,6 +71,7 @@ void prepare_recorder(Recorder& recorder, const Resolved& r, const RecordOptions
 }
 
 Recording record(const Resolved& r, const RecordOptions& opt) {
+  check_s_and_p_fit(r, r.scenario.precision);
   check_memory_budget(r, opt);
   Recording rec = start_recording(r, "cpu", "CPU");
   Recorder recorder(rec, opt.keep_steps);

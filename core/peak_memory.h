@@ -9,6 +9,7 @@ namespace flashstep {
 std::int64_t resident_bytes();       // VmRSS now
 std::int64_t peak_resident_bytes();  // VmHWM since the last reset
 bool reset_peak_resident();          // false where the kernel refuses
+std::int64_t physical_memory_bytes();  // RAM of this machine (sysconf); 0 when unknown
 
 // Measures the peak extra resident memory of what runs between construction and peak_extra().
 class PeakProbe {

@@ -85,6 +85,7 @@ struct Recording {
   bool causal = false;
   int Br = 0, Bc = 0, Tr = 0, Tc = 0, chunks = 0;
   std::vector<std::string> notices;
+  std::vector<std::string> derived;  // Resolved::derived: values worked out, not adjustments
 
   std::vector<std::string> pass_names;
   std::vector<BufferInfo> buffers;

@@ -45,7 +45,9 @@ Json recording_json(const Recording& rec, bool include_steps, bool include_outpu
   j["causal"] = rec.causal;
   if (rec.Br > 0) j["blocks"] = {{"Br", rec.Br}, {"Bc", rec.Bc}, {"Tr", rec.Tr}, {"Tc", rec.Tc}};
   if (rec.chunks > 0) j["chunks"] = rec.chunks;
-  j["notices"] = rec.notices;
+  std::vector<std::string> notices = rec.notices;
+  notices.insert(notices.end(), rec.derived.begin(), rec.derived.end());
+  j["notices"] = notices;
   if (include_output) {
     if (rec.output.rows() == 1) {
       j["output"] = row_json(rec.output, 0);

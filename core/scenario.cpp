@@ -271,7 +271,8 @@ Resolved resolve(const Scenario& s) {
       r.Bc = r.n;
     }
     if (s.block_rows == 0 || s.block_cols == 0)
-      r.notices.push_back(derived_blocks_notice(s, M, bc_rule, br_rule, r));    r.Tr = (r.n + r.Br - 1) / r.Br;
+      r.derived.push_back(derived_blocks_notice(s, M, bc_rule, br_rule, r));
+    r.Tr = (r.n + r.Br - 1) / r.Br;
     r.Tc = (r.n + r.Bc - 1) / r.Bc;
   }
   return r;

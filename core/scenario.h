@@ -92,6 +92,9 @@ struct Resolved {
   // What resolve() chose that the scenario did not spell out: a block size clamped to N, block
   // sizes derived from M, a worker count clamped to n.
   std::vector<std::string> notices;
+  // Values worked out from others (block sizes from M), stated so that nothing is silent; not an
+  // adjustment of what was asked. The JSON lists them under "notices" after the adjustments.
+  std::vector<std::string> derived;
 };
 
 // Checks every field and fills in what was left open. Throws InputError.

@@ -133,14 +133,22 @@ Scenario scenario_from_json(const Json& j) {
     if (!j["causal"].is_boolean()) throw InputError("scenario: \"causal\" is " + shown(j["causal"]) + ", not true or false");
     s.causal = j["causal"].get<bool>();
   }
-  if (j.contains("input")) s.x = matrix_from_json(j, "input", "scenario");
+  // Given means given: an empty matrix is refused, not taken for "random input from the seed".
+  auto given_matrix = [&](const char* key) {
+    auto m = matrix_from_json(j, key, "scenario");
+    if (m.empty())
+      throw InputError(std::string("scenario: \"") + key + "\" is empty; leave it out for a random input "
+                       "from the seed");
+    return m;
+  };
+  if (j.contains("input")) s.x = given_matrix("input");
   const bool any_qkv = j.contains("q") || j.contains("k") || j.contains("v");
   if (any_qkv) {
     for (const char* key : {"q", "k", "v"})
       if (!j.contains(key)) throw InputError(std::string("scenario: has Q, K, V but no \"") + key + "\"");
-    s.q = matrix_from_json(j, "q", "scenario");
-    s.k = matrix_from_json(j, "k", "scenario");
-    s.v = matrix_from_json(j, "v", "scenario");
+    s.q = given_matrix("q");
+    s.k = given_matrix("k");
+    s.v = given_matrix("v");
   }
   s.rows = int_from(j, "rows", s.rows, 1, kMaxElements);
   s.n = int_from(j, "n", s.n, 1, kMaxElements);

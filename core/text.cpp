@@ -23,6 +23,14 @@ std::string sub(long long i) {
   return out;
 }
 
+std::string bytes_text(double bytes) {
+  static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (!(bytes >= 1024)) return strf("%.0f B", bytes);
+  int u = -1;
+  while (bytes >= 1024 && u + 1 < 6) bytes /= 1024, ++u;
+  return strf("%.1f %s", bytes, kUnits[u]);
+}
+
 std::string strf(const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);

@@ -59,6 +59,7 @@ bool has_fast_kernel(const Resolved& r) {
 
 TimedRun run_timed(const Resolved& r, int repeat, bool keep_output) {
   repeat = std::max(repeat, 1);
+  check_s_and_p_fit(r, r.scenario.precision);  // before S and P are allocated
   TimedRun run;
   if (!has_fast_kernel(r)) {
     Recording rec;

@@ -3,8 +3,11 @@
 #include <gif_lib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace flashstep {
@@ -20,9 +23,18 @@ GifWriter::GifWriter(const std::string& path, int width, int height, double fps)
     fail("a GIF frame must be 1..65535 pixels wide and high");
     return;
   }
+  // Created as a PNG is (fopen): mode 0666 less the umask. giflib's EGifOpenFileName would
+  // create it 0600, unreadable by anyone else on a shared machine.
+  const int fd = ::open(tmp_.c_str(), O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    error_ = "cannot write " + path + ": " + std::strerror(errno);
+    return;
+  }
   int err = 0;
-  gif_ = EGifOpenFileName(tmp_.c_str(), /*TestExistence=*/false, &err);
+  gif_ = EGifOpenFileHandle(fd, &err);  // owns fd from here: EGifCloseFile closes it
   if (!gif_) {
+    ::close(fd);
+    std::remove(tmp_.c_str());
     error_ = "cannot write " + path + ": " + GifErrorString(err);
     return;
   }

@@ -2,8 +2,9 @@
 // No ImGui here (tests/app/test_inputs.cpp checks it without a window).
 //
 // The vector field is validated as it is typed: a text that parse_rows() rejects keeps its
-// message in vector_error and leaves x (the last valid input) in use, so a half-typed "3, 2,"
-// or "1e" never throws away the lesson the student is looking at.
+// message in vector_error and leaves x (the last valid input) in use, so a half-typed "3,,"
+// or "1e" never throws away the lesson the student is looking at ("3, 2," is [3, 2]: one
+// comma may end a row).
 #pragma once
 
 #include "core/scenario.h"

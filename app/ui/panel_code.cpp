@@ -59,6 +59,7 @@ void draw_explanation_panel(AppState& app, const PanelRect& r) {
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
   for (const std::string& n : rec.notices) text_wrapped_words("note: " + n, width);
+  for (const std::string& n : rec.derived) text_wrapped_words("note: " + n, width);
   ImGui::PopStyleColor();
   ImGui::End();
 }

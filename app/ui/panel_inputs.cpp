@@ -38,8 +38,8 @@ bool vector_field(AppState& app) {
     ImGui::PopStyleColor(2);
   }
   help_marker("Numbers separated by commas or spaces; ';' starts another row (each row is its own "
-              "softmax). inf, -inf, nan and the minus sign − are accepted. While the text does not "
-              "parse, the last valid vector stays in use.");
+              "softmax). inf, -inf, nan and the minus sign − are accepted; an empty value (1,,2) is "
+              "not. While the text does not parse, the last valid vector stays in use.");
   if (bad) {
     ImGui::PushStyleColor(ImGuiCol_Text, kBad);
     ImGui::PushTextWrapPos(0);
@@ -272,7 +272,7 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
     changed |= blocks_field(app);
   }
   if (in.algorithm == Algorithm::chunked)
-    changed |= int_field("chunks K", &in.chunks,
+    changed |= int_field("workers n_w", &in.chunks,
                          "Number of workers; each runs the online softmax over its own chunk "
                          "before the (m, l) pairs are merged.");
   ImGui::Separator();

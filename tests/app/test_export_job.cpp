@@ -345,7 +345,10 @@ TEST_CASE("export: a GIF of steps 3 to 6 has 4 different frames, one per step() 
   r.from = 2;
   r.to = 5;
   r.fps = 2;
-  REQUIRE_MESSAGE(job.start(app, r, nullptr, error), error);
+  const mode_t old_umask = umask(022);  // the GIF is created now, as a PNG would be: 0666 & ~umask
+  const bool started = job.start(app, r, nullptr, error);
+  umask(old_umask);
+  REQUIRE_MESSAGE(started, error);
   CHECK(job.busy());
   CHECK_FALSE(app.timeline.playing());  // playback would move the playhead under the frames
   CHECK(job.frame_count() == 4);
@@ -370,6 +373,9 @@ TEST_CASE("export: a GIF of steps 3 to 6 has 4 different frames, one per step() 
   REQUIRE(g.rgb.size() == 4);
   for (int f = 1; f < 4; ++f) CHECK(g.rgb[static_cast<std::size_t>(f)] != g.rgb[static_cast<std::size_t>(f - 1)]);
   CHECK(dir.entries() == std::vector<std::string>{"anim.gif"});
+  struct stat st {};
+  REQUIRE(stat(r.path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0644);  // readable by others, as the PNGs are
 }
 
 TEST_CASE("export: a cancelled GIF leaves no file and no temporary file, and puts the playhead back") {

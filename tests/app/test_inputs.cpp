@@ -30,6 +30,12 @@ TEST_CASE("inputs: a vector typed half-way keeps the last valid one") {
   CHECK(in.x.size() == 2);
   CHECK_FALSE(edit_vector_text(in, "1 2; 3"));
   CHECK(in.x.size() == 2);
+  // An empty value is an error at its position, not a dropped field; one closing comma is fine.
+  CHECK_FALSE(edit_vector_text(in, "1,,2"));
+  CHECK(in.vector_error.find("value 2 of row 1 is empty") != std::string::npos);
+  CHECK(in.x.size() == 2);
+  CHECK(edit_vector_text(in, "4, 5,"));
+  CHECK(in.x == std::vector<std::vector<double>>{{4, 5}});
 }
 
 TEST_CASE("inputs: presets, formatting and the random vector") {
@@ -118,14 +124,47 @@ TEST_CASE("app state: bad input keeps the last valid recording, good input keeps
   CHECK(app.timeline.playhead() == 12 + 1);  // same offset into it
   CHECK(app.played.cursor->position() == app.timeline.playhead());
 
-  // A chunk count larger than n is refused by resolve(); the recording stays.
+  // A worker count larger than n is clamped to n by resolve(), and the log says so.
   REQUIRE(app.open_lesson("chunked"));
   const auto chunked = app.played.rec;
+  const int n = chunked->n;
   app.inputs.chunks = 99;
   app.inputs_changed();
-  CHECK(app.played.rec == chunked);
-  CHECK(app.input_error.find("chunks") != std::string::npos);
-  CHECK_FALSE(app.log.empty());
+  CHECK(app.input_error.empty());
+  REQUIRE(app.played.rec != chunked);
+  CHECK(app.played.rec->chunks == n);
+  CHECK(app.status_severity == Severity::warning);
+  CHECK(app.status == "workers n_w = 99 is more than n = " + std::to_string(n) + " elements; using n_w = " +
+                          std::to_string(n));
+}
+
+TEST_CASE("app state: an empty value in the vector field marks the field and keeps the last valid input") {
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("online"));
+  const auto before = app.played.rec;
+  const auto x = app.inputs.x;
+
+  // What panel_inputs does when the field is edited.
+  CHECK_FALSE(edit_vector_text(app.inputs, "3,,5"));
+  app.inputs_changed();
+  CHECK(app.inputs.vector_error.find("value 2 of row 1 is empty") != std::string::npos);
+  // The field shows the message (the panel's "Not applied" line is for the other fields).
+  CHECK(app.input_error == app.inputs.vector_error);
+  CHECK(app.status_severity == Severity::error);
+  CHECK(app.inputs.x == x);
+  CHECK(app.played.rec == before);
+
+  CHECK_FALSE(edit_vector_text(app.inputs, ",3,5"));
+  app.inputs_changed();
+  CHECK(app.inputs.vector_error.find("value 1 of row 1 is empty") != std::string::npos);
+  CHECK(app.played.rec == before);
+
+  CHECK(edit_vector_text(app.inputs, "3, 5,"));
+  app.inputs_changed();
+  CHECK(app.input_error.empty());
+  CHECK(app.played.rec != before);
+  CHECK(app.played.rec->n == 2);
 }
 
 TEST_CASE("app state: a large recording runs in the background and can be cancelled") {

@@ -167,6 +167,9 @@ TEST_CASE("bad input: exit 2 and one line naming the problem") {
   const Case cases[] = {
       {"run --algo nope", "nope"},
       {"run", "--algo"},
+      {"run --algo online --block-rows 4", "no tiles"},
+      {"run --algo attn-naive --sram 4096", "no tiles"},
+      {"run --algo safe --chunks 2", "workers of chunked"},
       {"run --scenario /nonexistent/s.json", "/nonexistent/s.json"},
       {"run --scenario " FLASHSTEP_TEST_DATA "/not_json.txt", "not JSON"},
       {"run --algo safe --input '3,x,1'", "'x'"},
@@ -178,7 +181,6 @@ TEST_CASE("bad input: exit 2 and one line naming the problem") {
       {"run --algo safe --precision fp8", "fp8"},
       {"run --algo safe --scale banana", "banana"},
       {"run --algo safe --causal", "causal"},
-      {"run --algo chunked --input 1,2,3 --chunks 4", "chunks = 4"},
       {"run --algo chunked --input 1,2,3 --chunks 0", "chunks = 0"},
       {"run --algo attn-tiled --n 16 --d 8 --sram 10", "sram"},
       {"run --algo attn-tiled --block-rows -1", "Br"},
@@ -208,6 +210,21 @@ TEST_CASE("bad input: exit 2 and one line naming the problem") {
       {"shot --width abc --lesson online --out /tmp/x.png", "abc"},
       {"--width 10", "--width"},
       {"lessons extra", "extra"},
+      // Given means given: an empty vector or an empty value is refused, never dropped.
+      {"run --algo online --input ''", "--input '' is empty"},
+      {"run --algo online --input '  '", "is empty"},
+      {"run --algo attn-naive --input ''", "--input"},
+      {"run --algo online --input '1,,2'", "value 2 of row 1 is empty"},
+      {"run --algo online --input ',1'", "value 1 of row 1 is empty"},
+      {"run --algo online --input '1,2;3,,4'", "value 2 of row 2 is empty"},
+      {"run --scenario " FLASHSTEP_TEST_DATA "/scenarios/online_3251.json --input ''", "--input"},
+      {"run --algo online --scenario ''", "--scenario '' is empty"},
+      {"run --algo attn-naive --qkv ''", "--qkv '' is empty"},
+      {"run --algo online --compare ''", "--compare '' is empty"},
+      // S and P that cannot fit are refused before they are allocated, on every path.
+      {"run --algo attn-naive --n 1000000 --d 1 --steps none", "attn-tiled or attn-tiled-v2"},
+      {"run --algo attn-naive --n 1000000 --d 1", "attn-tiled or attn-tiled-v2"},
+      {"run --algo attn-naive --n 1000000 --d 1 --precision fp16 --steps none", "2·N² fp16 values"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.args);
@@ -216,6 +233,76 @@ TEST_CASE("bad input: exit 2 and one line naming the problem") {
     CHECK(lines(r.err) == 1);
     CHECK(r.err.find(c.mentions) != std::string::npos);
   }
+}
+
+TEST_CASE("one comma may end the input, and spaces and brackets separate values") {
+  for (const char* input : {"'3,2,5,1,'", "'3 2 5 1'", "'[3, 2, 5, 1]'"}) {
+    CAPTURE(input);
+    const Result r = invoke(std::string("run --algo online --steps none --input ") + input);
+    REQUIRE(r.status == 0);
+    CHECK(flashstep::Json::parse(r.out)["shape"]["n"] == 4);
+  }
+}
+
+TEST_CASE("attn-naive too large for memory names S and P, their size and what to run instead") {
+  const Result r = invoke("run --algo attn-naive --n 1000000 --d 1 --steps none");
+  CHECK(r.status == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.rfind("flashstep: attn-naive at N = 1000000 needs S and P, 2·N² fp32 values = 7.3 TiB, more than "
+                    "this machine's ", 0) == 0);
+  CHECK(r.err.find("use attn-tiled or attn-tiled-v2 (no N×N matrix), or N ≤ ") != std::string::npos);
+  // The N it names fits: 2·N²·4 bytes is at most the memory the line names.
+  const auto le = r.err.find("N ≤ ");
+  REQUIRE(le != std::string::npos);
+  const long long largest = std::stoll(r.err.substr(le + std::string("N ≤ ").size()));
+  CHECK(largest > 1000);
+  CHECK(largest < 1000000);
+}
+
+TEST_CASE("chunked with more workers than elements uses one per element, with a notice") {
+  // The seed example: three elements and the default four workers.
+  for (const char* extra : {"", " --chunks 4"}) {
+    CAPTURE(extra);
+    const Result r = invoke(std::string("run --algo chunked --input 1000,2000,3000 --steps none") + extra);
+    REQUIRE(r.status == 0);
+    const auto j = flashstep::Json::parse(r.out);
+    CHECK(j["chunks"] == 3);
+    REQUIRE(j["notices"].size() == 1);
+    CHECK(j["notices"][0] == "workers n_w = 4 is more than n = 3 elements; using n_w = 3");
+    CHECK(r.err == "flashstep: note: workers n_w = 4 is more than n = 3 elements; using n_w = 3\n");
+  }
+  const Result r = invoke("run --algo chunked --input 1,2,3,4,5 --chunks 2 --steps none");
+  REQUIRE(r.status == 0);
+  CHECK(flashstep::Json::parse(r.out)["notices"].empty());
+}
+
+TEST_CASE("block sizes of 0 or left out are derived from M, and the notices say so") {
+  // 0 given, and absent: the same blocks and the same notice.
+  for (const char* blocks : {"--block-rows 0 --block-cols 0", ""}) {
+    CAPTURE(blocks);
+    const Result r = invoke(std::string("run --algo attn-tiled --n 256 --d 16 --sram 1024 --steps none ") + blocks);
+    REQUIRE(r.status == 0);
+    const auto j = flashstep::Json::parse(r.out);
+    CHECK(j["blocks"]["Br"] == 16);
+    CHECK(j["blocks"]["Bc"] == 16);
+    REQUIRE(j["notices"].size() == 1);
+    CHECK(j["notices"][0] == "Br = 16, Bc = 16 derived from M = 1024: Bc = ceil(M/4d) = 16; Br = min(Bc, d) = 16");
+  }
+  // One given: the other is derived, and said to be.
+  Result r = invoke("run --algo attn-tiled-v2 --n 64 --d 8 --block-rows 4 --steps none");
+  REQUIRE(r.status == 0);
+  auto j = flashstep::Json::parse(r.out);
+  CHECK(j["blocks"]["Br"] == 4);
+  CHECK(j["blocks"]["Bc"] == 64);
+  REQUIRE(j["notices"].size() == 1);
+  CHECK(j["notices"][0] == "Bc = 64 derived from M = 16384 (the default): Bc = ceil(M/4d) = 512, capped at N = 64");
+  // Both given: nothing derived, nothing said.
+  r = invoke("run --algo attn-tiled --n 64 --d 8 --block-rows 4 --block-cols 8 --steps none");
+  REQUIRE(r.status == 0);
+  CHECK(flashstep::Json::parse(r.out)["notices"].empty());
+  CHECK(r.err.empty());
+  r = invoke("run --help");
+  CHECK(r.out.find("0 or absent: derived from M") != std::string::npos);
 }
 
 TEST_CASE("a block size larger than N is clamped with a note") {

@@ -80,6 +80,11 @@ TEST_CASE("parse_rows accepts the ways people type a vector or a matrix") {
   CHECK(parse_rows("1,2;3,4") == Rows{{1, 2}, {3, 4}});
   CHECK(parse_rows("1, 2;\n3, 4;") == Rows{{1, 2}, {3, 4}});
   CHECK(parse_rows("1e-3, 2.5E2, -0.5") == Rows{{1e-3, 250.0, -0.5}});
+  // One comma may end a row (a list copied with its last comma); spaces still separate.
+  CHECK(parse_rows("1,2,") == Rows{{1, 2}});
+  CHECK(parse_rows("1, 2, ;3 4,") == Rows{{1, 2}, {3, 4}});
+  CHECK(parse_rows("[1, 2], [3, 4]") == Rows{{1, 2, 3, 4}});
+  CHECK(parse_rows("1 , 2") == Rows{{1, 2}});
   // U+2212, the minus sign of typeset slides.
   CHECK(parse_rows("\xE2\x88\x92" "3, 2") == Rows{{-3, 2}});
   const Rows special = parse_rows("inf, -inf, nan, \xE2\x88\x92" "inf");
@@ -108,6 +113,25 @@ TEST_CASE("parse_rows refuses what is not a list of numbers, naming the token or
   CHECK(contains(input_error([] { parse_rows("1, 1e999"); }), "'1e999'"));
 }
 
+TEST_CASE("parse_rows refuses an empty value, naming its position, instead of dropping it") {
+  struct Case {
+    const char* text;
+    const char* position;
+  };
+  const Case cases[] = {
+      {"1,,2", "value 2 of row 1"},     {",1", "value 1 of row 1"},
+      {"1, ,2", "value 2 of row 1"},    {"1,2,,", "value 3 of row 1"},
+      {"1,2;3,,4", "value 2 of row 2"}, {"1,2;,3,4", "value 1 of row 2"},
+      {",", "value 1 of row 1"},        {"[1,,2]", "value 2 of row 1"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.text);
+    const std::string msg = input_error([&] { parse_rows(c.text); });
+    CHECK(contains(msg, c.position));
+    CHECK(contains(msg, "empty"));
+  }
+}
+
 TEST_CASE("block sizes from the SRAM budget: Bc = ceil(M / 4d), Br = min(Bc, d)") {
   struct Case {
     int M, d, Bc, Br;
@@ -129,7 +153,12 @@ TEST_CASE("block sizes from the SRAM budget: Bc = ceil(M / 4d), Br = min(Bc, d)"
       CHECK(r.Br == c.Br);
       CHECK(r.Tc == (N + c.Bc - 1) / c.Bc);
       CHECK(r.Tr == (N + c.Br - 1) / c.Br);
+      // Derived, not given: a note says which values the rule gave (not an adjustment).
       CHECK(r.notices.empty());
+      REQUIRE(r.derived.size() == 1);
+      CHECK(contains(r.derived[0], "Br = " + std::to_string(c.Br) + ", Bc = " + std::to_string(c.Bc) +
+                                       " derived from M = " + std::to_string(c.M ? c.M : kDefaultSram)));
+      CHECK(contains(r.derived[0], "Bc = ceil(M/4d)"));
     }
   }
   CHECK(kDefaultSram == 16384);
@@ -140,11 +169,16 @@ TEST_CASE("block sizes from the SRAM budget: Bc = ceil(M / 4d), Br = min(Bc, d)"
   Resolved r = resolve(s);
   CHECK(r.Br == 3);
   CHECK(r.Bc == 10);
+  CHECK(r.derived == std::vector<std::string>{"Bc = 10 derived from M = 300: Bc = ceil(M/4d) = 10"});
   s.block_rows = 0;
   s.block_cols = 6;
   r = resolve(s);
   CHECK(r.Br == 8);
   CHECK(r.Bc == 6);
+  CHECK(r.derived == std::vector<std::string>{"Br = 8 derived from M = 300: Br = min(ceil(M/4d), d) = 8"});
+  s.block_rows = 3;  // both given: nothing derived, nothing to say
+  CHECK(resolve(s).notices.empty());
+  CHECK(resolve(s).derived.empty());
 }
 
 TEST_CASE("block sizes larger than N are clamped to N, with a notice when they were given") {
@@ -162,11 +196,16 @@ TEST_CASE("block sizes larger than N are clamped to N, with a notice when they w
   CHECK(contains(r.notices[1], "32"));
   // The notices travel with the Recording, for the app to show.
   CHECK(record(r).notices == r.notices);
-  // From the rule (Bc = 1024 for M = 16384, d = 4) the clamp is silent: nothing was asked for.
+  // From the rule (Bc = 1024 for M = 16384, d = 4) the clamp is part of the derivation's notice.
   s.block_rows = s.block_cols = 0;
   r = resolve(s);
   CHECK(r.Bc == 10);
   CHECK(r.Br == 4);
+  CHECK(r.notices.empty());
+  REQUIRE(r.derived.size() == 1);
+  CHECK(r.derived[0] == "Br = 4, Bc = 10 derived from M = 16384 (the default): Bc = ceil(M/4d) = 1024, "
+                        "capped at N = 10; Br = min(Bc, d) = 4");
+  CHECK(record(r).derived == r.derived);
 }
 
 TEST_CASE("resolve refuses bad parameters with a message naming the field") {
@@ -183,10 +222,12 @@ TEST_CASE("resolve refuses bad parameters with a message naming the field") {
   Scenario c;
   c.algorithm = Algorithm::chunked;
   c.x = {{3, 2, 5, 1}};
-  c.chunks = 5;  // more workers than elements
-  std::string msg = input_error([&] { resolve(c); });
-  CHECK(contains(msg, "chunks = 5"));
-  CHECK(contains(msg, "n = 4"));
+  c.chunks = 5;  // more workers than elements: one per element, with a notice
+  Resolved clamped = resolve(c);
+  CHECK(clamped.chunks == 4);
+  REQUIRE(clamped.notices.size() == 1);
+  CHECK(clamped.notices[0] == "workers n_w = 5 is more than n = 4 elements; using n_w = 4");
+  std::string msg;
   c.chunks = 0;
   CHECK(contains(input_error([&] { resolve(c); }), "chunks"));
   c.chunks = 4;

@@ -84,6 +84,8 @@ TEST_CASE("bad scenario files are refused with a message naming the problem") {
       {"{\"input\": [1, 2, 3]}", "row 1"},
       {"{\"input\": [[1, \"x\", 3]]}", "value 2"},
       {"{\"input\": [[1, null]]}", "value 2"},
+      {"{\"input\": []}", "\"input\" is empty"},  // not a random input in disguise
+      {"{\"algorithm\": \"attn-naive\", \"q\": [], \"k\": [], \"v\": []}", "\"q\" is empty"},
       {"{\"n\": -1}", "\"n\""},
       {"{\"n\": \"8\"}", "\"n\""},
       {"{\"n\": 1.5}", "\"n\""},

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace flashstep;
@@ -56,6 +57,31 @@ TEST_CASE("a GIF has every frame, the size and the colours it was given") {
   CHECK(colour_at(2, 5, 25).Red < 15);
   DGifCloseFile(g, &err);
   std::remove(path.c_str());
+}
+
+TEST_CASE("a GIF is created with mode 0666 less the umask, as a PNG is (not giflib's 0600)") {
+  const std::string path = temp_path("-mode.gif");
+  const mode_t old = umask(022);
+  {
+    GifWriter gif(path, 4, 4, 5.0);
+    CHECK(gif.add(solid(4, 4, 9, 9, 9)));
+    CHECK(gif.finish());
+  }
+  umask(077);
+  const std::string private_path = temp_path("-private.gif");
+  {
+    GifWriter gif(private_path, 4, 4, 5.0);
+    CHECK(gif.add(solid(4, 4, 9, 9, 9)));
+    CHECK(gif.finish());
+  }
+  umask(old);
+  struct stat st {};
+  REQUIRE(stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0644);
+  REQUIRE(stat(private_path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);  // the umask is the user's to tighten
+  std::remove(path.c_str());
+  std::remove(private_path.c_str());
 }
 
 TEST_CASE("an unwritable path or a cancelled GIF leaves no file") {

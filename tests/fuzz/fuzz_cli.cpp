@@ -3,29 +3,15 @@
 // into a checked Scenario and run settings and resolved. Nothing is recorded, drawn or written,
 // and the files --scenario and --qkv name are not read. A usage error, a bad value or a parse
 // error is an answer; anything else (a crash, another exception, undefined behaviour) a finding.
+// A run whose random input is over the cap of tests/fuzz/fuzz_limits.h stops before resolve().
 #include "app/cli_args.h"
 #include "core/engine.h"
+#include "tests/fuzz/fuzz_limits.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-namespace {
-
-// Elements of the random input resolve() would generate; 0 when the input is given, a size is
-// not positive or the shape is over kMaxElements (resolve() refuses those before generating).
-long long random_elements(const flashstep::Scenario& s) {
-  if (s.n <= 0 || s.d <= 0 || s.rows <= 0) return 0;
-  if (flashstep::is_attention(s.algorithm)) {
-    if (!s.q.empty() || static_cast<long long>(s.n) * s.d > flashstep::kMaxElements) return 0;
-    return 3ll * s.n * s.d;  // Q, K and V
-  }
-  if (!s.x.empty() || static_cast<long long>(s.rows) * s.n > flashstep::kMaxElements) return 0;
-  return static_cast<long long>(s.rows) * s.n;
-}
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::vector<std::string> args{"flashstep"};
@@ -56,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     flashstep::run_settings(o.run);
     // Sizes up to kMaxElements are valid but take seconds and gigabytes to generate: the
     // fuzzer is after the checks, not big inputs.
-    if (random_elements(s) > (1 << 16)) return 0;
+    if (flashstep::fuzz::too_costly(s)) return 0;
     const flashstep::Resolved r = flashstep::resolve(s);
     (void)flashstep::estimate_recording_bytes(r);
   } catch (const CLI::ParseError&) {
