@@ -3,6 +3,7 @@
 #include "core/text.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -46,7 +47,61 @@ std::string step_key(const Step& s) {
   return strf("pass %d, row %d, tile (%d, %d)", s.pass, s.row, s.tile_i, s.tile_j);
 }
 
+bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+
+// The length of the number starting at t[i] (0 if none): [-](digits[.digits][e[+-]digits] | inf | nan).
+std::size_t number_at(std::string_view t, std::size_t i) {
+  std::size_t k = i;
+  if (k < t.size() && t[k] == '-') ++k;
+  for (std::string_view word : {"inf", "nan"})
+    if (t.substr(k, 3) == word && (k + 3 == t.size() || !is_word(t[k + 3])))
+      return k + 3 - i;
+  const std::size_t digits = k;
+  while (k < t.size() && is_digit(t[k])) ++k;
+  if (k < t.size() && t[k] == '.' && k + 1 < t.size() && is_digit(t[k + 1])) {
+    ++k;
+    while (k < t.size() && is_digit(t[k])) ++k;
+  }
+  if (k == digits) return 0;
+  if (k < t.size() && (t[k] == 'e' || t[k] == 'E')) {
+    std::size_t e = k + 1;
+    if (e < t.size() && (t[e] == '+' || t[e] == '-')) ++e;
+    if (e < t.size() && is_digit(t[e])) {
+      while (e < t.size() && is_digit(t[e])) ++e;
+      k = e;
+    }
+  }
+  return k - i;
+}
+
+// The first difference of label, pseudocode lines or sentence of two steps, "" when none.
+std::string story_diff(const Step& a, const Step& b) {
+  if (a.label != b.label) return strf("label differs: '%s' vs '%s'", a.label.c_str(), b.label.c_str());
+  if (a.line != b.line || a.line_end != b.line_end)
+    return strf("pseudocode lines differ: %d-%d vs %d-%d", a.line, a.line_end, b.line, b.line_end);
+  if (mask_numbers(a.text) != mask_numbers(b.text))
+    return strf("sentence differs: '%s' vs '%s'", a.text.c_str(), b.text.c_str());
+  return "";
+}
+
 }  // namespace
+
+std::string mask_numbers(std::string_view t) {
+  std::string out;
+  out.reserve(t.size());
+  for (std::size_t i = 0; i < t.size();) {
+    const bool starts = i == 0 || (!is_word(t[i - 1]) && t[i - 1] != '.');
+    const std::size_t len = starts ? number_at(t, i) : 0;
+    if (len > 0) {
+      out += '#';
+      i += len;
+    } else {
+      out += t[i++];
+    }
+  }
+  return out;
+}
 
 double abs_diff(double a, double b) {
   const double nf = nonfinite_diff(a, b);
@@ -85,6 +140,10 @@ CompareReport compare(const Recording& a, const Recording& b) {
     const Step& sb = b.steps[k];
     if (sa.pass != sb.pass || sa.row != sb.row || sa.tile_i != sb.tile_i || sa.tile_j != sb.tile_j) {
       rep.mismatch = strf("step %d differs: %s against %s", k, step_key(sa).c_str(), step_key(sb).c_str());
+      break;
+    }
+    if (const std::string story = story_diff(sa, sb); !story.empty()) {
+      rep.mismatch = strf("step %d: %s", k, story.c_str());
       break;
     }
     ca.seek(k);

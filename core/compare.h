@@ -1,5 +1,8 @@
 // Comparing two Recordings of the same scenario (the CPU and the GPU backend, say): how far
-// apart their outputs, and their m and l at every step, are.
+// apart their outputs, and their m and l at every step, are; and whether they tell the same
+// story: at every step the same pass, row, tile, label, pseudocode lines and sentence, where the
+// numbers in a sentence may differ (the GPU's l₃ = 1.2035 against the CPU's 1.2034) but not its
+// words and symbols.
 //
 // Non-finite values compare by pattern: NaN against NaN and inf against inf of the same sign are
 // equal (difference 0); NaN or inf against anything else is an infinite difference, so a NaN
@@ -9,6 +12,7 @@
 #include "core/recording.h"
 
 #include <string>
+#include <string_view>
 
 namespace flashstep {
 
@@ -17,8 +21,9 @@ struct CompareReport {
   double max_rel_m_diff = 0;       // over the final m and the m of every compared step
   double max_rel_l_diff = 0;       // the same for l
   long long steps_compared = 0;    // steps whose m and l were compared (0 for summary runs)
-  // Empty when the step sequences line up (same count, and the same pass, row and tile at every
-  // step); otherwise the first difference, and steps_compared counts the steps before it.
+  // Empty when the step sequences line up (same count, and at every step the same pass, row,
+  // tile, label, lines and sentence but for its numbers); otherwise the first difference
+  // ("step 12: sentence differs: '…' vs '…'"), and steps_compared counts the steps before it.
   std::string mismatch;
 };
 
@@ -28,6 +33,10 @@ double abs_diff(double a, double b);
 // absolute difference: the relative difference of two numbers near 0 (a running max that
 // happens to be 1e-4) measures nothing but rounding.
 double rel_diff(double a, double b);
+
+// `text` with every number ("3", "-1.2e-05", "inf", "nan") replaced by '#': what two backends'
+// sentences must share. Digits inside a name ("S12", the 4 of "4x4") are kept.
+std::string mask_numbers(std::string_view text);
 
 // Throws std::invalid_argument when a and b are not recordings of the same algorithm and shape.
 CompareReport compare(const Recording& a, const Recording& b);

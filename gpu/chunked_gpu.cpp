@@ -1,7 +1,8 @@
 // `chunked` on the GPU (shaders/softmax_chunked.comp): the K workers of the lesson are the
 // invocations of one workgroup per row; their (m, l) pairs meet in shared memory and are merged
 // up a tree, a barrier per level. The trace holds every worker's (m, l) after each of its
-// elements and every node of the tree; this file turns it into the Steps of core/softmax.cpp.
+// elements and every node of the tree; core's ChunkedNarration turns its numbers into the Steps
+// of core/softmax.cpp.
 #include "gpu/softmax_run.h"
 
 #include <algorithm>
@@ -9,16 +10,9 @@
 namespace flashstep::gpu {
 
 void gpu_chunked(Kernels& k, const Resolved& r, Recorder& rec) {
-  SoftmaxGpuRun g(k, r, rec, /*with_m=*/true);
-  const int K = r.chunks;
-  const auto tree = merge_tree(K);
-  const int nodes = static_cast<int>(tree.size());
-  const int btm = rec.add_buffer({"m_tree", r.rows, nodes, Space::sram,
-                                  "(m) of each worker (first K) and of each merge, in shared memory"});
-  const int btl = rec.add_buffer({"l_tree", r.rows, nodes, Space::sram,
-                                  "(l) of each worker (first K) and of each merge, in shared memory"});
-  rec.recording().pass_names = {"each worker: online (m, l) of its chunk", "merge (m, l) pairs",
-                                "normalize"};
+  ChunkedNarration say(r, rec);
+  SoftmaxGpuRun g(k, r, rec);
+  const int K = r.chunks, nodes = say.nodes(), longest = say.longest();
 
   const Buffer trace = g.trace_buffer(kTraceStride);
   const Buffer tree_trace = k.buffer("the merge-tree trace",
@@ -47,125 +41,44 @@ void gpu_chunked(Kernels& k, const Resolved& r, Recorder& rec) {
                            : std::vector<float>{};
   const auto y = g.Y.read<float>(g.cells), stats = g.stats.read<float>(r.rows * 4u);
 
-  // Worker w owns [begin(w), begin(w+1)): sizes differ by at most one, none is empty.
-  auto begin = [&](int w) { return static_cast<int>(static_cast<long long>(w) * r.n / K); };
-  const int longest = begin(1) - begin(0) + (r.n % K ? 1 : 0);
   for (int row = 0; row < r.rows; ++row) {
-    for (int w = 0; w < nodes; ++w) {
-      rec.init(btm, row, w, -kInf);
-      rec.init(btl, row, w, 0.0);
-    }
-    auto node_m = [&](int id) -> double { return tt[(static_cast<std::size_t>(row) * nodes + id) * 2]; };
-    auto node_l = [&](int id) -> double { return tt[(static_cast<std::size_t>(row) * nodes + id) * 2 + 1]; };
+    say.start_row(row);
+    // Entry `field` (0: m, 1: l) of node `id`; 0 when the tree trace was not kept.
+    auto node = [&](int id, int field) -> double {
+      if (tt.empty() || id < 0) return 0.0;
+      return tt[(static_cast<std::size_t>(row) * nodes + id) * 2 + field];
+    };
     // 1. Every worker runs the online update over its own chunk; all advance in lockstep.
     for (int s = 0; s < longest; ++s) {
       Step st;
-      st.pass = 1, st.line = 3, st.line_end = 4, st.row = row;
       for (int w = 0; w < K; ++w) {
-        const int i = begin(w) + s;
-        if (i >= begin(w + 1)) continue;
-        g.load_io();
-        rec.io().flops += 5;
-        rec.io().exps += 2;
-        rec.io().sram_writes += 2;
-        if (!rec.on()) continue;
-        const float* e = &t[g.at(row, i, kTraceStride)];
-        const double z = e[0], ex = e[1], m = e[2], l = e[3];
-        rec.write(g.be, row, i, ex);
-        rec.write(btm, row, w, m);
-        rec.write(btl, row, w, l);
-        if (st.text.size() < 400)
-          st.text += strf("%sworker %d reads %s = %s: (m, l) = (%s, %s)", st.text.empty() ? "" : "; ",
-                          w + 1, g.x_name(i).c_str(), num(z).c_str(), num(m).c_str(), num(l).c_str());
-        st.reads.push_back(g.cell(g.bx, row, i));
-        st.writes.push_back(g.cell(btm, row, w));
-        st.writes.push_back(g.cell(btl, row, w));
+        const int i = say.begin(w) + s;
+        if (i >= say.begin(w + 1)) continue;
+        const TraceEntry e = g.entry(t, row, i);
+        say.worker(st, row, w, i, {e.z, 0, 0, e.m, e.l, 0, e.e});
       }
-      if (rec.on()) {
-        st.label = g.prefix(row) + strf("element %d of each chunk", s + 1);
-        st.text = g.prefix(row) + st.text;
-        rec.commit(std::move(st));
-      }
+      say.commit_workers(st, row, s);
     }
     // 2. Merge pairs up the tree, as the shared-memory reduction did.
     for (int id = K; id < nodes; ++id) {
-      const MergeNode& nd = tree[id];
-      if (nd.right < 0) {
-        rec.io().sram_reads += 2;
-        rec.io().sram_writes += 2;
-      } else {
-        rec.io().sram_reads += 4;
-        rec.io().sram_writes += 2;
-        rec.io().flops += 6;
-        rec.io().exps += 2;
-      }
-      if (!rec.on()) continue;
-      rec.write(btm, row, id, node_m(id));
-      rec.write(btl, row, id, node_l(id));
-      Step st;
-      st.pass = 2, st.line = 5, st.line_end = 6, st.row = row;
-      st.label = g.prefix(row) + strf("merge level %d, node %d", nd.level, nd.index + 1);
-      if (nd.right < 0) {
-        st.text = strf("(m, l) = (%s, %s) has no partner on this level and moves up unchanged",
-                       num(node_m(id)).c_str(), num(node_l(id)).c_str());
-        st.reads = {g.cell(btm, row, nd.left), g.cell(btl, row, nd.left)};
-      } else {
-        const double ma = node_m(nd.left), mb = node_m(nd.right), m = node_m(id);
-        st.text = strf("m = max(%s, %s) = %s;  l = %s * exp(%s - %s) + %s * exp(%s - %s) = %s",
-                       num(ma).c_str(), num(mb).c_str(), num(m).c_str(), num(node_l(nd.left)).c_str(),
-                       num(ma).c_str(), num(m).c_str(), num(node_l(nd.right)).c_str(), num(mb).c_str(),
-                       num(m).c_str(), num(node_l(id)).c_str());
-        st.reads = {g.cell(btm, row, nd.left), g.cell(btl, row, nd.left),
-                    g.cell(btm, row, nd.right), g.cell(btl, row, nd.right)};
-      }
-      st.text = g.prefix(row) + st.text;
-      st.writes = {g.cell(btm, row, id), g.cell(btl, row, id)};
-      if (id == nodes - 1) {
-        rec.write(g.bm, row, 0, node_m(id));
-        rec.write(g.bl, row, 0, node_l(id));
-        st.writes.push_back(g.reg(g.bm, row));
-        st.writes.push_back(g.reg(g.bl, row));
-        st.text += ": the global (m, l)";
-      }
-      rec.commit(std::move(st));
+      const MergeNode& nd = say.node(id);
+      say.merge(row, id, node(nd.left, 0), node(nd.left, 1), node(nd.right, 0), node(nd.right, 1),
+                node(id, 0), node(id, 1));
     }
     const double m = stats[row * 4u], l = stats[row * 4u + 1];
-    if (K == 1 && rec.on()) {  // a single worker's (m, l) is already the global one
-      rec.write(g.bm, row, 0, m);
-      rec.write(g.bl, row, 0, l);
-    }
+    say.global(row, m, l);
     // 3. Every worker normalizes its chunk with the global (m, l).
-    rec.io().sram_reads += 2 * static_cast<std::uint64_t>(K);
     for (int s = 0; s < longest; ++s) {
       Step st;
-      st.pass = 3, st.line = 8, st.row = row;
       for (int w = 0; w < K; ++w) {
-        const int i = begin(w) + s;
-        if (i >= begin(w + 1)) continue;
-        g.load_io();
-        rec.io().exps += 1;
-        rec.io().flops += 2;
-        const double yi = y[g.at(row, i, 1)];
-        g.store(row, i, yi);
-        if (!rec.on()) continue;
-        const float* e = &t[g.at(row, i, kTraceStride)];
-        rec.write(g.be, row, i, e[4]);
-        if (st.text.size() < 400)
-          st.text += strf("%sy%s = exp(%s - %s) / %s = %s", st.text.empty() ? "" : "; ",
-                          sub(i + 1).c_str(), num(e[0]).c_str(), num(m).c_str(), num(l).c_str(),
-                          num(yi).c_str());
-        st.reads.push_back(g.cell(g.bx, row, i));
-        st.writes.push_back(g.cell(g.by, row, i));
+        const int i = say.begin(w) + s;
+        if (i >= say.begin(w + 1)) continue;
+        const TraceEntry e = g.entry(t, row, i);
+        say.normalize_element(st, row, i, e.z, m, l, e.f, y[g.at(row, i, 1)]);
       }
-      if (rec.on()) {
-        st.label = g.prefix(row) + strf("normalize element %d of each chunk", s + 1);
-        st.text = g.prefix(row) + st.text;
-        st.reads.push_back(g.reg(g.bm, row));
-        st.reads.push_back(g.reg(g.bl, row));
-        rec.commit(std::move(st));
-      }
+      say.commit_normalized(st, row, s);
     }
-    g.finish_row(row, m, l);
+    say.finish_row(row, m, l);
   }
 }
 

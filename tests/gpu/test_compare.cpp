@@ -84,6 +84,35 @@ TEST_CASE("different step sequences are reported, and the shared prefix is compa
   CHECK(compare(a, c).mismatch.find("8 steps against 7") != std::string::npos);
 }
 
+TEST_CASE("numbers in a sentence are masked, names and subscripts are kept") {
+  CHECK(mask_numbers("l₃ = 1.2034 * 0.13534 + exp(-3 - -2.5e-05) = inf") == "l₃ = # * # + exp(# - #) = #");
+  CHECK(mask_numbers("tile (i=2, j=1): S21 is 4x4, row 3: nan") == "tile (i=#, j=#): S21 is #x4, row #: #");
+  CHECK(mask_numbers("information, nano, -x") == "information, nano, -x");
+}
+
+TEST_CASE("steps must tell the same story: numbers may differ, words, labels and lines may not") {
+  const Recording a = online_of({3, 2, 5, 1});
+  // Other numbers, the same sentences: a backend whose last digits differ.
+  const Recording close = online_of({3, 2, 5.001, 1});
+  CHECK(a.steps[2].text != close.steps[2].text);
+  CHECK(compare(a, close).mismatch == "");
+  Recording b = a;
+  std::string& text = b.steps[2].text;
+  const std::size_t at = text.find("rescaled");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 8, "scaled");
+  const CompareReport rep = compare(a, b);
+  CHECK(rep.mismatch.find("step 2: sentence differs: '") == 0);
+  CHECK(rep.mismatch.find("the old sum is scaled by") != std::string::npos);
+  CHECK(rep.steps_compared == 2);
+  Recording c = a;
+  c.steps[3].label = "m₅";
+  CHECK(compare(a, c).mismatch == "step 3: label differs: 'm₄, l₄' vs 'm₅'");
+  Recording e = a;
+  e.steps[6].line_end = 8;
+  CHECK(compare(a, e).mismatch == "step 6: pseudocode lines differ: 7-7 vs 7-8");
+}
+
 TEST_CASE("summary recordings compare outputs and final statistics only") {
   const CompareReport rep = compare(online_of({3, 2, 5, 1}, false), online_of({3, 2, 5, 1}, false));
   CHECK(rep.steps_compared == 0);

@@ -1,0 +1,368 @@
+#include "core/narration_attention.h"
+
+#include "core/text.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+namespace flashstep {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+}  // namespace
+
+// ---- what every attention algorithm shares ---------------------------------------------------
+
+AttnNarration::AttnNarration(const Resolved& r, Recorder& rec)
+    : r_(r), rec_(rec), N(r.n), d(r.d), scaled_(r.scale != 1.0) {
+  bQ_ = rec.add_buffer({"Q", N, d, Space::hbm, "queries, one row per token"});
+  bK_ = rec.add_buffer({"K", N, d, Space::hbm, "keys, one row per token"});
+  bV_ = rec.add_buffer({"V", N, d, Space::hbm, "values, one row per token"});
+  bO_ = rec.add_buffer({"O", N, d, Space::hbm, "the output O = softmax(S) V, in HBM"});
+  rec.init(bQ_, r.q);
+  rec.init(bK_, r.k);
+  rec.init(bV_, r.v);
+  rec.recording().output = MatrixRM::Zero(N, d);
+}
+
+void AttnNarration::finish(const BlockView& O, const BlockView& m, const BlockView& l) {
+  set_output(0, O);
+  for (int i = 0; i < N; ++i) {
+    rec_.recording().m[i] = m(i, 0);
+    rec_.recording().l[i] = l(i, 0);
+  }
+}
+
+void AttnNarration::scores_io(long long nr, long long nc) {
+  rec_.io().flops += 2ull * nr * nc * d;
+  if (scaled_) rec_.io().flops += static_cast<std::uint64_t>(nr) * nc;
+}
+
+void AttnNarration::write_block(int b, int r0, int c0, const BlockView& M) {
+  if (!rec_.on()) return;
+  for (int a = 0; a < M.rows(); ++a)
+    for (int c = 0; c < M.cols(); ++c) rec_.write(b, r0 + a, c0 + c, M(a, c));
+}
+
+void AttnNarration::set_output(int r0, const BlockView& O) {
+  for (int a = 0; a < O.rows(); ++a)
+    for (int c = 0; c < O.cols(); ++c) rec_.recording().output(r0 + a, c) = O(a, c);
+}
+
+void AttnNarration::tile_io(int br, int bc) {
+  auto& io = rec_.io();
+  // S_ij = Q_i K_jᵀ · s from Q_i, K_j in SRAM, kept there.
+  scores_io(br, bc);
+  io.sram_reads += static_cast<std::uint64_t>(br + bc) * d;
+  io.sram_writes += static_cast<std::uint64_t>(br) * bc;
+  // Row max, exp and sum of the tile: P̃_ij.
+  io.flops += 3ull * br * bc;
+  io.exps += static_cast<std::uint64_t>(br) * bc;
+  io.sram_reads += 3ull * br * bc;
+  io.sram_writes += static_cast<std::uint64_t>(br) * bc;
+  // P̃_ij V_j.
+  io.flops += 2ull * br * bc * d;
+  io.sram_reads += static_cast<std::uint64_t>(br) * bc + static_cast<std::uint64_t>(bc) * d;
+}
+
+void AttnNarration::write_tile(const TileBuffers& b, int r0, int c0, const BlockView& S,
+                               const BlockView& P, const BlockView& O, const BlockView& m,
+                               const BlockView& l) {
+  write_block(b.S, r0, c0, S);
+  write_block(b.P, r0, c0, P);
+  write_block(b.O, r0, 0, O);
+  for (int a = 0; a < m.rows(); ++a) {
+    rec_.write(b.m, r0 + a, 0, m(a, 0));
+    rec_.write(b.l, r0 + a, 0, l(a, 0));
+  }
+}
+
+std::string AttnNarration::list(const BlockView& M, int r, int max_items) {
+  std::string out = "[";
+  for (int k = 0; k < M.cols() && k < max_items; ++k) out += (k ? ", " : "") + num(M(r, k));
+  if (M.cols() > max_items) out += ", …";
+  return out + "]";
+}
+
+// ---- attn-naive ------------------------------------------------------------------------------
+
+AttnNaiveNarration::AttnNaiveNarration(const Resolved& r, Recorder& rec) : AttnNarration(r, rec) {
+  bS_ = rec.add_buffer({"S", N, N, Space::hbm, "scores S = Q K^T * s, materialized in HBM"});
+  bP_ = rec.add_buffer({"P", N, N, Space::hbm, "P = softmax(S) row by row, materialized in HBM"});
+  bm_ = rec.add_buffer({"m", N, 1, Space::reg, "max of each row of S"});
+  bl_ = rec.add_buffer({"l", N, 1, Space::reg, "sum of exp(S - m) of each row"});
+  rec.recording().pass_names = {"kernel 1: S = QK^T", "kernel 2: P = softmax(S)", "kernel 3: O = PV"};
+}
+
+void AttnNaiveNarration::scores_row(int i, const BlockView& S_row) {
+  // K is read once, with the first row.
+  rec_.io().hbm_reads += static_cast<std::uint64_t>(d) + (i == 0 ? static_cast<std::uint64_t>(N) * d : 0);
+  scores_io(1, N);
+  rec_.io().hbm_writes += N;
+  if (!rec_.on()) return;
+  write_block(bS_, i, 0, S_row);
+  Step st;
+  st.pass = 1, st.line = 1, st.row = i;
+  st.label = strf("S row %d", i + 1);
+  st.text = strf("S%s = q%s K^T%s = %s, written to HBM", sub(i + 1).c_str(), sub(i + 1).c_str(),
+                 scaled_ ? (" * " + num(r_.scale)).c_str() : "", list(S_row).c_str());
+  st.reads = {rows_of(bQ_, i, 1, d), rows_of(bK_, 0, N, d)};
+  st.writes = {rows_of(bS_, i, 1, N)};
+  rec_.commit(std::move(st));
+}
+
+void AttnNaiveNarration::softmax_row(int i, double m, double l, const BlockView& P_row) {
+  rec_.io().hbm_reads += N;
+  rec_.io().flops += 4ull * N;
+  rec_.io().exps += N;
+  rec_.io().hbm_writes += N;
+  rec_.recording().m[i] = m;
+  rec_.recording().l[i] = l;
+  if (!rec_.on()) return;
+  write_block(bP_, i, 0, P_row);
+  rec_.write(bm_, i, 0, m);
+  rec_.write(bl_, i, 0, l);
+  Step st;
+  st.pass = 2, st.line = 2, st.row = i;
+  st.label = strf("P row %d", i + 1);
+  st.text = strf("row %d: m = max S%s = %s, l = sum exp(S%s - m) = %s, P%s = exp(S%s - m) / l = %s",
+                 i + 1, sub(i + 1).c_str(), num(m).c_str(), sub(i + 1).c_str(), num(l).c_str(),
+                 sub(i + 1).c_str(), sub(i + 1).c_str(), list(P_row).c_str());
+  st.reads = {rows_of(bS_, i, 1, N)};
+  st.writes = {rows_of(bP_, i, 1, N), {bm_, i, 0, i + 1, 1}, {bl_, i, 0, i + 1, 1}};
+  rec_.commit(std::move(st));
+}
+
+void AttnNaiveNarration::output_row(int i, const BlockView& O_row) {
+  // V is read once, with the first row.
+  rec_.io().hbm_reads += static_cast<std::uint64_t>(N) + (i == 0 ? static_cast<std::uint64_t>(N) * d : 0);
+  rec_.io().flops += 2ull * N * d;
+  rec_.io().hbm_writes += d;
+  set_output(i, O_row);
+  if (!rec_.on()) return;
+  write_block(bO_, i, 0, O_row);
+  Step st;
+  st.pass = 3, st.line = 3, st.row = i;
+  st.label = strf("O row %d", i + 1);
+  st.text = strf("O%s = P%s V = %s, written to HBM", sub(i + 1).c_str(), sub(i + 1).c_str(),
+                 list(O_row).c_str());
+  st.reads = {rows_of(bP_, i, 1, N), rows_of(bV_, 0, N, d)};
+  st.writes = {rows_of(bO_, i, 1, d)};
+  rec_.commit(std::move(st));
+}
+
+// ---- attn-online -----------------------------------------------------------------------------
+
+AttnOnlineNarration::AttnOnlineNarration(const Resolved& r, Recorder& rec) : AttnNarration(r, rec) {
+  bS_ = rec.add_buffer({"S", N, N, Space::reg, "each score s = q_i . k_j * scale as it is computed"});
+  bm_ = rec.add_buffer({"m", N, 1, Space::reg, "running max of the scores of row i"});
+  bl_ = rec.add_buffer({"l", N, 1, Space::reg, "running sum of exp(s - m) of row i"});
+  bacc_ = rec.add_buffer({"O_acc", N, d, Space::reg, "unnormalized output o of row i, rescaled as m grows"});
+  auto& names = rec.recording().pass_names;
+  for (int i = 0; i < N; ++i) names.push_back(strf("query row %d", i + 1));
+}
+
+void AttnOnlineNarration::start_row(int i) {
+  rec_.io().hbm_reads += d;  // q_i
+  if (!rec_.on()) return;
+  rec_.write(bm_, i, 0, -kInf);
+  rec_.write(bl_, i, 0, 0.0);
+  for (int c = 0; c < d; ++c) rec_.write(bacc_, i, c, 0.0);
+}
+
+void AttnOnlineNarration::key(int i, int j, const AttnOnlineNumbers& u, const BlockView& o) {
+  rec_.io().hbm_reads += 2ull * d;  // k_j, v_j
+  scores_io(1, 1);
+  rec_.io().flops += 3ull * d + 6;
+  rec_.io().exps += 2;
+  if (!rec_.on()) return;
+  rec_.write(bS_, i, j, u.s);
+  rec_.write(bm_, i, 0, u.m);
+  rec_.write(bl_, i, 0, u.l);
+  write_block(bacc_, i, 0, o);
+  Step st;
+  st.pass = i + 1, st.line = 4, st.line_end = 7, st.row = i;
+  st.label = strf("q%d . k%d", i + 1, j + 1);
+  st.text = strf("s = q%s . k%s = %s;  m = max(%s, %s) = %s;  ", sub(i + 1).c_str(), sub(j + 1).c_str(),
+                 num(u.s).c_str(), num(u.m_old).c_str(), num(u.s).c_str(), num(u.m).c_str());
+  if (u.m != u.m_old && u.l_old != 0.0)
+    st.text += strf("o and l rescaled by exp(%s - %s) = %s;  ", num(u.m_old).c_str(), num(u.m).c_str(),
+                    num(u.factor).c_str());
+  st.text += strf("l = %s * %s + %s = %s;  o += %s v%s", num(u.l_old).c_str(), num(u.factor).c_str(),
+                  num(u.e).c_str(), num(u.l).c_str(), num(u.e).c_str(), sub(j + 1).c_str());
+  st.reads = {rows_of(bQ_, i, 1, d), rows_of(bK_, j, 1, d), rows_of(bV_, j, 1, d)};
+  st.writes = {{bS_, i, j, i + 1, j + 1}, {bm_, i, 0, i + 1, 1}, {bl_, i, 0, i + 1, 1},
+               rows_of(bacc_, i, 1, d)};
+  rec_.commit(std::move(st));
+}
+
+void AttnOnlineNarration::finish_row(int i, double m, double l, const BlockView& O_row) {
+  // O_i = o / l: the only division, once per row.
+  rec_.io().flops += d;
+  rec_.io().hbm_writes += d;
+  set_output(i, O_row);
+  rec_.recording().m[i] = m;
+  rec_.recording().l[i] = l;
+  if (!rec_.on()) return;
+  write_block(bO_, i, 0, O_row);
+  Step st;
+  st.pass = i + 1, st.line = 9, st.row = i;
+  st.label = strf("O row %d", i + 1);
+  st.text = strf("O%s = o / l = o / %s = %s, written to HBM", sub(i + 1).c_str(), num(l).c_str(),
+                 list(O_row).c_str());
+  st.reads = {rows_of(bacc_, i, 1, d), {bl_, i, 0, i + 1, 1}};
+  st.writes = {rows_of(bO_, i, 1, d)};
+  rec_.commit(std::move(st));
+}
+
+// ---- attn-tiled (FlashAttention-1) -----------------------------------------------------------
+
+AttnTiledNarration::AttnTiledNarration(const Resolved& r, Recorder& rec) : AttnNarration(r, rec) {
+  bS_ = rec.add_buffer({"S", N, N, Space::sram, "S_ij tiles as computed on chip (never in HBM)"});
+  bP_ = rec.add_buffer({"P", N, N, Space::sram, "P~_ij = exp(S_ij - m~_ij) tiles as computed on chip"});
+  bm_ = rec.add_buffer({"m", N, 1, Space::hbm, "running max m_i of each row, kept in HBM"});
+  bl_ = rec.add_buffer({"l", N, 1, Space::hbm, "running sum l_i of each row, kept in HBM"});
+  auto& names = rec.recording().pass_names;
+  for (int j = 0; j < r.Tc; ++j) names.push_back(strf("K/V block j = %d", j + 1));
+  // Line 2: O = 0, l = 0, m = −inf in HBM.
+  for (int i = 0; i < N; ++i) {
+    rec.init(bm_, i, 0, -kInf);
+    rec.init(bl_, i, 0, 0.0);
+    for (int c = 0; c < d; ++c) rec.init(bO_, i, c, 0.0);
+  }
+}
+
+void AttnTiledNarration::tile(int i, int j, bool load_kv, const TileRowNumbers& first,
+                              const BlockView& S, const BlockView& P, const BlockView& O,
+                              const BlockView& m, const BlockView& l) {
+  const int r0 = i * r_.Br, br = std::min(r_.Br, N - r0);
+  const int c0 = j * r_.Bc, bc = std::min(r_.Bc, N - c0);
+  auto& io = rec_.io();
+  if (load_kv) {  // line 6: K_j, V_j stay in SRAM for the whole inner loop
+    io.hbm_reads += 2ull * bc * d;
+    io.sram_writes += 2ull * bc * d;
+  }
+  // Line 8: Q_i, O_i, l_i, m_i from HBM.
+  io.hbm_reads += 2ull * br * d + 2ull * br;
+  io.sram_writes += 2ull * br * d + 2ull * br;
+  // Line 9: S_ij = Q_i K_jᵀ · s. Line 10: m̃_ij, P̃_ij, l̃_ij of the tile alone. P̃_ij V_j.
+  tile_io(br, bc);
+  // Lines 11-13: merge with the running (m_i, l_i), rescale O_i, write all back.
+  io.flops += 6ull * br + 5ull * br * d;
+  io.exps += 2ull * br;
+  io.sram_reads += static_cast<std::uint64_t>(br) * d;
+  io.hbm_writes += static_cast<std::uint64_t>(br) * d + 2ull * br;
+  if (!rec_.on()) return;
+  write_tile({bS_, bP_, bO_, bm_, bl_}, r0, c0, S, P, O, m, l);
+  Step st;
+  st.pass = j + 1, st.line = 8, st.line_end = 13, st.tile_i = i, st.tile_j = j;
+  st.label = strf("tile (i=%d, j=%d)", i + 1, j + 1);
+  st.text = strf("tile (i=%d, j=%d): S%d%d = Q%s K%s^T is %dx%d on chip. Row %d: m~ = %s, "
+                 "m_new = max(%s, %s) = %s, l_new = exp(%s - %s) * %s + exp(%s - %s) * %s = %s; "
+                 "O%s, l%s, m%s written back to HBM",
+                 i + 1, j + 1, i + 1, j + 1, sub(i + 1).c_str(), sub(j + 1).c_str(), br, bc, r0 + 1,
+                 num(first.m_tilde).c_str(), num(first.m_old).c_str(), num(first.m_tilde).c_str(),
+                 num(first.m).c_str(), num(first.m_old).c_str(), num(first.m).c_str(),
+                 num(first.l_old).c_str(), num(first.m_tilde).c_str(), num(first.m).c_str(),
+                 num(first.l_tilde).c_str(), num(first.l).c_str(), sub(i + 1).c_str(),
+                 sub(i + 1).c_str(), sub(i + 1).c_str());
+  st.reads = {{bK_, c0, 0, c0 + bc, d}, {bV_, c0, 0, c0 + bc, d}, {bQ_, r0, 0, r0 + br, d},
+              {bO_, r0, 0, r0 + br, d}, {bm_, r0, 0, r0 + br, 1}, {bl_, r0, 0, r0 + br, 1}};
+  st.writes = {{bS_, r0, c0, r0 + br, c0 + bc}, {bP_, r0, c0, r0 + br, c0 + bc},
+               {bO_, r0, 0, r0 + br, d}, {bm_, r0, 0, r0 + br, 1}, {bl_, r0, 0, r0 + br, 1}};
+  rec_.commit(std::move(st));
+}
+
+// ---- attn-tiled-v2 (FlashAttention-2) --------------------------------------------------------
+
+AttnTiledV2Narration::AttnTiledV2Narration(const Resolved& r, Recorder& rec) : AttnNarration(r, rec) {
+  bS_ = rec.add_buffer({"S", N, N, Space::sram, "S_ij tiles as computed on chip (never in HBM)"});
+  bP_ = rec.add_buffer({"P", N, N, Space::sram, "P~_ij = exp(S_ij - m_i(j)) tiles as computed on chip"});
+  bm_ = rec.add_buffer({"m", N, 1, Space::sram, "running max m_i, on chip"});
+  bl_ = rec.add_buffer({"l", N, 1, Space::sram, "running sum l_i, on chip"});
+  bacc_ = rec.add_buffer({"O_acc", N, d, Space::sram, "unnormalized O_i(j), on chip"});
+  bL_ = rec.add_buffer({"LSE", N, 1, Space::hbm, "L_i = m_i + log l_i, written to HBM for the backward pass"});
+  auto& names = rec.recording().pass_names;
+  for (int i = 0; i < r.Tr; ++i) names.push_back(strf("Q block i = %d", i + 1));
+  rec.recording().lse.assign(static_cast<std::size_t>(N), 0.0);
+}
+
+void AttnTiledV2Narration::start_block(int i) {
+  const int r0 = i * r_.Br, br = std::min(r_.Br, N - r0);
+  // Lines 3-4: Q_i into SRAM; O_i, l_i, m_i start on chip.
+  rec_.io().hbm_reads += static_cast<std::uint64_t>(br) * d;
+  rec_.io().sram_writes += static_cast<std::uint64_t>(br) * d;
+  if (!rec_.on()) return;
+  for (int a = 0; a < br; ++a) {
+    rec_.write(bm_, r0 + a, 0, -kInf);
+    rec_.write(bl_, r0 + a, 0, 0.0);
+    for (int c = 0; c < d; ++c) rec_.write(bacc_, r0 + a, c, 0.0);
+  }
+}
+
+void AttnTiledV2Narration::tile(int i, int j, const TileRowNumbers& first, const BlockView& S,
+                                const BlockView& P, const BlockView& O_acc, const BlockView& m,
+                                const BlockView& l) {
+  const int r0 = i * r_.Br, br = std::min(r_.Br, N - r0);
+  const int c0 = j * r_.Bc, bc = std::min(r_.Bc, N - c0);
+  auto& io = rec_.io();
+  // Line 6: K_j, V_j into SRAM.
+  io.hbm_reads += 2ull * bc * d;
+  io.sram_writes += 2ull * bc * d;
+  // Line 7: S_ij. Lines 8-9: P̃_ij against the new running max. Line 10: P̃_ij V_j.
+  tile_io(br, bc);
+  // Lines 8-10: the running max and sum, and O_i(j) = diag(exp(m_i(j-1) - m_i(j))) O_i(j-1)
+  // + P̃_ij V_j, no division yet.
+  io.flops += 4ull * br + 2ull * br * d;
+  io.exps += br;
+  if (!rec_.on()) return;
+  write_tile({bS_, bP_, bacc_, bm_, bl_}, r0, c0, S, P, O_acc, m, l);
+  Step st;
+  st.pass = i + 1, st.line = 6, st.line_end = 10, st.tile_i = i, st.tile_j = j;
+  st.label = strf("tile (i=%d, j=%d)", i + 1, j + 1);
+  st.text = strf("tile (i=%d, j=%d): K%s, V%s loaded, S%d%d is %dx%d on chip. Row %d: m = max(%s, "
+                 "rowmax S) = %s, l = exp(%s - %s) * %s + rowsum P~ = %s; O_i rescaled by %s "
+                 "and P~V added, not yet divided",
+                 i + 1, j + 1, sub(j + 1).c_str(), sub(j + 1).c_str(), i + 1, j + 1, br, bc, r0 + 1,
+                 num(first.m_old).c_str(), num(first.m).c_str(), num(first.m_old).c_str(),
+                 num(first.m).c_str(), num(first.l_old).c_str(), num(first.l).c_str(),
+                 num(first.factor).c_str());
+  st.reads = {{bK_, c0, 0, c0 + bc, d}, {bV_, c0, 0, c0 + bc, d}, {bQ_, r0, 0, r0 + br, d}};
+  st.writes = {{bS_, r0, c0, r0 + br, c0 + bc}, {bP_, r0, c0, r0 + br, c0 + bc},
+               {bacc_, r0, 0, r0 + br, d}, {bm_, r0, 0, r0 + br, 1}, {bl_, r0, 0, r0 + br, 1}};
+  rec_.commit(std::move(st));
+}
+
+void AttnTiledV2Narration::finish_block(int i, const BlockView& O, const BlockView& m,
+                                        const BlockView& l, const BlockView& L) {
+  const int r0 = i * r_.Br, br = std::min(r_.Br, N - r0);
+  // Lines 11-13: divide once, log-sum-exp, write O_i and L_i.
+  auto& out = rec_.recording();
+  for (int a = 0; a < br; ++a) {
+    out.lse[r0 + a] = L(a, 0);
+    out.m[r0 + a] = m(a, 0);
+    out.l[r0 + a] = l(a, 0);
+    rec_.write(bL_, r0 + a, 0, L(a, 0));
+  }
+  auto& io = rec_.io();
+  io.flops += static_cast<std::uint64_t>(br) * d + 2ull * br;
+  io.sram_reads += static_cast<std::uint64_t>(br) * d + 2ull * br;
+  io.hbm_writes += static_cast<std::uint64_t>(br) * d + br;
+  set_output(r0, O);
+  if (!rec_.on()) return;
+  write_block(bO_, r0, 0, O);
+  Step st;
+  st.pass = i + 1, st.line = 11, st.line_end = 13, st.tile_i = i;
+  st.label = strf("write O%d, L%d", i + 1, i + 1);
+  st.text = strf("Q block %d done: O%s = diag(l)^-1 O_acc (row %d: divided by l = %s once), "
+                 "L = m + log l = %s; O%s and L%s written to HBM",
+                 i + 1, sub(i + 1).c_str(), r0 + 1, num(l(0, 0)).c_str(), num(out.lse[r0]).c_str(),
+                 sub(i + 1).c_str(), sub(i + 1).c_str());
+  st.reads = {{bacc_, r0, 0, r0 + br, d}, {bm_, r0, 0, r0 + br, 1}, {bl_, r0, 0, r0 + br, 1}};
+  st.writes = {{bO_, r0, 0, r0 + br, d}, {bL_, r0, 0, r0 + br, 1}};
+  rec_.commit(std::move(st));
+}
+
+}  // namespace flashstep
