@@ -1,112 +1,144 @@
 #include "core/lessons.h"
 
-namespace flashstep {
+#include "core/report.h"
+#include "core/scenario_json.h"
+#include "core/text.h"
 
-static Scenario vector_scenario(Algorithm a, std::vector<double> x, Precision p = Precision::fp32) {
-  Scenario s;
-  s.algorithm = a;
-  s.precision = p;
-  s.x = {std::move(x)};
+#include <algorithm>
+#include <set>
+
+namespace flashstep {
+namespace {
+
+// Every message starts with the file, then the field as a path into it: a lesson author reads
+// one line and knows where to look.
+[[noreturn]] void fail(const LessonFile& f, const std::string& what) { throw InputError(f.name + ": " + what); }
+
+std::string shown(const Json& v) {
+  std::string s = v.dump();
+  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
+}
+
+std::string base_name(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+Json parse_json(const LessonFile& f) {
+  try {
+    return Json::parse(f.text);
+  } catch (const Json::parse_error& e) {
+    fail(f, strf("not JSON (syntax error at byte %zu)", e.byte));
+  } catch (const Json::exception& e) {
+    fail(f, std::string("not usable JSON: ") + e.what());
+  }
+}
+
+// Only the keys it knows: a misspelt key would otherwise be silently left out.
+void check_keys(const LessonFile& f, const Json& j, std::initializer_list<const char*> keys) {
+  for (const auto& [key, value] : j.items()) {
+    (void)value;
+    if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return key == k; })) {
+      std::string list;
+      for (const char* k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
+      fail(f, "\"" + key + "\" is not a field here; use " + list);
+    }
+  }
+}
+
+std::string text_field(const LessonFile& f, const Json& j, const char* key) {
+  if (!j.contains(key)) fail(f, std::string("no \"") + key + "\"");
+  const Json& v = j[key];
+  if (!v.is_string()) fail(f, std::string("\"") + key + "\" is " + shown(v) + ", not a string");
+  std::string s = v.get<std::string>();
+  if (s.find_first_not_of(" \t\r\n") == std::string::npos) fail(f, std::string("\"") + key + "\" is empty");
   return s;
 }
 
-static Scenario attention_scenario(Algorithm a, int N, int d) {
-  Scenario s;
-  s.algorithm = a;
-  s.n = N;
-  s.d = d;
-  s.seed = 7;
-  s.scale_mode = ScaleMode::inv_sqrt_d;
-  return s;
+std::string one_of(const LessonFile& f, const Json& j, const char* key, const std::vector<std::string>& allowed) {
+  const std::string s = text_field(f, j, key);
+  if (std::find(allowed.begin(), allowed.end(), s) != allowed.end()) return s;
+  std::string list;
+  for (std::size_t i = 0; i < allowed.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
+  fail(f, std::string("\"") + key + "\" = \"" + s + "\": use " + list);
+}
+
+// The scenario parser names its fields as `scenario: "precision" ...`; in a lesson file they
+// sit inside "scenario", so the path becomes "scenario.precision".
+[[noreturn]] void fail_in_scenario(const LessonFile& f, const std::string& message) {
+  const std::string prefix = "scenario: \"";
+  if (message.compare(0, prefix.size(), prefix) == 0) fail(f, "\"scenario." + message.substr(prefix.size()));
+  if (message.compare(0, 10, "scenario: ") == 0) fail(f, message);
+  fail(f, "scenario: " + message);
+}
+
+}  // namespace
+
+Lesson parse_lesson(const LessonFile& f) {
+  const Json j = parse_json(f);
+  if (!j.is_object()) fail(f, "expected a JSON object {\"id\": ..., \"title\": ..., ...}");
+  check_keys(f, j, {"id", "title", "summary", "tab", "backend", "scenario"});
+  Lesson l;
+  l.id = text_field(f, j, "id");
+  if (base_name(f.name) != l.id + ".json")
+    fail(f, "\"id\" = \"" + l.id + "\" but the file is " + base_name(f.name) + "; name it " + l.id + ".json");
+  l.title = text_field(f, j, "title");
+  // "3. Online softmax" would be shown as "3. 3. Online softmax", and go wrong on the next reorder.
+  const std::size_t after_digits = l.title.find_first_not_of("0123456789");
+  if (after_digits > 0 && after_digits != std::string::npos && l.title[after_digits] == '.')
+    fail(f, "\"title\" = \"" + l.title + "\" starts with a number; lesson numbers come from "
+            "assets/lessons/order.json");
+  l.summary = text_field(f, j, "summary");
+  l.tab = one_of(f, j, "tab", std::vector<std::string>(std::begin(kLessonTabs), std::end(kLessonTabs)));
+  l.backend = one_of(f, j, "backend", {"cpu", "gpu"});
+  if (!j.contains("scenario")) fail(f, "no \"scenario\"");
+  const Json& s = j["scenario"];
+  if (!s.is_object()) fail(f, "\"scenario\" is " + shown(s) + ", not an object like a scenario file's");
+  if (!s.contains("algorithm")) fail(f, "no \"scenario.algorithm\"");
+  try {
+    l.scenario = scenario_from_json(s);
+    (void)resolve(l.scenario);  // a preset that cannot run is as wrong as one that does not parse
+  } catch (const InputError& e) {
+    fail_in_scenario(f, e.what());
+  }
+  return l;
+}
+
+std::vector<Lesson> load_lessons(const std::vector<LessonFile>& files) {
+  const auto order_file = std::find_if(files.begin(), files.end(),
+                                       [](const LessonFile& f) { return base_name(f.name) == "order.json"; });
+  if (order_file == files.end()) throw InputError("assets/lessons/order.json is missing: it lists the lessons in teaching order");
+  const LessonFile& of = *order_file;
+  const Json order = parse_json(of);
+  if (!order.is_object()) fail(of, "expected a JSON object {\"order\": [\"naive\", ...]}");
+  check_keys(of, order, {"order"});
+  if (!order.contains("order") || !order["order"].is_array() || order["order"].empty())
+    fail(of, "\"order\" must be a list of lesson ids, first taught first");
+
+  const std::string folder = of.name.substr(0, of.name.size() - std::string("order.json").size());
+  std::vector<Lesson> out;
+  std::set<std::string> listed;
+  for (std::size_t i = 0; i < order["order"].size(); ++i) {
+    const Json& id = order["order"][i];
+    if (!id.is_string()) fail(of, strf("\"order\" entry %zu is %s, not a lesson id", i + 1, shown(id).c_str()));
+    const std::string name = folder + id.get<std::string>() + ".json";
+    if (!listed.insert(id.get<std::string>()).second)
+      fail(of, "\"order\" lists \"" + id.get<std::string>() + "\" twice");
+    const auto file = std::find_if(files.begin(), files.end(), [&](const LessonFile& f) { return f.name == name; });
+    if (file == files.end()) fail(of, "\"order\" lists \"" + id.get<std::string>() + "\", which has no file " + name);
+    Lesson l = parse_lesson(*file);
+    l.number = static_cast<int>(i) + 1;
+    out.push_back(std::move(l));
+  }
+  for (const LessonFile& f : files)
+    if (&f != &of && listed.count(base_name(f.name).substr(0, base_name(f.name).size() - 5)) == 0)
+      fail(f, "not in " + of.name + "; add its id there, where it is taught");
+  return out;
 }
 
 const std::vector<Lesson>& lessons() {
-  static const std::vector<Lesson> kLessons = [] {
-    std::vector<Lesson> l;
-    l.push_back({"naive", "1. Naive softmax and overflow",
-                 "y_i = exp(x_i) / sum_j exp(x_j), two passes. In fp16 the largest finite number is "
-                 "65504, so exp(12) is already inf: watch the sum overflow and the output turn into "
-                 "nan. Try the [1000, 2000, 3000] preset in fp32.",
-                 vector_scenario(Algorithm::naive, {3, 2, 5, 12}, Precision::fp16)});
-    l.push_back({"safe", "2. Safe softmax (3 passes)",
-                 "Subtracting the max m first keeps every exponent <= 0, so nothing overflows. The "
-                 "price is a third pass over x: read for the max, read for the sum, read to "
-                 "normalize.",
-                 vector_scenario(Algorithm::safe, {3, 2, 5, 1})});
-    l.push_back({"online", "3. Online softmax (2 passes)",
-                 "m and l in one sweep: when a new maximum arrives, the sum so far is rescaled by "
-                 "exp(m_old - m_new). Two passes instead of three: 3 memory accesses per element "
-                 "instead of 4.",
-                 vector_scenario(Algorithm::online, {3, 2, 5, 1})});
-    {
-      Scenario s = vector_scenario(Algorithm::chunked, {3, 2, 5, 1, 7, 0, 4, 6});
-      s.chunks = 4;
-      l.push_back({"chunked", "4. Chunked online softmax (merge of (m, l) pairs)",
-                   "K workers each run the online update over their own chunk; their (m, l) pairs "
-                   "then merge up a tree with the same rescaling rule. This is how a GPU block "
-                   "reduces a row in parallel.",
-                   s});
-    }
-    l.push_back({"logsumexp", "5. Log-sum-exp",
-                 "LSE = m + log l is log(sum exp(x)) without overflow; log-softmax is x_i - LSE. "
-                 "FlashAttention-2 stores exactly this per row for the backward pass.",
-                 vector_scenario(Algorithm::logsumexp, {3, 2, 5, 1})});
-    {
-      Scenario s = vector_scenario(Algorithm::safe, {10, 0, -5});
-      s.scale_mode = ScaleMode::inv_sqrt_d;
-      s.d = 64;
-      l.push_back({"scale", "6. The 1/sqrt(d) lab",
-                   "q.k of random vectors has variance d, so scores grow with the head dimension and "
-                   "softmax turns into a one-hot. Dividing by sqrt(d) keeps the variance at 1: "
-                   "[10, 0, -5] / sqrt(64) = [1.25, 0, -0.625] -> [0.6945, 0.1990, 0.1065].",
-                   s});
-    }
-    l.push_back({"attn-naive", "7. Attention, materialized",
-                 "S = QK^T, P = softmax(S), O = PV as three kernels: S and P are N x N matrices "
-                 "written to and read back from HBM. That N^2 traffic is what FlashAttention "
-                 "removes.",
-                 attention_scenario(Algorithm::attn_naive, 8, 4)});
-    l.push_back({"attn-online", "8. Attention online, one query row",
-                 "One query row streams over the keys with the online softmax, keeping an output "
-                 "accumulator o that is rescaled together with l. No N x N matrix is ever stored.",
-                 attention_scenario(Algorithm::attn_online, 8, 4)});
-    {
-      Scenario s = attention_scenario(Algorithm::attn_tiled, 12, 4);
-      s.sram = 64;
-      l.push_back({"attn-tiled", "9. FlashAttention-1 tiles",
-                   "Outer loop over K/V blocks, inner over Q blocks; tile sizes from the SRAM budget "
-                   "M (Bc = ceil(M/4d), Br = min(Bc, d)). m, l and O_i go back to HBM after every "
-                   "tile.",
-                   s});
-    }
-    {
-      Scenario s = attention_scenario(Algorithm::attn_tiled_v2, 12, 4);
-      s.sram = 64;
-      l.push_back({"attn-tiled-v2", "10. FlashAttention-2 loop order",
-                   "Outer loop over Q blocks: m, l and O_i stay on chip, O_i is divided by l once at "
-                   "the end and L = m + log l is stored. Fewer HBM writes than FlashAttention-1.",
-                   s});
-    }
-    {
-      Scenario s = attention_scenario(Algorithm::attn_tiled_v2, 12, 4);
-      s.sram = 64;
-      l.push_back({"cpu-vs-gpu", "11. CPU vs GPU",
-                   "The same tiled algorithm run as OpenGL compute shaders: one workgroup per Q "
-                   "block, K_j and V_j tiles in shared memory. Compare its m, l and O with the CPU "
-                   "reference.",
-                   s, "gpu"});
-    }
-    {
-      Scenario s = attention_scenario(Algorithm::attn_tiled_v2, 64, 16);
-      s.sram = 1024;
-      l.push_back({"measure", "12. Measure it yourself",
-                   "Time naive against tiled attention and safe against online softmax on this "
-                   "machine, with the fast kernels, for growing N: the lessons' claims as numbers. "
-                   "Press Run in the Measure tab.",
-                   s});
-    }
-    return l;
-  }();
+  static const std::vector<Lesson> kLessons = load_lessons(embedded_lesson_files());
   return kLessons;
 }
 

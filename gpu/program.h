@@ -19,7 +19,7 @@ struct EmbeddedShader {
   const char* name;    // "attn_tiled.comp", "common.glsl"
   const char* source;
 };
-// Every file of shaders/, embedded at build time (gpu/embed_shaders.cmake).
+// Every file of shaders/, embedded at build time (cmake/embed_text.cmake).
 const std::vector<EmbeddedShader>& embedded_shaders();
 // The embedded source of `name`; throws GpuError for an unknown name.
 std::string_view shader_source(std::string_view name);

@@ -81,13 +81,12 @@ void AppState::open_lesson(int index) {
   matrix_view = {};
   chunked_view = {};
   timeline.pause();
-  if (l.id == "scale") {
-    // The lesson is the lab; its recording (the worked example) plays in the other panels.
-    scale_lab.d = l.scenario.d;
-    tab = Tab::scale_lab;
-    tab_changed = true;
-  } else if (l.id == "measure") {
-    tab = Tab::measure;  // the lesson is the lab
+  // A lab lesson opens on its lab (the lesson is the lab; its recording, the worked example,
+  // plays in the other panels). Any other lesson leaves a lab for the lesson's view.
+  const Tab opens_on = parse_tab(l.tab).value_or(Tab::lesson);
+  if (opens_on != Tab::lesson) {
+    if (opens_on == Tab::scale_lab) scale_lab.d = l.scenario.d;
+    tab = opens_on;
     tab_changed = true;
   } else if (tab != Tab::lesson && tab != Tab::compare && tab != Tab::steps) {
     tab = Tab::lesson;
@@ -202,9 +201,18 @@ void AppState::adopt(std::shared_ptr<const Recording> rec, const Scenario& s, bo
   timeline.seek(k);
   if (was_playing) timeline.play();
   scenario = s;
+  // A notice is logged when it is news: re-recording with the same derived block sizes (every
+  // drag of a slider) would otherwise repeat it. The code panel shows them all.
+  // Adjustments of what was asked (a clamp) are warnings; derived values are information.
+  const std::shared_ptr<const Recording> before = played.rec;
   played.set(std::move(rec));
   played.seek(timeline.playhead());
-  for (const std::string& n : played.rec->notices) note(Severity::warning, n);
+  auto news = [&](const std::vector<std::string>& now, const std::vector<std::string>* old, Severity sev) {
+    for (const std::string& n : now)
+      if (!old || std::find(old->begin(), old->end(), n) == old->end()) note(sev, n);
+  };
+  news(played.rec->notices, before ? &before->notices : nullptr, Severity::warning);
+  news(played.rec->derived, before ? &before->derived : nullptr, Severity::info);
 }
 
 void AppState::seek(int k) {

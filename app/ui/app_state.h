@@ -25,7 +25,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace flashstep::ui {
@@ -43,8 +46,23 @@ struct PanelFlags {
        memory = true, timeline = true, status = true, log = false, shortcuts = false;
 };
 
-// The tabs of the central area.
-enum class Tab { lesson, steps, compare, overflow_lab, scale_lab, measure };
+// The tabs of the central area, and their one name each: in scenario files ("layout.tab"), in
+// lesson files ("tab", core/lessons.h), and as `--panel` names (except the lesson's own tab,
+// whose panel is "view").
+enum class Tab { lesson, steps, compare, overflow_lab, scale_lab, measure_lab };
+inline constexpr std::pair<Tab, std::string_view> kTabNames[] = {
+    {Tab::lesson, "lesson"},          {Tab::steps, "steps"},         {Tab::compare, "compare"},
+    {Tab::overflow_lab, "overflow-lab"}, {Tab::scale_lab, "scale-lab"}, {Tab::measure_lab, "measure-lab"}};
+inline std::string_view tab_name(Tab t) {
+  for (const auto& [tab, name] : kTabNames)
+    if (tab == t) return name;
+  return "lesson";
+}
+inline std::optional<Tab> parse_tab(std::string_view name) {
+  for (const auto& [tab, n] : kTabNames)
+    if (n == name) return tab;
+  return std::nullopt;
+}
 
 // A Recording with the Cursor that plays it; the Cursor points into the Recording, so the two
 // travel together.

@@ -10,17 +10,6 @@ namespace flashstep::ui {
 
 namespace {
 
-const char* tab_id(Tab t) {
-  switch (t) {
-    case Tab::steps: return "steps";
-    case Tab::compare: return "compare";
-    case Tab::overflow_lab: return "overflow-lab";
-    case Tab::scale_lab: return "scale-lab";
-    case Tab::measure: return "measure";
-    default: return "lesson";
-  }
-}
-
 // The panel flags by name, for both directions.
 template <class Flags, class F>
 void each_panel(Flags& f, F&& fn) {
@@ -51,12 +40,16 @@ void read_layout(const Json& layout, PanelFlags& panels, Tab& tab, Algorithm& a,
   if (layout.contains("tab")) {
     if (!layout["tab"].is_string()) throw InputError("scenario file: \"layout.tab\" must be a string");
     const std::string t = layout["tab"].get<std::string>();
-    bool found = false;
-    for (Tab c : {Tab::lesson, Tab::steps, Tab::compare, Tab::overflow_lab, Tab::scale_lab, Tab::measure})
-      if (t == tab_id(c)) tab = c, found = true;
-    if (!found)
-      throw InputError("scenario file: \"layout.tab\" = \"" + t +
-                       "\": use lesson, steps, compare, overflow-lab, scale-lab or measure");
+    // Files written before issue 22 call the Measure tab "measure"; it is read as "measure-lab".
+    const std::optional<Tab> parsed = t == "measure" ? Tab::measure_lab : parse_tab(t);
+    if (!parsed) {
+      std::string names;
+      const std::size_t n = std::size(kTabNames);
+      for (std::size_t i = 0; i < n; ++i)
+        names += (i == 0 ? "" : i + 1 == n ? " or " : ", ") + std::string(kTabNames[i].second);
+      throw InputError("scenario file: \"layout.tab\" = \"" + t + "\": use " + names);
+    }
+    tab = *parsed;
   }
   if (layout.contains("compare")) {
     const Json& c = layout["compare"];
@@ -79,7 +72,7 @@ Json layout_json(const AppState& app) {
   each_panel(app.panels, [&](const char* name, const bool& flag) { panels[name] = flag; });
   Json j = Json::object();
   j["panels"] = panels;
-  j["tab"] = tab_id(app.tab);
+  j["tab"] = std::string(tab_name(app.tab));
   j["compare"] = {{"a", std::string(algorithm_id(app.compare.a))}, {"b", std::string(algorithm_id(app.compare.b))}};
   return j;
 }

@@ -101,7 +101,7 @@ void draw_menu_bar(AppState& app, bool* quit) {
   draw_file_menu(app, quit);
   if (ImGui::BeginMenu("Lessons")) {
     for (int i = 0; i < static_cast<int>(lessons().size()); ++i)
-      if (ImGui::MenuItem(lessons()[static_cast<std::size_t>(i)].title.c_str(), nullptr, i == app.lesson))
+      if (ImGui::MenuItem(lessons()[static_cast<std::size_t>(i)].heading().c_str(), nullptr, i == app.lesson))
         app.open_lesson(i);
     ImGui::EndMenu();
   }
@@ -148,7 +148,7 @@ void draw_menu_bar(AppState& app, bool* quit) {
     go("Compare two algorithms", Tab::compare);
     go("Overflow lab", Tab::overflow_lab);
     go("1/√d lab", Tab::scale_lab);
-    go("Measure it yourself", Tab::measure);
+    go("Measure it yourself", Tab::measure_lab);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
@@ -215,14 +215,10 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
   if (!opt.panel.empty()) {
     const PanelRect all{vp->Pos, vp->Size};
     const std::string& p = opt.panel;
-    Tab want = Tab::lesson;
-    if (p == "compare") want = Tab::compare;
-    if (p == "overflow-lab") want = Tab::overflow_lab;
-    if (p == "scale-lab") want = Tab::scale_lab;
-    if (p == "steps") want = Tab::steps;
-    if (p == "measure-lab") want = Tab::measure;
-    if (p == "view" || p == "compare" || p == "overflow-lab" || p == "scale-lab" || p == "steps" ||
-        p == "measure-lab") {
+    // A tab's panel is named as the tab; the lesson's own tab is the panel "view".
+    const std::optional<Tab> tab_panel = parse_tab(p);
+    if (p == "view" || tab_panel) {
+      const Tab want = tab_panel.value_or(Tab::lesson);
       if (app.tab != want) {
         app.tab = want;
         app.tab_changed = true;

@@ -1,4 +1,4 @@
-// The lesson sidebar: the eleven lessons in teaching order and the chosen one's summary.
+// The lesson sidebar: the lessons in teaching order and the chosen one's summary.
 #include "app/ui/panels.h"
 #include "app/ui/style.h"
 #include "app/ui/widgets.h"
@@ -25,9 +25,9 @@ void draw_lessons_panel(AppState& app, const PanelRect& r) {
     const float width = ImGui::GetContentRegionAvail().x;
     for (int i = 0; i < static_cast<int>(lessons().size()); ++i) {
       const Lesson& l = lessons()[static_cast<std::size_t>(i)];
-      const std::string label = fit_title(l.title, width) + "##" + l.id;
+      const std::string label = fit_title(l.heading(), width) + "##" + l.id;
       if (ImGui::Selectable(label.c_str(), i == app.lesson) && i != app.lesson) app.open_lesson(i);
-      if (ImGui::IsItemHovered()) tooltip(l.title, l.summary);
+      if (ImGui::IsItemHovered()) tooltip(l.heading(), l.summary);
     }
     ImGui::Separator();
     text_wrapped_words(app.current_lesson().summary, width);

@@ -47,7 +47,7 @@ namespace {
 // lesson's title in the large font.
 void draw_presented_view(AppState& app) {
   ImGui::PushFont(font(FontRole::large));
-  ImGui::TextUnformatted(app.current_lesson().title.c_str());
+  ImGui::TextUnformatted(app.current_lesson().heading().c_str());
   ImGui::PopFont();
   ImGui::BeginChild("presented-view");
   switch (app.tab) {
@@ -64,7 +64,7 @@ void draw_presented_view(AppState& app) {
     case Tab::compare: draw_compare(app); break;
     case Tab::overflow_lab: draw_overflow_lab(app.overflow_lab, app.ui_scale); break;
     case Tab::scale_lab: draw_scale_lab(app.scale_lab, app.ui_scale); break;
-    case Tab::measure: draw_measure_lab(app.measure_lab, app.ui_scale); break;
+    case Tab::measure_lab: draw_measure_lab(app.measure_lab, app.ui_scale); break;
   }
   ImGui::EndChild();
 }
@@ -85,7 +85,7 @@ void draw_view_panel(AppState& app, const PanelRect& r) {
   if (ImGui::BeginTabBar("tabs")) {
     // The lesson's own tab carries its title: the panel has no title bar, to leave the
     // matrices every pixel of height.
-    const std::string lesson_tab = app.current_lesson().title + "###lesson";
+    const std::string lesson_tab = app.current_lesson().heading() + "###lesson";
     if (tab(lesson_tab.c_str(), Tab::lesson, app)) {
       ImGui::BeginChild("lesson-view");
       draw_lesson_view(app);
@@ -114,7 +114,7 @@ void draw_view_panel(AppState& app, const PanelRect& r) {
       ImGui::EndChild();
       ImGui::EndTabItem();
     }
-    if (tab("Measure it yourself", Tab::measure, app)) {
+    if (tab("Measure it yourself", Tab::measure_lab, app)) {
       ImGui::BeginChild("measure-lab");
       draw_measure_lab(app.measure_lab, app.ui_scale);
       ImGui::EndChild();
