@@ -1,0 +1,123 @@
+#include "app/frame_stats.h"
+
+#include "app/gui.h"
+#include "app/ui/app_state.h"
+#include "core/scenario.h"
+
+#include <epoxy/gl.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+namespace flashstep {
+
+namespace {
+
+double now_ms() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+// CPU time of the whole process: with llvmpipe the rasteriser's threads are ours, and count.
+double process_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+}  // namespace
+
+void bench_setup(ui::AppState& app, const GuiOptions& opt) {
+  if (!is_attention(app.inputs.algorithm)) return;
+  app.inputs.N = opt.bench_n;
+  app.inputs.d = opt.bench_d;
+  app.inputs.blocks = ui::BlockChoice::from_sram;
+  app.inputs.M = 4096;
+  app.inputs_changed();
+  app.seek(0);
+}
+
+void bench_step(ui::AppState& app) {
+  ui::Timeline& tl = app.timeline;
+  if (tl.playhead() + 1 >= tl.count()) tl.first();
+  else tl.step(1);
+  app.sync_cursor();
+}
+
+FrameStats::FrameStats(int frames) : bench_frames(frames) {
+  if (bench_frames <= 0) return;
+  frame_start_ = now_ms();
+  frame_cpu_ = process_cpu_ms();
+}
+
+void FrameStats::build_started() {
+  if (bench_frames > 0) draw_start_ = now_ms();
+}
+
+void FrameStats::build_done() {
+  if (bench_frames > 0) draw_end_ = now_ms();
+}
+
+void FrameStats::raster_done() {
+  if (bench_frames <= 0) return;
+  glFinish();
+  render_end_ = now_ms();
+}
+
+bool FrameStats::frame_done(int frames) {
+  if (bench_frames <= 0) return false;
+  // The second glFinish puts what the swap and the exports queued into this frame, not the next.
+  glFinish();
+  const double end = now_ms(), end_cpu = process_cpu_ms();
+  if (frames > kBenchWarmupFrames) {
+    total_ms.push_back(end - frame_start_);
+    draw_ms.push_back(draw_end_ - draw_start_);
+    render_ms.push_back(render_end_ - draw_end_);
+    cpu_ms.push_back(end_cpu - frame_cpu_);
+    const ImDrawData* dd = ImGui::GetDrawData();
+    vertices = dd->TotalVtxCount;
+    commands = 0;
+    for (int i = 0; i < dd->CmdListsCount; ++i) commands += dd->CmdLists[i]->CmdBuffer.Size;
+  }
+  frame_start_ = end;
+  frame_cpu_ = end_cpu;
+  return frames >= bench_frames + kBenchWarmupFrames;
+}
+
+void FrameStats::print(const ui::AppState& app, const GuiOptions& opt, const char* renderer) const {
+  if (total_ms.empty()) return;
+  auto stat = [](std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())))];
+  };
+  auto mean_of = [](const std::vector<double>& v) {
+    double m = 0;
+    for (double t : v) m += t;
+    return m / static_cast<double>(v.size());
+  };
+  const double mean = mean_of(total_ms), draw = mean_of(draw_ms), render = mean_of(render_ms);
+  const Recording& rec = *app.played.rec;
+  std::printf("bench: lesson %s (%s backend), N = %d, d = %d, Br = %d, Bc = %d, %d steps, %dx%d, %zu frames\n",
+              app.current_lesson().id.c_str(), rec.backend.c_str(), rec.n, rec.d, rec.Br, rec.Bc,
+              rec.step_count(), opt.width, opt.height, total_ms.size());
+  std::printf("bench: renderer %s; %lld vertices in %lld draw calls per frame\n", renderer, vertices,
+              commands);
+  std::printf("bench: frame time mean %.2f ms, median %.2f ms, p95 %.2f ms, max %.2f ms\n", mean,
+              stat(total_ms, 0.5), stat(total_ms, 0.95), stat(total_ms, 1.0));
+  std::printf("bench: CPU time of this process (all threads, llvmpipe's included) per frame mean "
+              "%.2f ms, median %.2f ms\n", mean_of(cpu_ms), stat(cpu_ms, 0.5));
+  std::printf("bench: of which building the ImGui frame %.2f ms, rasterising it (to glFinish) %.2f ms, "
+              "presenting the rest\n", draw, render);
+  // One line for scripts (bench/run_frame_bench.sh).
+  std::printf("bench-result wall_mean=%.2f wall_median=%.2f wall_p95=%.2f wall_max=%.2f cpu_mean=%.2f "
+              "cpu_median=%.2f build=%.2f raster=%.2f vertices=%lld calls=%lld frames=%zu Br=%d Bc=%d "
+              "steps=%d\n",
+              mean, stat(total_ms, 0.5), stat(total_ms, 0.95), stat(total_ms, 1.0), mean_of(cpu_ms),
+              stat(cpu_ms, 0.5), draw, render, vertices, commands, total_ms.size(), rec.Br, rec.Bc,
+              rec.step_count());
+}
+
+}  // namespace flashstep

@@ -1,0 +1,46 @@
+// The window's session: what carries over from one run to the next and the files the user
+// opens and saves in between. At start-up the settings (app/settings.h) and the last scenario
+// come back; File ▸ Open / Save go through the file dialog; at quit the settings and
+// last-scenario.json are written. Benchmarks use none of it, so their figures are reproducible.
+#pragma once
+
+#include "app/settings.h"
+#include "app/ui/file_dialog.h"
+#include "app/window.h"
+
+#include <string>
+#include <vector>
+
+namespace flashstep {
+
+struct GuiOptions;
+namespace ui {
+class AppState;
+}
+
+class Session {
+ public:
+  // Reads the settings from the config folder unless `bench`. A settings file that cannot be
+  // used is no error: its notices go to the status bar in restore().
+  explicit Session(bool bench);
+
+  // The saved size (and maximized state), unless --width/--height were given.
+  WindowOptions window_options(const GuiOptions& opt) const;
+  // Theme, font size, recent files and the settings' notices; then the last scenario, unless
+  // a lesson was asked for on the command line or the user turned that off.
+  void restore(ui::AppState& app, bool lesson_given);
+  // Before the frame is built: files dropped on the window and a path asked for (Open Recent).
+  void open_pending(ui::AppState& app, const std::vector<std::string>& dropped);
+  // Inside the ImGui frame, after the panels: File ▸ Open / Save / Save as and their keys.
+  void serve_file_requests(ui::AppState& app);
+  // At quit: the settings and last-scenario.json. A failure is one line on stderr.
+  void save(const ui::AppState& app, const WindowPlacement& where);
+
+ private:
+  std::string config_;  // the config folder; "" when nothing is read or written
+  std::vector<std::string> notices_;
+  Settings settings_;
+  ui::FileDialog dialog_;
+};
+
+}  // namespace flashstep
