@@ -101,7 +101,7 @@ std::vector<AlgorithmInfo> make_table() {
     a.fast = true;
     a.gpu = true;
     a.pseudocode = {
-        "split x into K chunks; worker k owns chunk k",
+        "split x into n_w chunks; worker k owns chunk k",
         "in parallel, each worker k: m_k <- -inf, l_k <- 0",
         "    for x_i in chunk k:  m_k' <- max(m_k, x_i)",
         "        l_k <- l_k * exp(m_k - m_k') + exp(x_i - m_k');  m_k <- m_k'",

@@ -1,4 +1,4 @@
-// The chunked view (lesson 4): the row split among K workers, each worker's running (m, l),
+// The chunked view (lesson 4): the row split among n_w workers, each worker's running (m, l),
 // then the merge tree node by node — children joined to their parent, the active merge
 // highlighted — down to the global (m, l) every worker normalizes with.
 #pragma once
