@@ -4,7 +4,7 @@
 #include "app/export/commands.h"
 #include "app/files.h"
 #include "app/gui.h"
-#include "app/ui/frame.h"
+#include "app/ui/panels/frame.h"
 #include "core/compare.h"
 #include "core/engine.h"
 #include "core/lessons.h"

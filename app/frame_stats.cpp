@@ -1,7 +1,7 @@
 #include "app/frame_stats.h"
 
 #include "app/gui.h"
-#include "app/ui/app_state.h"
+#include "app/ui/model/app_state.h"
 #include "core/scenario.h"
 
 #include <epoxy/gl.h>

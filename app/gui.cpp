@@ -1,14 +1,14 @@
 // The window's frame loop, composed of its rooms: the platform window (app/window.h), the
 // session that carries over between runs (app/session.h) and the bench's frame timing
 // (app/frame_stats.h). Each frame: take the events, let the AppState play and collect
-// recordings, draw the flat list of panels (app/ui/frame.cpp), present. The rest is in app/ui/.
+// recordings, draw the flat list of panels (app/ui/panels/frame.cpp), present. The rest is in app/ui/.
 #include "app/gui.h"
 
 #include "app/frame_stats.h"
 #include "app/session.h"
-#include "app/ui/app_state.h"
-#include "app/ui/export_dialog.h"
-#include "app/ui/frame.h"
+#include "app/ui/model/app_state.h"
+#include "app/ui/dialogs/export_dialog.h"
+#include "app/ui/panels/frame.h"
 #include "app/ui/style.h"
 #include "app/window.h"
 #include "gpu/gpu_engine.h"

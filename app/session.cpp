@@ -2,8 +2,8 @@
 
 #include "app/files.h"
 #include "app/gui.h"
-#include "app/ui/app_state.h"
-#include "app/ui/document.h"
+#include "app/ui/model/app_state.h"
+#include "app/ui/model/document.h"
 #include "core/scenario_json.h"
 
 #include <cstdio>

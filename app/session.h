@@ -5,7 +5,7 @@
 #pragma once
 
 #include "app/settings.h"
-#include "app/ui/file_dialog.h"
+#include "app/ui/dialogs/file_dialog.h"
 #include "app/window.h"
 
 #include <string>

@@ -36,7 +36,7 @@ struct Lesson {
   std::string heading() const { return std::to_string(number) + ". " + title; }
 };
 
-// The tabs a lesson may open on (the app's names for them, app/ui/app_state.h).
+// The tabs a lesson may open on (the app's names for them, app/ui/model/app_state.h).
 inline constexpr std::string_view kLessonTabs[] = {"lesson", "scale-lab", "measure-lab", "overflow-lab"};
 
 // The catalogue in teaching order. The first call parses the embedded files; a bad one throws

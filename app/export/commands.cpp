@@ -2,8 +2,8 @@
 
 #include "app/export/gif.h"
 #include "app/files.h"
-#include "app/ui/document.h"
-#include "app/ui/frame.h"
+#include "app/ui/model/document.h"
+#include "app/ui/panels/frame.h"
 #include "app/ui/offscreen.h"
 #include "app/ui/style.h"
 #include "core/lessons.h"

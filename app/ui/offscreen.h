@@ -7,8 +7,8 @@
 // or the context of an existing window (the GUI exporting what it shows).
 #pragma once
 
-#include "app/ui/app_state.h"
-#include "app/ui/frame.h"
+#include "app/ui/model/app_state.h"
+#include "app/ui/panels/frame.h"
 
 #include <memory>
 #include <string>

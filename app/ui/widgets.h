@@ -2,9 +2,9 @@
 // boxes, colour legends, and the themes. Everything draws into the current ImGui window.
 #pragma once
 
-#include "app/ui/view.h"
+#include "app/ui/views/view.h"
 #include "app/ui/style.h"
-#include "app/ui/view_logic.h"
+#include "app/ui/views/view_logic.h"
 
 #include <imgui.h>
 

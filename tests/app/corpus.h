@@ -14,8 +14,8 @@
 #pragma once
 
 #include "app/files.h"
-#include "app/ui/app_state.h"
-#include "app/ui/document.h"
+#include "app/ui/model/app_state.h"
+#include "app/ui/model/document.h"
 #include "core/algorithms.h"
 #include "core/scenario_json.h"
 

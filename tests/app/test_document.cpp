@@ -3,8 +3,8 @@
 #include "tests/temp_dir.h"
 #include "tests/tolerance.h"
 #include "app/files.h"
-#include "app/ui/app_state.h"
-#include "app/ui/document.h"
+#include "app/ui/model/app_state.h"
+#include "app/ui/model/document.h"
 #include "core/lessons.h"
 #include "core/report.h"
 

@@ -7,8 +7,8 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
-#include "app/ui/export_dialog.h"
-#include "app/ui/frame.h"
+#include "app/ui/dialogs/export_dialog.h"
+#include "app/ui/panels/frame.h"
 #include "app/ui/style.h"
 
 #include <backends/imgui_impl_opengl3.h>

@@ -2,7 +2,7 @@
 // the dialog itself driven by keys in a headless ImGui context (no window, no GL: the frames
 // are built and never rasterised).
 #include "app/files.h"
-#include "app/ui/file_dialog.h"
+#include "app/ui/dialogs/file_dialog.h"
 
 #include <doctest/doctest.h>
 #include <imgui.h>

@@ -3,8 +3,8 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
-#include "app/ui/app_state.h"
-#include "app/ui/frame.h"
+#include "app/ui/model/app_state.h"
+#include "app/ui/panels/frame.h"
 #include "app/ui/style.h"
 #include "app/ui/widgets.h"
 

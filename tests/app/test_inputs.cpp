@@ -1,7 +1,7 @@
 // The Inputs form and the AppState behind it, without a window: typing, presets, the SRAM
 // check, and that bad input never loses the last valid recording.
-#include "app/ui/app_state.h"
-#include "app/ui/inputs.h"
+#include "app/ui/model/app_state.h"
+#include "app/ui/model/inputs.h"
 #include "core/engine.h"
 
 #include <doctest/doctest.h>

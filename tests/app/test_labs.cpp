@@ -1,6 +1,6 @@
 // The numbers the two labs show, against values worked out by hand.
-#include "app/ui/lab_overflow.h"
-#include "app/ui/lab_scale.h"
+#include "app/ui/labs/lab_overflow.h"
+#include "app/ui/labs/lab_scale.h"
 
 #include <doctest/doctest.h>
 

@@ -1,8 +1,8 @@
 // The tab a lesson opens on comes from its file (assets/lessons/<id>.json, "tab"), never from
 // its id; each tab has one name, in lesson files, scenario files and `--panel` alike.
-#include "app/ui/app_state.h"
-#include "app/ui/document.h"
-#include "app/ui/frame.h"
+#include "app/ui/model/app_state.h"
+#include "app/ui/model/document.h"
+#include "app/ui/panels/frame.h"
 #include "core/lessons.h"
 
 #include <doctest/doctest.h>

@@ -1,5 +1,5 @@
 // The playhead rules, without a window.
-#include "app/ui/timeline.h"
+#include "app/ui/model/timeline.h"
 #include "core/engine.h"
 #include "core/lessons.h"
 

@@ -1,7 +1,7 @@
-// The views' pure logic (app/ui/view_logic.h), on real recordings: what a view highlights,
+// The views' pure logic (app/ui/views/view_logic.h), on real recordings: what a view highlights,
 // the old → new values it shows, the reasons it gives for inf and nan, its layout and the IO
 // totals it compares.
-#include "app/ui/view_logic.h"
+#include "app/ui/views/view_logic.h"
 
 #include "core/engine.h"
 #include "core/io_model.h"

@@ -1,8 +1,8 @@
 // The ready-made scenarios in assets/scenarios/: one per lesson, named after it, each one runs
 // on the command line and opens in the window (within the window's limits).
 #include "app/files.h"
-#include "app/ui/app_state.h"
-#include "app/ui/document.h"
+#include "app/ui/model/app_state.h"
+#include "app/ui/model/document.h"
 #include "core/engine.h"
 #include "core/lessons.h"
 #include "core/scenario_json.h"

@@ -1,0 +1,234 @@
+#include "app/ui/labs/lab_overflow.h"
+
+#include "app/ui/widgets.h"
+#include "core/engine.h"
+#include "core/text.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace flashstep::ui {
+
+namespace {
+
+constexpr ImU32 kOk = IM_COL32(0, 158, 115, 255);
+constexpr ImU32 kBad = IM_COL32(213, 94, 0, 255);
+constexpr ImU32 kMarker = IM_COL32(240, 228, 66, 255);
+
+// Final contents of buffer `name`, row 0, from a recording with steps.
+std::vector<double> final_row(const Recording& rec, const char* name) {
+  const int b = rec.find_buffer(name);
+  std::vector<double> out;
+  if (b < 0 || rec.step_count() == 0) return out;
+  const State st = replay(rec, rec.step_count() - 1);
+  for (int c = 0; c < rec.buffers[b].cols; ++c) out.push_back(st.values[b][c]);
+  return out;
+}
+
+// Four significant digits: the tables sit in half of a narrow panel.
+std::string short_num(double v) {
+  if (!std::isfinite(v)) return num(v);
+  return strf("%.4g", v);
+}
+
+bool all_finite(const std::vector<double>& v) {
+  return std::all_of(v.begin(), v.end(), [](double a) { return std::isfinite(a); });
+}
+
+// Position on the lab's logarithmic x axis (1 … 3000 → 0 … 1).
+float axis_t(double x) {
+  return static_cast<float>(std::log10(std::max(x, 1.0)) / std::log10(double{kOverflowLabMaxX}));
+}
+
+void draw_axis(const OverflowLab& lab, float s) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float w = ImGui::GetContentRegionAvail().x - 20 * s;
+  const float h = 64 * s;
+  const float fh = ImGui::GetFontSize();
+  const float x0 = p0.x + 10 * s, y_axis = p0.y + h - fh - 6 * s;
+  auto X = [&](double v) { return x0 + axis_t(v) * w; };
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+
+  // Right of the chosen precision's threshold, naive softmax returns nan.
+  const double thr = overflow_threshold(lab.precision);
+  dl->AddRectFilled(ImVec2(X(thr), p0.y + fh + 4 * s), ImVec2(x0 + w, y_axis),
+                    IM_COL32(213, 94, 0, 60));
+  dl->AddRectFilled(ImVec2(x0, p0.y + fh + 4 * s), ImVec2(X(thr), y_axis), IM_COL32(0, 158, 115, 45));
+  dl->AddLine(ImVec2(x0, y_axis), ImVec2(x0 + w, y_axis), dim, 1.5f * s);
+  for (double t : {1.0, 10.0, 100.0, 1000.0, 3000.0}) {
+    dl->AddLine(ImVec2(X(t), y_axis), ImVec2(X(t), y_axis + 4 * s), dim, s);
+    const std::string label = num(t);
+    const float tw = ImGui::CalcTextSize(label.c_str()).x;
+    dl->AddText(ImVec2(std::min(X(t) - tw * 0.5f, x0 + w - tw), y_axis + 4 * s), dim, label.c_str());
+  }
+  struct Mark { Precision p; const char* label; };
+  const Mark marks[] = {{Precision::fp16, "fp16 11.09"},
+                        {Precision::fp32, "fp32, bf16 88.72"},
+                        {Precision::fp64, "fp64 709.78"}};
+  for (const Mark& m : marks) {
+    const float x = X(overflow_threshold(m.p));
+    const bool chosen = overflow_threshold(m.p) == thr;
+    dl->AddLine(ImVec2(x, p0.y + fh + 2 * s), ImVec2(x, y_axis), chosen ? kBad : dim, (chosen ? 2.5f : 1.5f) * s);
+    const float tw = ImGui::CalcTextSize(m.label).x;
+    dl->AddText(ImVec2(std::clamp(x - tw * 0.5f, x0, x0 + w - tw), p0.y), chosen ? text : dim, m.label);
+  }
+  // The slider's x, as a marker on the axis.
+  const float mx = X(lab.x);
+  dl->AddTriangleFilled(ImVec2(mx, y_axis - 2 * s), ImVec2(mx - 7 * s, y_axis - 14 * s),
+                        ImVec2(mx + 7 * s, y_axis - 14 * s), kMarker);
+  ImGui::Dummy(ImVec2(w + 20 * s, h + 4 * s));
+  if (ImGui::IsItemHovered())
+    tooltip("Where e^x overflows",
+            "Each line is ln(max) of a format: above it e^x is larger than the largest finite "
+            "number and becomes inf. The axis is logarithmic. The yellow marker is your x.");
+}
+
+void values_table(const char* id, const OverflowRun& r, bool naive) {
+  const auto& e = naive ? r.exp_naive : r.exp_safe;
+  const auto& y = naive ? r.y_naive : r.y_safe;
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV;
+  if (!ImGui::BeginTable(id, 4, flags)) return;
+  ImGui::TableSetupColumn("i", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("00").x);
+  ImGui::TableSetupColumn("x_i", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+  ImGui::TableSetupColumn(naive ? "exp(x_i)" : "exp(x_i − m)", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+  ImGui::TableSetupColumn("y_i", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableHeadersRow();
+  for (std::size_t i = 0; i < r.x.size(); ++i) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::Text("%zu", i + 1);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(num(r.x[i]).c_str());
+    ImGui::TableNextColumn();
+    if (i < e.size()) {
+      const bool bad = !std::isfinite(e[i]);
+      if (bad) ImGui::PushStyleColor(ImGuiCol_Text, kBad);
+      ImGui::TextUnformatted(short_num(e[i]).c_str());
+      if (bad) ImGui::PopStyleColor();
+    }
+    ImGui::TableNextColumn();
+    if (i < y.size()) {
+      const bool bad = !std::isfinite(y[i]);
+      if (bad) ImGui::PushStyleColor(ImGuiCol_Text, kBad);
+      ImGui::TextUnformatted(short_num(y[i]).c_str());
+      if (bad) ImGui::PopStyleColor();
+    }
+  }
+  ImGui::EndTable();
+}
+
+void verdict(bool ok, const std::string& good, const std::string& bad) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ok ? kOk : kBad);
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextUnformatted(ok ? good.c_str() : bad.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::PopStyleColor();
+}
+
+}  // namespace
+
+OverflowRun run_overflow(double x, Precision p) {
+  OverflowRun out;
+  Scenario s;
+  s.precision = p;
+  s.x = {{1.0, 2.0, x}};
+  s.algorithm = Algorithm::naive;
+  const Recording naive = record(s);
+  s.algorithm = Algorithm::safe;
+  const Recording safe = record(s);
+  out.x = final_row(naive, "x");
+  out.exp_naive = final_row(naive, "e");
+  out.y_naive = final_row(naive, "y");
+  out.exp_safe = final_row(safe, "e");
+  out.y_safe = final_row(safe, "y");
+  out.l_naive = naive.l.empty() ? 0 : naive.l[0];
+  out.m_safe = safe.m.empty() ? 0 : safe.m[0];
+  out.l_safe = safe.l.empty() ? 0 : safe.l[0];
+  // The engines keep e as "last computed"; recompute the full column so the table is complete.
+  if (out.exp_naive.size() == out.x.size())
+    for (std::size_t i = 0; i < out.x.size(); ++i) out.exp_naive[i] = round_to(p, std::exp(out.x[i]));
+  if (out.exp_safe.size() == out.x.size())
+    for (std::size_t i = 0; i < out.x.size(); ++i)
+      out.exp_safe[i] = round_to(p, std::exp(out.x[i] - out.m_safe));
+  out.naive_ok = !out.y_naive.empty() && all_finite(out.y_naive);
+  out.safe_ok = !out.y_safe.empty() && all_finite(out.y_safe);
+  return out;
+}
+
+void draw_overflow_lab(OverflowLab& lab, float s) {
+  ImGui::TextWrapped("Naive softmax computes e^x directly; safe softmax computes e^(x − m). Slide x "
+                     "past the line of your precision and watch naive softmax break.");
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.45f);
+  ImGui::SliderFloat("x", &lab.x, 0.0f, kOverflowLabMaxX, "%.2f", ImGuiSliderFlags_Logarithmic);
+  help_marker("The largest entry of the input [1, 2, x]. Ctrl+click to type a value. The slider is "
+              "logarithmic so the small thresholds (11 for fp16) are easy to reach.");
+  ImGui::SameLine(0, 24 * s);
+  ImGui::TextUnformatted("precision");
+  for (Precision p : kAllPrecisions) {
+    ImGui::SameLine();
+    const std::string name(precision_name(p));
+    if (ImGui::RadioButton(name.c_str(), lab.precision == p)) lab.precision = p;
+  }
+  help_marker("fp64: double; fp32: float; fp16: half (max 65504); bf16: bfloat16 (fp32's range, "
+              "8 bits of mantissa). 16-bit formats round after every operation, as hardware does.");
+
+  if (lab.cached_x != lab.x || lab.cached_p != lab.precision || lab.all.empty()) {
+    lab.run = run_overflow(lab.x, lab.precision);
+    lab.all.clear();
+    for (Precision p : kAllPrecisions) lab.all.push_back(run_overflow(lab.x, p));
+    lab.cached_x = lab.x;
+    lab.cached_p = lab.precision;
+  }
+  draw_axis(lab, s);
+
+  const OverflowRun& r = lab.run;
+  const std::string prec(precision_name(lab.precision));
+  const double thr = overflow_threshold(lab.precision);
+  ImGui::Text("Input [1, 2, %s] in %s;  e^x overflows above ln(%s) = %s", num(lab.x).c_str(),
+              prec.c_str(), num(precision_max(lab.precision)).c_str(), num(thr).c_str());
+  if (ImGui::BeginTable("sides", 2, ImGuiTableFlags_BordersInnerV)) {
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted("Naive:  y_i = exp(x_i) / l");
+    ImGui::Text("l = sum exp(x_j) = %s", num(r.l_naive).c_str());
+    values_table("naive", r, true);
+    verdict(r.naive_ok, "All finite: x is below the threshold.",
+            "exp(" + num(lab.x) + ") = inf in " + prec + ", so l = inf and y = inf / inf = nan.");
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted("Safe:  y_i = exp(x_i − m) / l");
+    ImGui::Text("m = %s,  l = %s", num(r.m_safe).c_str(), num(r.l_safe).c_str());
+    values_table("safe", r, false);
+    verdict(r.safe_ok, "Every exponent x_i − m is ≤ 0, so exp() stays in (0, 1]: no overflow.",
+            "Non-finite output (the input itself is not finite in " + prec + ").");
+    ImGui::EndTable();
+  }
+
+  ImGui::Spacing();
+  if (ImGui::BeginTable("all", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
+                                      ImGuiTableFlags_SizingStretchSame)) {
+    ImGui::TableSetupColumn("precision");
+    ImGui::TableSetupColumn("overflow above ln(max)");
+    ImGui::TableSetupColumn("naive at this x");
+    ImGui::TableSetupColumn("safe at this x");
+    ImGui::TableHeadersRow();
+    for (std::size_t i = 0; i < lab.all.size(); ++i) {
+      const Precision p = kAllPrecisions[i];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(std::string(precision_name(p)).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%.2f", overflow_threshold(p));
+      for (bool ok : {lab.all[i].naive_ok, lab.all[i].safe_ok}) {
+        ImGui::TableNextColumn();
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(ok ? kOk : kBad), ok ? "finite" : "nan");
+      }
+    }
+    ImGui::EndTable();
+  }
+}
+
+}  // namespace flashstep::ui

@@ -1,0 +1,302 @@
+#include "app/ui/model/app_state.h"
+
+#include "app/ui/widgets.h"
+#include "core/algorithms.h"
+#include "core/engine.h"
+#include "core/text.h"
+
+#include <algorithm>
+#include <chrono>
+#include <new>
+
+namespace flashstep::ui {
+
+namespace {
+
+double now_seconds() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+// What keeps a scenario from being recorded in the window (too big to keep every step);
+// empty when it can be.
+std::string too_big(const Resolved& r) {
+  const double bytes = estimate_record_bytes(r);
+  if (bytes > kMaxRecordBytes)
+    return strf("these steps would take about %.1f GB of memory; use a smaller N or input "
+                "(`flashstep run --steps none` takes any size)", bytes / 1e9);
+  return "";
+}
+
+}  // namespace
+
+void Played::set(std::shared_ptr<const Recording> r) {
+  cursor.reset();
+  rec = std::move(r);
+  cursor = std::make_unique<Cursor>(*rec);
+  cursor->seek(rec->step_count() > 0 ? 0 : -1);
+}
+
+const Step* Played::step() const {
+  const int k = cursor->position();
+  return k >= 0 && k < rec->step_count() ? &rec->steps[static_cast<std::size_t>(k)] : nullptr;
+}
+
+AppState::AppState() : palette(dark_palette()), start_time_(now_seconds()) {
+  played.set(std::make_shared<Recording>());
+  // Two views side by side: no room for the matrix view's toolbar in each.
+  compare.matrix_a.show_toolbar = compare.matrix_b.show_toolbar = false;
+  compare.left.set(std::make_shared<Recording>());
+  compare.right.set(std::make_shared<Recording>());
+}
+
+double AppState::clock() const { return now_seconds() - start_time_; }
+
+void AppState::note(Severity s, std::string text) {
+  status = text;
+  status_severity = s;
+  log.push_back({clock(), s, std::move(text)});
+  if (log.size() > 500) log.erase(log.begin(), log.begin() + 100);
+}
+
+const Lesson& AppState::current_lesson() const {
+  return lessons()[static_cast<std::size_t>(std::clamp(lesson, 0, static_cast<int>(lessons().size()) - 1))];
+}
+
+Timeline& AppState::active_timeline() { return tab == Tab::compare ? compare.timeline : timeline; }
+
+ViewInput AppState::view_input() const {
+  const int k = played.cursor->position();
+  return ViewInput{*played.rec, *played.cursor, k, played.step(), palette, ui_scale};
+}
+
+void AppState::open_lesson(int index) {
+  index = std::clamp(index, 0, static_cast<int>(lessons().size()) - 1);
+  const Lesson& l = lessons()[static_cast<std::size_t>(index)];
+  lesson = index;
+  const Backend backend = l.backend == "gpu" ? Backend::gpu : Backend::cpu;
+  inputs = inputs_from(l.scenario, backend);
+  input_error.clear();
+  vector_view = {};
+  matrix_view = {};
+  chunked_view = {};
+  timeline.pause();
+  // A lab lesson opens on its lab (the lesson is the lab; its recording, the worked example,
+  // plays in the other panels). Any other lesson leaves a lab for the lesson's view.
+  const Tab opens_on = parse_tab(l.tab).value_or(Tab::lesson);
+  if (opens_on != Tab::lesson) {
+    if (opens_on == Tab::scale_lab) scale_lab.d = l.scenario.d;
+    tab = opens_on;
+    tab_changed = true;
+  } else if (tab != Tab::lesson && tab != Tab::compare && tab != Tab::steps) {
+    tab = Tab::lesson;
+    tab_changed = true;
+  }
+  // Compare mode sets the lesson against the algorithm it improves on (or that improves on it).
+  compare.a = info(l.scenario.algorithm).compare_a;
+  compare.b = info(l.scenario.algorithm).compare_b;
+  // Lesson 11 compares one algorithm on both backends.
+  compare.backend_a = Backend::cpu;
+  compare.backend_b = Backend::cpu;
+  if (backend == Backend::gpu && gpu_backend()) {
+    compare.a = compare.b = l.scenario.algorithm;
+    compare.backend_b = Backend::gpu;
+    tab = Tab::compare;  // the lesson is the comparison
+    tab_changed = true;
+  }
+  compare.dirty = true;
+  if (backend == Backend::gpu && !gpu_backend())
+    note(Severity::info, "The GPU backend needs the window's OpenGL 4.3 context, which is not "
+                         "available here: lesson " + l.id + " shows the CPU run.");
+  inputs_changed();
+  seek(0);
+}
+
+bool AppState::open_lesson(std::string_view id) {
+  for (std::size_t i = 0; i < lessons().size(); ++i)
+    if (lessons()[i].id == id) {
+      open_lesson(static_cast<int>(i));
+      return true;
+    }
+  return false;
+}
+
+std::string AppState::check(const Inputs& in) const {
+  if (std::string why = check_inputs(in); !why.empty()) return why;
+  const bool gpu = in.backend == Backend::gpu && gpu_backend();
+  try {
+    const Resolved r = resolve(scenario_from(in));
+    if (std::string why = too_big(r); !why.empty()) return why;
+    if (gpu && gpu_backend().unsupported)
+      if (std::string why = gpu_backend().unsupported(r); !why.empty()) return "GPU: " + why;
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void AppState::set_theme(Theme t) {
+  theme = t;
+  palette = palette_for(t);
+}
+
+namespace {
+constexpr float kFontSteps[] = {1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f};
+}
+
+void AppState::set_font_scale(float f) { font_scale = std::clamp(f, 1.0f, 3.0f); }
+
+void AppState::bigger_font() {
+  for (float f : kFontSteps)
+    if (f > font_scale + 1e-3f) return set_font_scale(f);
+}
+
+void AppState::smaller_font() {
+  float best = kFontSteps[0];
+  for (float f : kFontSteps)
+    if (f < font_scale - 1e-3f) best = f;
+  set_font_scale(best);
+}
+
+void AppState::inputs_changed() {
+  compare.dirty = true;
+  if (std::string why = check(inputs); !why.empty()) {
+    input_error = why;
+    note(Severity::error, input_error + " (the last valid input stays in use)");
+    return;
+  }
+  const Scenario s = scenario_from(inputs);
+  const Resolved r = resolve(s);
+  const bool gpu = inputs.backend == Backend::gpu && gpu_backend();
+  input_error.clear();
+
+  // A newer recording supersedes any still running: its result is dropped when it arrives.
+  ++ticket_;
+  if (gpu || !background_allowed || estimate_record_seconds(r) <= kBackgroundAbove) {
+    if (job.busy()) job.cancel();
+    try {
+      RecordOptions opt;
+      auto rec = std::make_shared<Recording>(gpu ? gpu_backend().record(r, opt) : record(r, opt));
+      adopt(std::move(rec), s, true);
+    } catch (const std::bad_alloc&) {
+      note(Severity::error, "out of memory while recording: use a smaller N or input");
+    } catch (const std::exception& e) {
+      note(Severity::error, std::string("recording failed: ") + e.what());
+    }
+    return;
+  }
+  pending_ = s;
+  pending_keep_pass_ = true;
+  note(Severity::info, strf("Recording about %lld steps in the background…", estimate_steps(r)));
+  job.start(std::move(r), ticket_);
+}
+
+void AppState::adopt(std::shared_ptr<const Recording> rec, const Scenario& s, bool keep_pass) {
+  Timeline next;
+  next.load(*rec);
+  next.set_speed_index(timeline.speed_index());
+  const int k = keep_pass ? Timeline::carry_over(timeline, next) : 0;
+  const bool was_playing = timeline.playing();
+  timeline = std::move(next);
+  timeline.seek(k);
+  if (was_playing) timeline.play();
+  scenario = s;
+  // A notice is logged when it is news: re-recording with the same derived block sizes (every
+  // drag of a slider) would otherwise repeat it. The code panel shows them all.
+  // Adjustments of what was asked (a clamp) are warnings; derived values are information.
+  const std::shared_ptr<const Recording> before = played.rec;
+  played.set(std::move(rec));
+  played.seek(timeline.playhead());
+  auto news = [&](const std::vector<std::string>& now, const std::vector<std::string>* old, Severity sev) {
+    for (const std::string& n : now)
+      if (!old || std::find(old->begin(), old->end(), n) == old->end()) note(sev, n);
+  };
+  news(played.rec->notices, before ? &before->notices : nullptr, Severity::warning);
+  news(played.rec->derived, before ? &before->derived : nullptr, Severity::info);
+}
+
+void AppState::seek(int k) {
+  timeline.seek(k);
+  sync_cursor();
+}
+
+void AppState::sync_cursor() {
+  if (played.cursor->position() != timeline.playhead() && !timeline.empty())
+    played.seek(timeline.playhead());
+  if (tab == Tab::compare) compare_sync();
+}
+
+void AppState::cancel_recording() {
+  if (!job.busy()) return;
+  job.cancel();
+  note(Severity::warning, "Recording cancelled: the previous recording stays in use.");
+}
+
+void AppState::tick(double dt) {
+  std::shared_ptr<Recording> rec;
+  std::string error;
+  bool cancelled = false;
+  std::uint64_t ticket = 0;
+  if (job.collect(rec, error, cancelled, ticket)) {
+    if (rec && ticket == ticket_) {
+      adopt(std::move(rec), pending_, pending_keep_pass_);
+      note(Severity::info, strf("Recorded %d steps.", played.rec->step_count()));
+    } else if (!error.empty()) {
+      note(Severity::error, "recording failed: " + error);
+    } else if (cancelled) {
+      input_error = "recording cancelled: the inputs above are not in use";
+    }
+  }
+  if (tab == Tab::compare) {
+    if (compare.dirty) compare_update();
+    if (compare.timeline.advance(dt)) compare_sync();
+  } else if (timeline.advance(dt)) {
+    sync_cursor();
+  }
+}
+
+// ---- compare ------------------------------------------------------------------------------
+
+void AppState::compare_update() {
+  compare.dirty = false;
+  compare.error.clear();
+  Inputs in = inputs;
+  std::shared_ptr<Recording> recs[2];
+  const Algorithm algos[2] = {compare.a, compare.b};
+  const Backend backends[2] = {compare.backend_a, compare.backend_b};
+  for (int i = 0; i < 2; ++i) {
+    in.algorithm = algos[i];
+    try {
+      const Resolved r = resolve(scenario_from(in));
+      if (std::string why = too_big(r); !why.empty()) throw InputError(why);
+      if (estimate_record_seconds(r) > 1.0)
+        throw InputError("this input is too large to compare step by step; use a smaller N");
+      const bool gpu = backends[i] == Backend::gpu && gpu_backend();
+      if (gpu && gpu_backend().unsupported)
+        if (std::string why = gpu_backend().unsupported(r); !why.empty()) throw InputError("GPU: " + why);
+      recs[i] = std::make_shared<Recording>(gpu ? gpu_backend().record(r, {}) : record(r));
+    } catch (const std::exception& e) {
+      compare.error = std::string(algorithm_id(algos[i])) + ": " + e.what();
+      return;
+    }
+  }
+  Timeline before = compare.timeline;
+  compare.left.set(recs[0]);
+  compare.right.set(recs[1]);
+  const Recording& longer = recs[0]->step_count() >= recs[1]->step_count() ? *recs[0] : *recs[1];
+  Timeline next;
+  next.load(longer);
+  next.set_speed_index(before.speed_index());
+  const int k = before.empty() ? 0 : std::min(before.playhead(), next.count() - 1);
+  compare.timeline = std::move(next);
+  compare.timeline.seek(k);
+  compare_sync();
+}
+
+void AppState::compare_sync() {
+  const int k = compare.timeline.playhead();
+  for (Played* p : {&compare.left, &compare.right})
+    if (p->rec->step_count() > 0) p->seek(std::min(k, p->rec->step_count() - 1));
+}
+
+}  // namespace flashstep::ui

@@ -1,0 +1,179 @@
+// AppState: the one object that owns what the window shows. It holds the lesson, the Inputs
+// form, the Scenario and the Recording made from it, the Cursor and the Timeline (playhead),
+// the "panel open" flags and each panel's small options struct. Panels (panel_*.cpp) read it
+// and call its methods; the frame loop (frame.cpp) draws them as a flat list.
+//
+// Invariant: `rec` is never null and always matches `scenario`; bad input leaves both as they
+// were (the message goes to the status bar and the log), so the student never loses the last
+// valid state.
+#pragma once
+
+#include "app/ui/model/inputs.h"
+#include "app/ui/labs/lab_measure.h"
+#include "app/ui/labs/lab_overflow.h"
+#include "app/ui/labs/lab_scale.h"
+#include "app/ui/views/panel_memory.h"
+#include "app/ui/model/record_job.h"
+#include "app/ui/style.h"
+#include "app/ui/model/timeline.h"
+#include "app/ui/views/view.h"
+#include "app/ui/views/view_chunked.h"
+#include "app/ui/views/view_matrix.h"
+#include "app/ui/views/view_vector.h"
+#include "core/lessons.h"
+#include "core/recording.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace flashstep::ui {
+
+enum class Severity { info, warning, error };
+
+struct LogEntry {
+  double time = 0;  // seconds since the app started
+  Severity severity = Severity::info;
+  std::string text;
+};
+
+struct PanelFlags {
+  bool lessons = true, inputs = true, view = true, explanation = true, pseudocode = true,
+       memory = true, timeline = true, status = true, log = false, shortcuts = false;
+};
+
+// The tabs of the central area, and their one name each: in scenario files ("layout.tab"), in
+// lesson files ("tab", core/lessons.h), and as `--panel` names (except the lesson's own tab,
+// whose panel is "view").
+enum class Tab { lesson, steps, compare, overflow_lab, scale_lab, measure_lab };
+inline constexpr std::pair<Tab, std::string_view> kTabNames[] = {
+    {Tab::lesson, "lesson"},          {Tab::steps, "steps"},         {Tab::compare, "compare"},
+    {Tab::overflow_lab, "overflow-lab"}, {Tab::scale_lab, "scale-lab"}, {Tab::measure_lab, "measure-lab"}};
+inline std::string_view tab_name(Tab t) {
+  for (const auto& [tab, name] : kTabNames)
+    if (tab == t) return name;
+  return "lesson";
+}
+inline std::optional<Tab> parse_tab(std::string_view name) {
+  for (const auto& [tab, n] : kTabNames)
+    if (n == name) return tab;
+  return std::nullopt;
+}
+
+// A Recording with the Cursor that plays it; the Cursor points into the Recording, so the two
+// travel together.
+struct Played {
+  std::shared_ptr<const Recording> rec;
+  std::unique_ptr<Cursor> cursor;
+  void set(std::shared_ptr<const Recording> r);
+  void seek(int k) { cursor->seek(k); }
+  const Step* step() const;
+};
+
+// Two algorithms on the same input under one playhead.
+struct CompareState {
+  Algorithm a = Algorithm::safe, b = Algorithm::online;
+  Backend backend_a = Backend::cpu, backend_b = Backend::cpu;  // GPU only where it is available
+  Played left, right;
+  Timeline timeline;  // as long as the longer of the two
+  std::string error;
+  bool dirty = true;  // re-record on the next frame
+  VectorViewOptions vector_a, vector_b;
+  MatrixViewOptions matrix_a, matrix_b;
+  ChunkedViewOptions chunked_a, chunked_b;
+};
+
+class AppState {
+ public:
+  AppState();
+
+  // ---- what is shown ----
+  int lesson = 0;
+  Inputs inputs;           // the form, possibly not yet valid
+  Scenario scenario;       // the scenario `played` was recorded from
+  std::string input_error; // why the form is not in use; empty when it is
+  Played played;
+  Timeline timeline;
+  PanelFlags panels;
+  Tab tab = Tab::lesson;
+  bool tab_changed = false;  // select `tab` in the tab bar on the next frame
+  Theme theme = Theme::dark;
+  Palette palette;          // palette_for(theme)
+  float ui_scale = 1.0f;    // what sizes are multiplied by: screen DPI × font_scale
+  float font_scale = 1.0f;  // the user's choice, 1..3 (View ▸ Font size, Ctrl+= / Ctrl+-)
+  bool presenting = false;  // presentation mode: one big view, keyboard stepping
+  bool background_allowed = true;  // false: record on the calling thread (exports, tests)
+  bool quit_requested = false;
+
+  // ---- files: the menu and the keys ask, the frame loop (which owns the dialogs) acts ----
+  std::string document_path;              // the scenario file last opened or saved; "" = none
+  std::vector<std::string> recent_files;  // most recent first
+  struct Requests {
+    bool open = false, save = false, save_as = false, export_dialog = false;
+    std::string open_path;  // open this file (recent files, drag and drop)
+  } requests;
+
+  // ---- panel options ----
+  VectorViewOptions vector_view;
+  MatrixViewOptions matrix_view;
+  ChunkedViewOptions chunked_view;
+  MemoryPanelOptions memory_panel;
+  CompareState compare;
+  OverflowLab overflow_lab;
+  ScaleLab scale_lab;
+  MeasureLab measure_lab;
+  struct PseudocodePanel {
+    bool follow = true;    // scroll the highlighted line into view
+    int scrolled_to = -1;  // the step it last scrolled for
+  } pseudocode;
+
+  // ---- messages ----
+  std::vector<LogEntry> log;
+  std::string status;
+  Severity status_severity = Severity::info;
+  void note(Severity s, std::string text);
+
+  // ---- background recording ----
+  RecordJob job;
+
+  // ---- actions ----
+  void open_lesson(int index);
+  bool open_lesson(std::string_view id);
+  // The form changed: re-record if it is valid, keeping the playhead in the same pass.
+  void inputs_changed();
+  // Why `in` cannot be recorded in the window (bad field, too big, not on this GPU); empty
+  // when it can. Changes nothing.
+  std::string check(const Inputs& in) const;
+  void set_theme(Theme t);
+  // Font size steps of View ▸ Font size and Ctrl+= / Ctrl+−, 1× to 3×.
+  void set_font_scale(float f);
+  void bigger_font();
+  void smaller_font();
+  void seek(int k);                 // the lesson's playhead
+  void sync_cursor();               // after moving `timeline` directly
+  void cancel_recording();
+  // Per frame: collects a finished background recording, plays, re-records compare.
+  void tick(double dt);
+
+  // The timeline the controls and keys drive: the compare playhead on the Compare tab.
+  Timeline& active_timeline();
+  const Lesson& current_lesson() const;
+  ViewInput view_input() const;
+  double clock() const;  // seconds since start
+
+ private:
+  void adopt(std::shared_ptr<const Recording> rec, const Scenario& s, bool keep_pass);
+  void record_now(const Scenario& s, bool keep_pass);
+  void compare_update();
+  void compare_sync();
+  std::uint64_t ticket_ = 0;
+  Scenario pending_;  // scenario of the running background job
+  bool pending_keep_pass_ = false;
+  double start_time_ = 0;
+};
+
+}  // namespace flashstep::ui

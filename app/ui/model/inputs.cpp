@@ -1,0 +1,198 @@
+#include "app/ui/model/inputs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace flashstep::ui {
+
+Inputs inputs_from(const Scenario& s, Backend backend) {
+  Inputs in;
+  in.algorithm = s.algorithm;
+  in.precision = s.precision;
+  in.causal = s.causal;
+  in.seed = s.seed;
+  in.d = s.d;
+  in.N = s.n;
+  in.random_n = s.n;
+  in.chunks = s.chunks;
+  in.backend = backend;
+  switch (s.scale_mode) {
+    case ScaleMode::none: in.scale = ScaleChoice::none; break;
+    case ScaleMode::inv_sqrt_d: in.scale = ScaleChoice::inv_sqrt_d; break;
+    case ScaleMode::value:
+      in.scale = ScaleChoice::temperature;
+      in.temperature = s.scale_value != 0 ? 1.0 / s.scale_value : 1.0;
+      break;
+  }
+  if (is_attention(s.algorithm) && !s.q.empty() && !s.q[0].empty()) {
+    in.q = s.q, in.k = s.k, in.v = s.v;
+    in.N = static_cast<int>(s.q.size());
+    in.d = static_cast<int>(s.q[0].size());
+  }
+  if (!s.x.empty()) {
+    set_vector(in, s.x);
+  } else if (!is_attention(s.algorithm)) {
+    set_vector(in, random_normal(std::max(s.rows, 1), std::max(s.n, 1), s.seed));
+  }
+  if (s.block_rows > 0 || s.block_cols > 0) {
+    in.blocks = BlockChoice::explicit_blocks;
+    in.Br = std::max(s.block_rows, 1);
+    in.Bc = std::max(s.block_cols, 1);
+    in.M = s.sram > 0 ? s.sram : kDefaultSram;
+  } else {
+    in.blocks = BlockChoice::from_sram;
+    in.M = s.sram > 0 ? s.sram : kDefaultSram;
+    blocks_from_sram(in.M, std::max(in.d, 1), in.Br, in.Bc);
+  }
+  return in;
+}
+
+double scale_of(const Inputs& in) {
+  switch (in.scale) {
+    case ScaleChoice::none: return 1.0;
+    case ScaleChoice::inv_sqrt_d: return 1.0 / std::sqrt(static_cast<double>(std::max(in.d, 1)));
+    case ScaleChoice::temperature: return 1.0 / in.temperature;
+  }
+  return 1.0;
+}
+
+Scenario scenario_from(const Inputs& in) {
+  Scenario s;
+  s.algorithm = in.algorithm;
+  s.precision = in.precision;
+  s.d = in.d;
+  s.seed = in.seed;
+  switch (in.scale) {
+    case ScaleChoice::none: s.scale_mode = ScaleMode::none; break;
+    case ScaleChoice::inv_sqrt_d: s.scale_mode = ScaleMode::inv_sqrt_d; break;
+    case ScaleChoice::temperature:
+      s.scale_mode = ScaleMode::value;
+      // T = 0 would be a division by zero; resolve() then names the non-finite scale.
+      s.scale_value = 1.0 / in.temperature;
+      break;
+  }
+  if (is_attention(in.algorithm)) {
+    s.n = in.N;
+    s.causal = in.causal;
+    s.q = in.q, s.k = in.k, s.v = in.v;
+    if (in.blocks == BlockChoice::explicit_blocks) {
+      s.block_rows = in.Br;
+      s.block_cols = in.Bc;
+    } else {
+      s.sram = in.M;
+    }
+  } else {
+    s.x = in.x;
+    s.n = in.x.empty() ? 0 : static_cast<int>(in.x[0].size());
+    s.rows = static_cast<int>(in.x.size());
+    s.chunks = in.chunks;
+  }
+  return s;
+}
+
+std::string check_inputs(const Inputs& in) {
+  char buf[200];
+  const bool attention = is_attention(in.algorithm);
+  if (!attention && !in.vector_error.empty()) return in.vector_error;
+  if (in.d > kMaxHeadDim) {
+    std::snprintf(buf, sizeof buf, "d = %d: the window takes head dimensions up to %d", in.d, kMaxHeadDim);
+    return buf;
+  }
+  if (attention && in.N > kMaxAttentionN) {
+    std::snprintf(buf, sizeof buf, "N = %d: the window records every step and shows N×N matrices; "
+                                   "use N ≤ %d", in.N, kMaxAttentionN);
+    return buf;
+  }
+  if (in.scale == ScaleChoice::temperature && !(std::isfinite(in.temperature) && in.temperature > 0)) {
+    std::snprintf(buf, sizeof buf, "temperature T = %g: must be a number above 0 (the scale is 1/T)",
+                  in.temperature);
+    return buf;
+  }
+  return "";
+}
+
+bool edit_vector_text(Inputs& in, const std::string& text) {
+  in.vector_text = text;
+  try {
+    auto rows = parse_rows(text);
+    const long long cells = static_cast<long long>(rows.size()) * static_cast<long long>(rows[0].size());
+    if (cells > kMaxVectorN) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "input has %lld values; the window records every step, so "
+                                     "it takes at most %d", cells, kMaxVectorN);
+      in.vector_error = buf;
+      return false;
+    }
+    in.x = std::move(rows);
+    in.vector_error.clear();
+    return true;
+  } catch (const InputError& e) {
+    in.vector_error = e.what();
+    return false;
+  }
+}
+
+static std::string format_number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[32];
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+std::string format_rows(const std::vector<std::vector<double>>& rows) {
+  std::string out;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (r > 0) out += "; ";
+    for (std::size_t c = 0; c < rows[r].size(); ++c) {
+      if (c > 0) out += ", ";
+      out += format_number(rows[r][c]);
+    }
+  }
+  return out;
+}
+
+void set_vector(Inputs& in, const std::vector<std::vector<double>>& rows) {
+  in.x = rows;
+  in.vector_text = format_rows(rows);
+  in.vector_error.clear();
+}
+
+const std::vector<VectorPreset>& vector_presets() {
+  static const std::vector<VectorPreset> kPresets = {
+      {"[3, 2, 5, 1]", "The running example: watch m jump from 3 to 5 at x₃.", {3, 2, 5, 1}},
+      {"[1000, 2000, 3000]",
+       "exp(1000) is inf in every format: naive softmax gives nan, safe softmax [0, 0, 1].",
+       {1000, 2000, 3000}},
+      {"[10, 0, -5]", "The 1/√d example: peaked without scaling, much flatter with it.",
+       {10, 0, -5}},
+  };
+  return kPresets;
+}
+
+std::vector<double> random_vector(int n, std::uint64_t seed) {
+  auto rows = random_normal(1, std::max(n, 1), seed);
+  for (double& v : rows[0]) v = std::round(v * 300.0) / 100.0;
+  return rows[0];
+}
+
+long long tile_elements_without_s(int Br, int Bc, int d) {
+  return 2LL * Bc * d + 2LL * Br * d;
+}
+
+long long tile_elements(int Br, int Bc, int d) {
+  return tile_elements_without_s(Br, Bc, d) + static_cast<long long>(Br) * Bc;
+}
+
+void blocks_from_sram(int M, int d, int& Br, int& Bc) {
+  d = std::max(d, 1);
+  Bc = std::max(1, (M + 4 * d - 1) / (4 * d));
+  Br = std::min(Bc, d);
+}
+
+}  // namespace flashstep::ui

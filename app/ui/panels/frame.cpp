@@ -1,0 +1,262 @@
+#include "app/ui/panels/frame.h"
+
+#include "app/ui/panels/panels.h"
+#include "app/ui/style.h"
+#include "core/text.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace flashstep::ui {
+
+namespace {
+
+struct Layout {
+  PanelRect lessons, inputs, view, explanation, pseudocode, memory, timeline, status, log;
+};
+
+// Fixed tiling: lessons over inputs on the left; the view over the memory panel in the
+// centre (both want width: matrices side by side, HBM beside SRAM); the explanation over the
+// pseudocode on the right; timeline and status bar across the bottom. A closed panel gives its
+// space to its neighbour.
+Layout layout(const AppState& app, ImVec2 origin, ImVec2 size) {
+  PanelFlags f = app.panels;
+  // Compare mode has its own sentences and HBM counters: it takes the whole centre and right.
+  if (app.tab == Tab::compare && f.view) f.explanation = f.pseudocode = f.memory = false;
+  const float s = app.ui_scale;
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float fh = ImGui::GetFrameHeight();
+  const float title = ImGui::GetFontSize() + st.FramePadding.y * 2;
+  Layout L;
+  float bottom = origin.y + size.y;
+  if (f.status) {
+    const float h = fh + st.WindowPadding.y * 2;
+    bottom -= h;
+    L.status = {ImVec2(origin.x, bottom), ImVec2(size.x, h)};
+  }
+  if (f.timeline) {
+    const float h = fh + st.ItemSpacing.y + 10 * s + fh * 1.15f + st.WindowPadding.y * 2 + 4 * s;
+    bottom -= h;
+    L.timeline = {ImVec2(origin.x, bottom), ImVec2(size.x, h)};
+  }
+  L.log = {ImVec2(origin.x + size.x * 0.45f, bottom - size.y * 0.3f), ImVec2(size.x * 0.55f, size.y * 0.3f)};
+  const float top = origin.y, avail_h = bottom - top;
+
+  float left = 0;
+  if (f.lessons || f.inputs) {
+    left = std::clamp(size.x * 0.22f, 250 * s, 340 * s);
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    // Room for the eleven lessons, the hint and the longest summary (at most six lines), so the
+    // border does not move from lesson to lesson.
+    std::size_t summary = 0;
+    const float text_w = left - st.WindowPadding.x * 2 - st.ScrollbarSize;
+    for (const Lesson& l : lessons()) summary = std::max(summary, wrap_words(l.summary, text_w).size());
+    float lh = title + st.WindowPadding.y * 2 + st.ItemSpacing.y * 2 +
+               line * (12.0f + static_cast<float>(std::min<std::size_t>(summary, 6)));
+    if (!f.inputs) lh = avail_h;
+    if (!f.lessons) lh = 0;
+    lh = std::min(lh, avail_h * 0.64f);
+    if (f.lessons) L.lessons = {ImVec2(origin.x, top), ImVec2(left, lh)};
+    if (f.inputs) L.inputs = {ImVec2(origin.x, top + lh), ImVec2(left, avail_h - lh)};
+  }
+  float right = 0;
+  if (f.explanation || f.pseudocode) {
+    right = std::clamp(size.x * 0.27f, 280 * s, 480 * s);
+    const float rx = origin.x + size.x - right;
+    float eh = f.pseudocode ? avail_h * 0.4f : avail_h;
+    if (!f.explanation) eh = 0;
+    if (f.explanation) L.explanation = {ImVec2(rx, top), ImVec2(right, eh)};
+    if (f.pseudocode) L.pseudocode = {ImVec2(rx, top + eh), ImVec2(right, avail_h - eh)};
+  }
+  const float cx = origin.x + left, cw = size.x - left - right;
+  const float mh = f.memory ? std::clamp(avail_h * 0.36f, 160 * s, 340 * s) : 0;
+  L.view = {ImVec2(cx, top), ImVec2(cw, avail_h - mh)};
+  if (f.memory) L.memory = {ImVec2(cx, top + avail_h - mh), ImVec2(cw, mh)};
+  return L;
+}
+
+// The dialogs (file, export) are modal: the playback keys wait until they close.
+bool any_popup_open() { return ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel); }
+
+void draw_file_menu(AppState& app, bool* quit) {
+  if (!ImGui::BeginMenu("File")) return;
+  AppState::Requests& q = app.requests;
+  if (ImGui::MenuItem("Open scenario…", "Ctrl+O")) q.open = true;
+  if (ImGui::BeginMenu("Open recent", !app.recent_files.empty())) {
+    for (const std::string& f : app.recent_files)
+      if (ImGui::MenuItem(f.c_str())) q.open_path = f;
+    ImGui::EndMenu();
+  }
+  if (ImGui::MenuItem("Save scenario", "Ctrl+S")) q.save = true;
+  if (ImGui::MenuItem("Save scenario as…", "Ctrl+Shift+S")) q.save_as = true;
+  ImGui::Separator();
+  if (ImGui::MenuItem("Export picture, animation or recording…", "Ctrl+E")) q.export_dialog = true;
+  ImGui::Separator();
+  if (ImGui::MenuItem("Quit", "Ctrl+Q")) *quit = true;
+  ImGui::EndMenu();
+}
+
+void draw_menu_bar(AppState& app, bool* quit) {
+  if (!ImGui::BeginMainMenuBar()) return;
+  draw_file_menu(app, quit);
+  if (ImGui::BeginMenu("Lessons")) {
+    for (int i = 0; i < static_cast<int>(lessons().size()); ++i)
+      if (ImGui::MenuItem(lessons()[static_cast<std::size_t>(i)].heading().c_str(), nullptr, i == app.lesson))
+        app.open_lesson(i);
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    PanelFlags& f = app.panels;
+    ImGui::MenuItem("Lessons", nullptr, &f.lessons);
+    ImGui::MenuItem("Inputs", nullptr, &f.inputs);
+    ImGui::MenuItem("View", nullptr, &f.view);
+    ImGui::MenuItem("Explanation", nullptr, &f.explanation);
+    ImGui::MenuItem("Pseudocode", nullptr, &f.pseudocode);
+    ImGui::MenuItem("Memory", nullptr, &f.memory);
+    ImGui::MenuItem("Timeline", nullptr, &f.timeline);
+    ImGui::MenuItem("Status bar", nullptr, &f.status);
+    ImGui::MenuItem("Log", nullptr, &f.log);
+    ImGui::Separator();
+    if (ImGui::BeginMenu("Theme")) {
+      for (Theme t : {Theme::dark, Theme::light, Theme::projector})
+        if (ImGui::MenuItem(theme_name(t), nullptr, app.theme == t)) app.set_theme(t);
+      ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Font size")) {
+      for (float fs : {1.0f, 1.25f, 1.5f, 2.0f, 2.5f, 3.0f}) {
+        const std::string label = strf("%g×", fs);
+        if (ImGui::MenuItem(label.c_str(), nullptr, std::abs(app.font_scale - fs) < 1e-3f)) app.set_font_scale(fs);
+      }
+      ImGui::Separator();
+      if (ImGui::MenuItem("Larger", "Ctrl+=")) app.bigger_font();
+      if (ImGui::MenuItem("Smaller", "Ctrl+−")) app.smaller_font();
+      ImGui::EndMenu();
+    }
+    if (ImGui::MenuItem("Presentation mode", "P / F5", app.presenting)) app.presenting = !app.presenting;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Labs")) {
+    auto go = [&](const char* name, Tab t) {
+      if (ImGui::MenuItem(name, nullptr, app.tab == t)) {
+        app.tab = t;
+        app.tab_changed = true;
+        app.panels.view = true;
+      }
+    };
+    go("Lesson view", Tab::lesson);
+    go("All steps as a table", Tab::steps);
+    go("Compare two algorithms", Tab::compare);
+    go("Overflow lab", Tab::overflow_lab);
+    go("1/√d lab", Tab::scale_lab);
+    go("Measure it yourself", Tab::measure_lab);
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Help")) {
+    ImGui::MenuItem("Keyboard shortcuts", "F1", &app.panels.shortcuts);
+    ImGui::EndMenu();
+  }
+  ImGui::EndMainMenuBar();
+}
+
+// Presentation mode: the view large on the left, the explanation over the pseudocode on the
+// right, and one line at the bottom with the step counter and the keys. No menu, no controls.
+void draw_presentation(AppState& app, const PanelRect& all) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float line = ImGui::GetFrameHeight() + st.WindowPadding.y * 2;
+  const float h = all.size.y - line;
+  const float right = std::clamp(all.size.x * 0.3f, 260 * app.ui_scale, all.size.x * 0.4f);
+  const float left = all.size.x - right;
+  const ImVec2 o = all.pos;
+  draw_view_panel(app, {o, ImVec2(left, h)});
+  draw_explanation_panel(app, {ImVec2(o.x + left, o.y), ImVec2(right, h * 0.45f)});
+  draw_pseudocode_panel(app, {ImVec2(o.x + left, o.y + h * 0.45f), ImVec2(right, h * 0.55f)});
+  begin_panel("##presentation-counter", {ImVec2(o.x, o.y + h), ImVec2(all.size.x, line)}, nullptr,
+              ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoInputs);
+  const Timeline& tl = app.active_timeline();
+  const Recording& rec = *app.played.rec;
+  std::string counter = tl.empty() ? "no steps" : tl.position_text();
+  if (!tl.empty() && tl.pass() >= 1 && tl.pass() <= rec.pass_count() && app.tab != Tab::compare)
+    counter += "  ·  " + rec.pass_names[static_cast<std::size_t>(tl.pass() - 1)];
+  if (tl.playing()) counter += "  ▶";
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(counter.c_str());
+  const char* keys = "→ / PgDn next   ← / PgUp back   Space play   Esc leave";
+  ImGui::SameLine();
+  ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX() + 20 * app.ui_scale,
+                                ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(keys).x));
+  ImGui::TextDisabled("%s", keys);
+  ImGui::End();
+}
+
+}  // namespace
+
+bool begin_panel(const char* title, const PanelRect& r, bool* open, ImGuiWindowFlags extra) {
+  ImGui::SetNextWindowPos(r.pos, ImGuiCond_Always);
+  ImGui::SetNextWindowSize(r.size, ImGuiCond_Always);
+  return ImGui::Begin(title, open,
+                      ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                          ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus | extra);
+}
+
+const std::vector<std::string>& panel_names() {
+  static const std::vector<std::string> kNames = {"lessons",    "inputs", "view",     "explanation",
+                                                  "pseudocode", "memory", "timeline", "compare",
+                                                  "overflow-lab", "scale-lab", "steps", "measure-lab"};
+  return kNames;
+}
+
+bool is_panel_name(const std::string& name) {
+  const auto& n = panel_names();
+  return std::find(n.begin(), n.end(), name) != n.end();
+}
+
+void draw_frame(AppState& app, const FrameOptions& opt) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  if (!opt.panel.empty()) {
+    const PanelRect all{vp->Pos, vp->Size};
+    const std::string& p = opt.panel;
+    // A tab's panel is named as the tab; the lesson's own tab is the panel "view".
+    const std::optional<Tab> tab_panel = parse_tab(p);
+    if (p == "view" || tab_panel) {
+      const Tab want = tab_panel.value_or(Tab::lesson);
+      if (app.tab != want) {
+        app.tab = want;
+        app.tab_changed = true;
+      }
+      draw_view_panel(app, all);
+    }
+    if (p == "lessons") draw_lessons_panel(app, all);
+    if (p == "inputs") draw_inputs_panel(app, all);
+    if (p == "explanation") draw_explanation_panel(app, all);
+    if (p == "pseudocode") draw_pseudocode_panel(app, all);
+    if (p == "memory") draw_memory_window(app, all);
+    if (p == "timeline") draw_timeline_panel(app, all);
+    return;
+  }
+
+  if (app.presenting) {
+    if (opt.keyboard && !any_popup_open()) handle_shortcuts(app);
+    draw_presentation(app, PanelRect{vp->Pos, vp->Size});
+    return;
+  }
+  bool quit = false;
+  draw_menu_bar(app, &quit);
+  if (quit) app.quit_requested = true;
+  if (opt.keyboard && !any_popup_open()) handle_shortcuts(app);
+  const float menu_h = ImGui::GetFrameHeight();
+  const Layout L = layout(app, ImVec2(vp->Pos.x, vp->Pos.y + menu_h), ImVec2(vp->Size.x, vp->Size.y - menu_h));
+  PanelFlags f = app.panels;
+  if (app.tab == Tab::compare && f.view) f.explanation = f.pseudocode = f.memory = false;
+  if (f.lessons) draw_lessons_panel(app, L.lessons);
+  if (f.inputs) draw_inputs_panel(app, L.inputs);
+  if (f.view) draw_view_panel(app, L.view);
+  if (f.explanation) draw_explanation_panel(app, L.explanation);
+  if (f.pseudocode) draw_pseudocode_panel(app, L.pseudocode);
+  if (f.memory) draw_memory_window(app, L.memory);
+  if (f.timeline) draw_timeline_panel(app, L.timeline);
+  if (f.status) draw_status_bar(app, L.status);
+  if (f.log) draw_log_panel(app, L.log);
+  if (f.shortcuts) draw_shortcuts_window(app);
+}
+
+}  // namespace flashstep::ui

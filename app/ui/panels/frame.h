@@ -1,0 +1,27 @@
+// One frame of the app: the menu bar, the shortcuts, then every open panel in a flat list at
+// the place the layout gives it. The window (app/gui.cpp) and the off-screen renderer
+// (offscreen.cpp) both call draw_frame between ImGui::NewFrame() and ImGui::Render(), so a
+// picture looks exactly like the window.
+#pragma once
+
+#include "app/ui/model/app_state.h"
+
+#include <string>
+#include <vector>
+
+namespace flashstep::ui {
+
+struct FrameOptions {
+  // Empty: the whole window. Otherwise one panel (a name from panel_names()) fills the display.
+  std::string panel;
+  bool keyboard = true;  // handle the shortcuts
+};
+
+void draw_frame(AppState& app, const FrameOptions& opt = {});
+
+// "lessons", "inputs", "view", "explanation", "pseudocode", "memory", "timeline", "compare",
+// "overflow-lab", "scale-lab", "steps", "measure-lab".
+const std::vector<std::string>& panel_names();
+bool is_panel_name(const std::string& name);
+
+}  // namespace flashstep::ui

@@ -1,0 +1,118 @@
+// The explanation panel (the step's sentence with its real numbers, large and wrapped) and the
+// pseudocode panel (the algorithm in the paper's notation, the step's lines highlighted).
+#include "app/ui/panels/panels.h"
+#include "app/ui/style.h"
+#include "app/ui/widgets.h"
+#include "core/engine.h"
+
+#include <algorithm>
+#include <string>
+
+namespace flashstep::ui {
+
+namespace {
+
+// The pseudocode pads its "# pass" comments with runs of spaces to line them up in a wide
+// editor; in a narrow panel that padding only pushes the comment onto a line of its own.
+std::string tighten(const std::string& line) {
+  const std::size_t hash = line.find("  #");
+  if (hash == std::string::npos) return line;
+  std::size_t end = hash;
+  while (end > 0 && line[end - 1] == ' ') --end;
+  return line.substr(0, end) + "   " + line.substr(line.find('#', hash));
+}
+
+int leading_spaces(const std::string& line) {
+  int n = 0;
+  while (n < static_cast<int>(line.size()) && line[static_cast<std::size_t>(n)] == ' ') ++n;
+  return n;
+}
+
+}  // namespace
+
+void draw_explanation_panel(AppState& app, const PanelRect& r) {
+  if (!begin_panel("Explanation", r, &app.panels.explanation)) {
+    ImGui::End();
+    return;
+  }
+  const Recording& rec = *app.played.rec;
+  const Step* step = app.played.step();
+  const float width = ImGui::GetContentRegionAvail().x;
+  if (app.inputs.backend == Backend::gpu && !gpu_backend()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, app.palette.write);
+    text_wrapped_words("GPU backend not available here (no OpenGL 4.3 compute context): this is the CPU run.", width);
+    ImGui::PopStyleColor();
+  }
+  if (app.tab == Tab::compare) {
+    text_wrapped_words("Compare: each algorithm's sentence is under its view.", width);
+  } else if (!step) {
+    ImGui::TextDisabled("No steps recorded.");
+  } else {
+    const std::string pass =
+        step->pass >= 1 && step->pass <= rec.pass_count() ? rec.pass_names[static_cast<std::size_t>(step->pass - 1)] : "";
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    text_wrapped_words("pass " + std::to_string(step->pass) + ": " + pass + "  ·  " + step->label, width);
+    ImGui::PopStyleColor();
+    ImGui::PushFont(font(FontRole::large));
+    text_wrapped_words(step->text, width);
+    ImGui::PopFont();
+  }
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+  for (const std::string& n : rec.notices) text_wrapped_words("note: " + n, width);
+  for (const std::string& n : rec.derived) text_wrapped_words("note: " + n, width);
+  ImGui::PopStyleColor();
+  ImGui::End();
+}
+
+void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
+  if (!begin_panel("Pseudocode", r, &app.panels.pseudocode)) {
+    ImGui::End();
+    return;
+  }
+  const Recording& rec = *app.played.rec;
+  const Step* step = app.played.step();
+  const auto& lines = pseudocode(rec.step_count() > 0 ? rec.algorithm : app.inputs.algorithm);
+  const int first = step ? step->line : 0, last = step ? std::max(step->line, step->line_end) : 0;
+  const float s = app.ui_scale;
+  const float width = ImGui::GetContentRegionAvail().x;
+  const float num_w = ImGui::CalcTextSize("00  ").x;
+  const float indent_w = ImGui::CalcTextSize(" ").x * 1.6f;
+  const float line_h = ImGui::GetTextLineHeightWithSpacing();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  for (int i = 1; i <= static_cast<int>(lines.size()); ++i) {
+    const std::string& raw = lines[static_cast<std::size_t>(i - 1)];
+    const int lead = leading_spaces(raw);
+    const std::string text = tighten(raw.substr(static_cast<std::size_t>(lead)));
+    const float indent = num_w + static_cast<float>(lead) * indent_w;
+    // Continuation lines hang two indent steps further in, so a wrapped line reads as one.
+    const float hanging = 4.0f * indent_w;
+    const std::vector<std::string> rows = wrap_words(text, std::max(width - indent - hanging, 40.0f * s));
+    const bool on = i >= first && i <= last;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float h = static_cast<float>(rows.size()) * line_h - ImGui::GetStyle().ItemSpacing.y;
+    if (on) {
+      dl->AddRectFilled(ImVec2(p.x - 4 * s, p.y - 1), ImVec2(p.x + width, p.y + h + 1),
+                        with_alpha(app.palette.current, app.palette.light ? 0.18f : 0.22f));
+      dl->AddRectFilled(ImVec2(p.x - 4 * s, p.y - 1), ImVec2(p.x - 1 * s, p.y + h + 1), app.palette.current);
+    }
+    const float x0 = ImGui::GetCursorPosX();
+    ImGui::TextDisabled("%d", i);
+    ImGui::PushStyleColor(ImGuiCol_Text, on ? app.palette.text : mix(app.palette.text, app.palette.text_dim, 0.5f));
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      if (k == 0) ImGui::SameLine(x0 + indent);
+      else ImGui::SetCursorPosX(x0 + indent + hanging);
+      ImGui::TextUnformatted(rows[k].c_str());
+    }
+    ImGui::PopStyleColor();
+    // Keep the highlighted line in view as the playhead moves, without fighting the user's
+    // own scrolling while it stays put.
+    if (on && i == first && app.pseudocode.follow &&
+        app.pseudocode.scrolled_to != app.played.cursor->position()) {
+      ImGui::SetScrollHereY(0.3f);
+      app.pseudocode.scrolled_to = app.played.cursor->position();
+    }
+  }
+  ImGui::End();
+}
+
+}  // namespace flashstep::ui

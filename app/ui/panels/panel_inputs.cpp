@@ -1,0 +1,284 @@
+// The Inputs panel: the vector (validated as typed), presets, N, d, precision, scale, causal
+// mask, block sizes or the SRAM budget (with the "does the tile fit" check), chunk count and
+// backend. Every change re-records through AppState::inputs_changed(); a bad value leaves the
+// last valid recording in place and says why.
+#include "app/ui/panels/panels.h"
+#include "app/ui/style.h"
+#include "app/ui/widgets.h"
+#include "core/text.h"
+
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+
+namespace flashstep::ui {
+
+namespace {
+
+constexpr ImU32 kBad = IM_COL32(213, 94, 0, 255);
+constexpr ImU32 kOk = IM_COL32(0, 158, 115, 255);
+
+bool vector_field(AppState& app) {
+  Inputs& in = app.inputs;
+  bool changed = false;
+  const bool bad = !in.vector_error.empty();
+  if (bad) {
+    ImGui::PushStyleColor(ImGuiCol_FrameBg, IM_COL32(120, 35, 20, 255));
+    ImGui::PushStyleColor(ImGuiCol_Border, kBad);
+    ImGui::PushStyleVar(ImGuiStyleVar_FrameBorderSize, 1.5f * app.ui_scale);
+  }
+  std::string text = in.vector_text;
+  ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 2.0f);
+  if (ImGui::InputText("##x", &text)) {
+    edit_vector_text(in, text);
+    changed = true;
+  }
+  if (bad) {
+    ImGui::PopStyleVar();
+    ImGui::PopStyleColor(2);
+  }
+  help_marker("Numbers separated by commas or spaces; ';' starts another row (each row is its own "
+              "softmax). inf, -inf, nan and the minus sign − are accepted; an empty value (1,,2) is "
+              "not. While the text does not parse, the last valid vector stays in use.");
+  if (bad) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kBad);
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted(in.vector_error.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+  }
+  // The preset buttons flow onto as many lines as the panel's width needs.
+  const float right = ImGui::GetWindowContentRegionMax().x;
+  const ImGuiStyle& st = ImGui::GetStyle();
+  bool first = true;
+  for (const VectorPreset& p : vector_presets()) {
+    if (!first) flow_next(ImGui::CalcTextSize(p.name).x + st.FramePadding.x * 2);
+    first = false;
+    if (ImGui::SmallButton(p.name)) {
+      set_vector(in, {p.values});
+      changed = true;
+    }
+    if (ImGui::IsItemHovered()) tooltip(p.name, p.tooltip);
+  }
+  if (ImGui::Button("random")) {
+    set_vector(in, {random_vector(in.random_n, in.seed)});
+    changed = true;
+  }
+  if (ImGui::IsItemHovered())
+    tooltip("random", "n standard-normal values times 3, from the seed.");
+  // n and seed share what is left of the line.
+  ImGui::SameLine();
+  const float label_w = ImGui::CalcTextSize("n seed (?)").x + st.ItemInnerSpacing.x * 2 + st.ItemSpacing.x * 3;
+  const float field_w = std::max((right - ImGui::GetCursorPosX() - label_w) * 0.5f, ImGui::GetFontSize() * 2.0f);
+  ImGui::SetNextItemWidth(field_w);
+  ImGui::InputInt("n##random", &in.random_n, 0);
+  in.random_n = std::clamp(in.random_n, 1, kMaxVectorN);
+  ImGui::SameLine();
+  int seed = static_cast<int>(in.seed);
+  ImGui::SetNextItemWidth(field_w);
+  if (ImGui::InputInt("seed##random", &seed, 0)) in.seed = static_cast<std::uint64_t>(std::max(seed, 0));
+  help_marker("Length and seed of the random vector; press random to use it.");
+  return changed;
+}
+
+bool int_field(const char* label, int* v, const char* help) {
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
+  int x = *v;
+  bool changed = false;
+  if (ImGui::InputInt(label, &x, 1, 8)) {
+    // Out of range values are kept as typed: check_inputs() names them in the status bar, and
+    // the last valid recording stays in use until they are fixed.
+    *v = x;
+    changed = true;
+  }
+  help_marker(help);
+  return changed;
+}
+
+bool scale_field(Inputs& in) {
+  bool changed = false;
+  ImGui::TextUnformatted("scale");
+  help_marker("What every score is multiplied by before the softmax. 1/√d keeps the variance of "
+              "q·k at 1 (see the 1/√d lab); a temperature T multiplies by 1/T: T < 1 sharpens, "
+              "T > 1 flattens.");
+  if (ImGui::RadioButton("none", in.scale == ScaleChoice::none)) {
+    in.scale = ScaleChoice::none;
+    changed = true;
+  }
+  ImGui::SameLine();
+  if (ImGui::RadioButton("1/√d", in.scale == ScaleChoice::inv_sqrt_d)) {
+    in.scale = ScaleChoice::inv_sqrt_d;
+    changed = true;
+  }
+  ImGui::SameLine();
+  if (ImGui::RadioButton("1/T", in.scale == ScaleChoice::temperature)) {
+    in.scale = ScaleChoice::temperature;
+    changed = true;
+  }
+  if (in.scale == ScaleChoice::temperature) {
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
+    if (ImGui::InputDouble("T", &in.temperature, 0.1, 1.0, "%.3g")) changed = true;
+    ImGui::SameLine();
+  }
+  ImGui::TextDisabled("scores are multiplied by %s", num(scale_of(in)).c_str());
+  return changed;
+}
+
+bool blocks_field(AppState& app) {
+  Inputs& in = app.inputs;
+  bool changed = false;
+  if (ImGui::RadioButton("from SRAM M", in.blocks == BlockChoice::from_sram)) {
+    in.blocks = BlockChoice::from_sram;
+    changed = true;
+  }
+  ImGui::SameLine();
+  if (ImGui::RadioButton("Br, Bc", in.blocks == BlockChoice::explicit_blocks)) {
+    in.blocks = BlockChoice::explicit_blocks;
+    changed = true;
+  }
+  help_marker("FlashAttention picks the tile sizes from the on-chip memory M (in elements): "
+              "Bc = ⌈M/4d⌉ columns of K and V, Br = min(Bc, d) rows of Q. Or set Br and Bc "
+              "yourself.");
+  changed |= int_field("M (SRAM)", &in.M,
+                       "On-chip memory (SRAM / shared memory) in elements. A GPU has about "
+                       "100-200 KB per streaming multiprocessor.");
+  if (in.blocks == BlockChoice::from_sram) {
+    blocks_from_sram(in.M, in.d, in.Br, in.Bc);
+    ImGui::TextDisabled("→ Bc = ⌈%d/4·%d⌉ = %d,  Br = min(Bc, d) = %d", in.M, in.d, in.Bc, in.Br);
+  } else {
+    changed |= int_field("Br", &in.Br, "Rows of a Q block (queries per tile).");
+    changed |= int_field("Bc", &in.Bc, "Rows of a K/V block (keys per tile).");
+  }
+  // The tile at its real size (clamped to N, as the engine clamps it).
+  const int Br = std::min(in.Br, in.N), Bc = std::min(in.Bc, in.N);
+  const long long qkvo = tile_elements_without_s(Br, Bc, in.d);
+  const long long all = tile_elements(Br, Bc, in.d);
+  const bool fits = all <= in.M;
+  ImGui::PushStyleColor(ImGuiCol_Text, fits ? kOk : (qkvo <= in.M ? IM_COL32(230, 159, 0, 255) : kBad));
+  ImGui::PushTextWrapPos(0);
+  ImGui::Text("tile: 2·Bc·d + 2·Br·d + Br·Bc = %lld %s M = %d: %s", all, fits ? "≤" : ">", in.M,
+              fits ? "fits in SRAM" : (qkvo <= in.M ? "fits without S_ij" : "does not fit"));
+  ImGui::PopTextWrapPos();
+  ImGui::PopStyleColor();
+  help_marker("K_j and V_j (Bc×d each), Q_i and O_i (Br×d each) and the score tile S_ij (Br×Bc) "
+              "must all be on chip at once. The paper's rule Bc = ⌈M/4d⌉ counts only the first "
+              "four, so with S_ij a tile can exceed M; real kernels keep S_ij in registers.");
+  return changed;
+}
+
+bool precision_field(Inputs& in) {
+  bool changed = false;
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
+  const std::string cur(precision_name(in.precision));
+  if (ImGui::BeginCombo("precision", cur.c_str())) {
+    for (Precision p : kAllPrecisions) {
+      const std::string name(precision_name(p));
+      if (ImGui::Selectable(name.c_str(), p == in.precision)) {
+        in.precision = p;
+        changed = true;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  help_marker("The number format every operation rounds to. fp16 overflows above 65504 "
+              "(e^x for x > 11.09); fp32 and bf16 above about 3.4e38 (x > 88.72); fp64 above "
+              "1.8e308 (x > 709.78).");
+  return changed;
+}
+
+bool backend_field(Inputs& in) {
+  bool changed = false;
+  ImGui::TextUnformatted("backend");
+  ImGui::SameLine();
+  if (ImGui::RadioButton("CPU", in.backend == Backend::cpu)) {
+    in.backend = Backend::cpu;
+    changed = true;
+  }
+  ImGui::SameLine();
+  const bool gpu_ok = static_cast<bool>(gpu_backend());
+  if (!gpu_ok) ImGui::BeginDisabled();
+  if (ImGui::RadioButton("GPU", in.backend == Backend::gpu && gpu_ok)) {
+    in.backend = Backend::gpu;
+    changed = true;
+  }
+  if (!gpu_ok) ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    tooltip("GPU", gpu_ok ? "OpenGL compute shaders on " + gpu_backend().device
+                          : std::string("not available yet: this window has no OpenGL 4.3 compute "
+                                        "context (off-screen pictures always use the CPU)."));
+  help_marker("CPU: the reference engine in double/float/half. GPU: the same algorithm as OpenGL "
+              "compute shaders, read back into the same steps.");
+  return changed;
+}
+
+}  // namespace
+
+void draw_inputs_panel(AppState& app, const PanelRect& r) {
+  if (!begin_panel("Inputs", r, &app.panels.inputs)) {
+    ImGui::End();
+    return;
+  }
+  Inputs& in = app.inputs;
+  const bool attention = is_attention(in.algorithm);
+  bool changed = false;
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+  text_wrapped_words(algorithm_title(in.algorithm), ImGui::GetContentRegionAvail().x);
+  ImGui::PopStyleColor();
+  // A vector that does not parse is marked at its field; other problems are said here.
+  if (!app.input_error.empty() && app.input_error != in.vector_error) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kBad);
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted(("Not applied: " + app.input_error).c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+  }
+  if (!attention) {
+    ImGui::TextUnformatted("x");
+    ImGui::SameLine();
+    changed |= vector_field(app);
+  } else {
+    bool shape = int_field("N", &in.N, "Sequence length: Q, K and V are N×d, S and P are N×N.");
+    shape |= int_field("d", &in.d, "Head dimension: the length of each q, k, v.");
+    if (has_explicit_qkv(in)) {
+      ImGui::TextDisabled("Q, K, V from the scenario file");
+      help_marker("The scenario file gave Q, K and V. Changing N, d or pressing \"random\" "
+                  "replaces them with standard-normal numbers from the seed.");
+      ImGui::SameLine();
+      if (ImGui::SmallButton("random")) shape = true;
+    } else {
+      int seed = static_cast<int>(in.seed);
+      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
+      if (ImGui::InputInt("seed", &seed)) {
+        in.seed = static_cast<std::uint64_t>(std::max(seed, 0));
+        changed = true;
+      }
+      help_marker("Q, K and V are standard-normal random numbers from this seed.");
+    }
+    if (shape) clear_explicit_qkv(in);
+    changed |= shape;
+  }
+  changed |= precision_field(in);
+  changed |= scale_field(in);
+  if (!attention && in.scale == ScaleChoice::inv_sqrt_d)
+    changed |= int_field("d", &in.d, "The head dimension whose √d divides the scores.");
+  if (attention) {
+    if (ImGui::Checkbox("causal mask", &in.causal)) changed = true;
+    help_marker("Query i may only attend to keys j ≤ i (a decoder): the upper triangle of S is "
+                "−inf and whole tiles above the diagonal are skipped.");
+  }
+  if (in.algorithm == Algorithm::attn_tiled || in.algorithm == Algorithm::attn_tiled_v2) {
+    ImGui::Separator();
+    ImGui::TextDisabled("Tiles");
+    changed |= blocks_field(app);
+  }
+  if (in.algorithm == Algorithm::chunked)
+    changed |= int_field("workers n_w", &in.chunks,
+                         "Number of workers; each runs the online softmax over its own chunk "
+                         "before the (m, l) pairs are merged.");
+  ImGui::Separator();
+  changed |= backend_field(in);
+  if (changed) app.inputs_changed();
+  ImGui::End();
+}
+
+}  // namespace flashstep::ui

@@ -1,0 +1,260 @@
+// The timeline: transport buttons, speed, "pass 2/3 · step 7/12", and a scrubber with the pass
+// boundaries marked; plus the keyboard shortcuts that drive the same Timeline.
+#include "app/ui/panels/panels.h"
+#include "app/ui/widgets.h"
+#include "core/text.h"
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace flashstep::ui {
+
+namespace {
+
+enum class Icon { first, prev_pass, prev, play, pause, next, next_pass, last };
+
+// Colours of the passes on the scrubber (Okabe–Ito, muted): pass 1, 2, 3, …
+constexpr ImU32 kPassColours[] = {IM_COL32(0, 114, 178, 255), IM_COL32(0, 158, 115, 255),
+                                  IM_COL32(204, 121, 167, 255), IM_COL32(230, 159, 0, 255),
+                                  IM_COL32(86, 180, 233, 255)};
+constexpr ImU32 kPlayhead = IM_COL32(240, 228, 66, 255);
+
+void triangle(ImDrawList* dl, ImVec2 c, float h, bool right, ImU32 col) {
+  const float w = h * 0.9f;
+  if (right)
+    dl->AddTriangleFilled(ImVec2(c.x - w * 0.5f, c.y - h * 0.5f), ImVec2(c.x + w * 0.5f, c.y),
+                          ImVec2(c.x - w * 0.5f, c.y + h * 0.5f), col);
+  else
+    dl->AddTriangleFilled(ImVec2(c.x + w * 0.5f, c.y - h * 0.5f), ImVec2(c.x - w * 0.5f, c.y),
+                          ImVec2(c.x + w * 0.5f, c.y + h * 0.5f), col);
+}
+
+bool icon_button(const char* id, Icon icon, const char* tip, float s, bool enabled = true) {
+  const float h = ImGui::GetFrameHeight();
+  if (!enabled) ImGui::BeginDisabled();
+  const bool pressed = ImGui::Button(id, ImVec2(h * 1.5f, h));
+  if (!enabled) ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", tip);
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  const ImVec2 c((a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 col = ImGui::GetColorU32(enabled ? ImGuiCol_Text : ImGuiCol_TextDisabled);
+  const float t = h * 0.42f, bar = 2.0f * s;
+  switch (icon) {
+    case Icon::first:
+      dl->AddRectFilled(ImVec2(c.x - t * 0.55f - bar, c.y - t * 0.5f), ImVec2(c.x - t * 0.55f, c.y + t * 0.5f), col);
+      triangle(dl, ImVec2(c.x + t * 0.05f, c.y), t, false, col);
+      break;
+    case Icon::prev_pass:
+      triangle(dl, ImVec2(c.x - t * 0.4f, c.y), t, false, col);
+      triangle(dl, ImVec2(c.x + t * 0.4f, c.y), t, false, col);
+      break;
+    case Icon::prev: triangle(dl, c, t, false, col); break;
+    case Icon::play: triangle(dl, c, t * 1.1f, true, col); break;
+    case Icon::pause:
+      dl->AddRectFilled(ImVec2(c.x - t * 0.45f, c.y - t * 0.5f), ImVec2(c.x - t * 0.12f, c.y + t * 0.5f), col);
+      dl->AddRectFilled(ImVec2(c.x + t * 0.12f, c.y - t * 0.5f), ImVec2(c.x + t * 0.45f, c.y + t * 0.5f), col);
+      break;
+    case Icon::next: triangle(dl, c, t, true, col); break;
+    case Icon::next_pass:
+      triangle(dl, ImVec2(c.x - t * 0.4f, c.y), t, true, col);
+      triangle(dl, ImVec2(c.x + t * 0.4f, c.y), t, true, col);
+      break;
+    case Icon::last:
+      triangle(dl, ImVec2(c.x - t * 0.05f, c.y), t, true, col);
+      dl->AddRectFilled(ImVec2(c.x + t * 0.55f, c.y - t * 0.5f), ImVec2(c.x + t * 0.55f + bar, c.y + t * 0.5f), col);
+      break;
+  }
+  return pressed;
+}
+
+std::string speed_text(double v) {
+  return (v < 1 ? strf("%.2g", v) : strf("%.0f", v)) + (v == 1 ? " step/s" : " steps/s");
+}
+
+// The scrubber: one coloured band per segment, the played part brighter, the playhead on top.
+// Returns true when the user moved the playhead.
+bool scrubber(Timeline& tl, const Recording* rec, float s) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float w = std::max(ImGui::GetContentRegionAvail().x, 10.0f);
+  const float h = ImGui::GetFrameHeight() * 1.15f;
+  ImGui::InvisibleButton("##scrubber", ImVec2(w, h));
+  const int n = tl.count();
+  if (n == 0) return false;
+  auto X = [&](int k) { return p0.x + w * static_cast<float>(k) / static_cast<float>(n); };
+  const auto& segs = tl.segments();
+  const float fh = ImGui::GetFontSize();
+  // The current step as a bright block under the labels, so the playhead reads even with
+  // thousands of steps and the pass name stays readable on top of it.
+  const float a = X(tl.playhead()), b = std::max(X(tl.playhead() + 1), a + 3 * s);
+  for (int i = 0; i < static_cast<int>(segs.size()); ++i) {
+    const float a0 = X(segs[static_cast<std::size_t>(i)].start), b0 = X(tl.segment_end(i));
+    const ImU32 c = kPassColours[(segs[static_cast<std::size_t>(i)].pass - 1) % 5];
+    const bool played = tl.playhead() >= segs[static_cast<std::size_t>(i)].start;
+    dl->AddRectFilled(ImVec2(a0, p0.y), ImVec2(b0, p0.y + h), with_alpha(c, played ? 0.55f : 0.28f));
+    if (i > 0) dl->AddLine(ImVec2(a0, p0.y - 2 * s), ImVec2(a0, p0.y + h + 2 * s), IM_COL32(235, 235, 240, 230), 2.0f * s);
+  }
+  dl->AddRectFilled(ImVec2(a, p0.y), ImVec2(b, p0.y + h), with_alpha(kPlayhead, 0.45f));
+  dl->AddRect(ImVec2(a, p0.y), ImVec2(b, p0.y + h), kPlayhead, 0.0f, 0, 2.0f * s);
+  for (int i = 0; i < static_cast<int>(segs.size()); ++i) {
+    const float a0 = X(segs[static_cast<std::size_t>(i)].start), b0 = X(tl.segment_end(i));
+    // The pass name where it fits.
+    if (rec && segs[static_cast<std::size_t>(i)].pass <= rec->pass_count()) {
+      const std::string& name = rec->pass_names[static_cast<std::size_t>(segs[static_cast<std::size_t>(i)].pass - 1)];
+      const std::string label = strf("%d %s", segs[static_cast<std::size_t>(i)].pass, name.c_str());
+      const float tw = ImGui::CalcTextSize(label.c_str()).x;
+      const std::string shown = tw + 8 * s < b0 - a0 ? label
+                                : ImGui::CalcTextSize("9").x + 6 * s < b0 - a0
+                                    ? std::to_string(segs[static_cast<std::size_t>(i)].pass)
+                                    : std::string();
+      const ImVec2 tp(a0 + 4 * s, p0.y + (h - fh) * 0.5f);
+      // A dark halo keeps the label readable over the yellow playhead.
+      dl->AddText(ImVec2(tp.x + 1, tp.y + 1), IM_COL32(0, 0, 0, 220), shown.c_str());
+      dl->AddText(tp, IM_COL32(240, 240, 245, 255), shown.c_str());
+    }
+  }
+  dl->AddTriangleFilled(ImVec2((a + b) * 0.5f - 6 * s, p0.y - 7 * s), ImVec2((a + b) * 0.5f + 6 * s, p0.y - 7 * s),
+                        ImVec2((a + b) * 0.5f, p0.y), kPlayhead);
+  dl->AddRect(p0, ImVec2(p0.x + w, p0.y + h), IM_COL32(120, 120, 135, 255));
+
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const int at = std::clamp(static_cast<int>((mouse.x - p0.x) / w * static_cast<float>(n)), 0, n - 1);
+  if (ImGui::IsItemHovered() && rec && at < rec->step_count()) {
+    const Step& st = rec->steps[static_cast<std::size_t>(at)];
+    tooltip(strf("step %d · pass %d", at + 1, st.pass), st.label + "\n" + st.text);
+  }
+  if (ImGui::IsItemActive()) return tl.seek(at);
+  return false;
+}
+
+}  // namespace
+
+const std::vector<Shortcut>& shortcuts() {
+  static const std::vector<Shortcut> kShortcuts = {
+      {"Space", "play / pause"},
+      {"→  /  ←", "next / previous step"},
+      {"Shift+→  /  Shift+←", "next pass / start of this (or the previous) pass"},
+      {"Home  /  End", "first / last step"},
+      {"+  /  −", "play faster / slower"},
+      {"↓  /  ↑", "next / previous lesson"},
+      {"PgDn  /  PgUp", "next / previous step (presentation clickers)"},
+      {"P  or  F5", "presentation mode: full screen, large, no controls"},
+      {"Ctrl+O  /  Ctrl+S", "open / save a scenario file (Ctrl+Shift+S: save as)"},
+      {"Ctrl+E", "export a picture, an animation or the recording"},
+      {"Ctrl+=  /  Ctrl+−  /  Ctrl+0", "larger / smaller / normal font"},
+      {"F1", "show or hide this list"},
+      {"Ctrl+Q", "quit"},
+      {"Esc", "close this list, leave presentation mode"},
+  };
+  return kShortcuts;
+}
+
+void handle_shortcuts(AppState& app) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) app.panels.shortcuts = !app.panels.shortcuts;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) {
+    if (!app.panels.shortcuts && !io.WantTextInput) app.presenting = false;
+    app.panels.shortcuts = false;
+  }
+  if (ImGui::IsKeyPressed(GLFW_KEY_F5, false)) app.presenting = !app.presenting;
+  if (io.KeyCtrl) {
+    if (ImGui::IsKeyPressed(GLFW_KEY_Q, false)) app.quit_requested = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_O, false)) app.requests.open = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) (io.KeyShift ? app.requests.save_as : app.requests.save) = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_E, false)) app.requests.export_dialog = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD, false)) app.bigger_font();
+    if (ImGui::IsKeyPressed(GLFW_KEY_MINUS, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT, false))
+      app.smaller_font();
+    if (ImGui::IsKeyPressed(GLFW_KEY_0, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_0, false)) app.set_font_scale(1.0f);
+    return;  // Ctrl+key is never a playback key
+  }
+  // Typing into a field must not move the playhead.
+  if (io.WantTextInput) return;
+  if (ImGui::IsKeyPressed(GLFW_KEY_P, false)) app.presenting = !app.presenting;
+  Timeline& tl = app.active_timeline();
+  auto pressed = [](ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k), true); };
+  bool moved = false;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space), false)) tl.toggle_play();
+  if (pressed(ImGuiKey_RightArrow)) moved |= io.KeyShift ? tl.next_pass() : tl.step(1);
+  if (pressed(ImGuiKey_LeftArrow)) moved |= io.KeyShift ? tl.prev_pass() : tl.step(-1);
+  if (pressed(ImGuiKey_PageDown)) moved |= tl.step(1);
+  if (pressed(ImGuiKey_PageUp)) moved |= tl.step(-1);
+  if (pressed(ImGuiKey_Home)) moved |= tl.first();
+  if (pressed(ImGuiKey_End)) moved |= tl.last();
+  for (ImWchar c : io.InputQueueCharacters) {
+    if (c == '+' || c == '=') tl.faster();
+    if (c == '-' || c == 0x2212) tl.slower();
+  }
+  if (ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) tl.faster();
+  if (ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) tl.slower();
+  if (pressed(ImGuiKey_DownArrow) && app.lesson + 1 < static_cast<int>(lessons().size()))
+    app.open_lesson(app.lesson + 1);
+  if (pressed(ImGuiKey_UpArrow) && app.lesson > 0) app.open_lesson(app.lesson - 1);
+  if (moved) app.sync_cursor();
+}
+
+void draw_timeline_panel(AppState& app, const PanelRect& r) {
+  if (!begin_panel("Timeline", r, &app.panels.timeline,
+                   ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar |
+                       ImGuiWindowFlags_NoScrollWithMouse)) {
+    ImGui::End();
+    return;
+  }
+  const float s = app.ui_scale;
+  Timeline& tl = app.active_timeline();
+  const Recording* rec = app.tab == Tab::compare
+                             ? (app.compare.left.rec->step_count() >= app.compare.right.rec->step_count()
+                                    ? app.compare.left.rec.get()
+                                    : app.compare.right.rec.get())
+                             : app.played.rec.get();
+  const bool any = !tl.empty();
+  bool moved = false;
+  moved |= icon_button("##first", Icon::first, "first step (Home)", s, any) && tl.first();
+  ImGui::SameLine(0, 3 * s);
+  moved |= icon_button("##prevpass", Icon::prev_pass, "previous pass (Shift+←)", s, any) && tl.prev_pass();
+  ImGui::SameLine(0, 3 * s);
+  moved |= icon_button("##prev", Icon::prev, "previous step (←)", s, any) && tl.step(-1);
+  ImGui::SameLine(0, 3 * s);
+  if (icon_button("##play", tl.playing() ? Icon::pause : Icon::play,
+                  tl.playing() ? "pause (Space)" : "play (Space)", s, any))
+    tl.toggle_play();
+  ImGui::SameLine(0, 3 * s);
+  moved |= icon_button("##next", Icon::next, "next step (→)", s, any) && tl.step(1);
+  ImGui::SameLine(0, 3 * s);
+  moved |= icon_button("##nextpass", Icon::next_pass, "next pass (Shift+→)", s, any) && tl.next_pass();
+  ImGui::SameLine(0, 3 * s);
+  moved |= icon_button("##last", Icon::last, "last step (End)", s, any) && tl.last();
+
+  ImGui::SameLine(0, 18 * s);
+  if (ImGui::Button("−", ImVec2(ImGui::GetFrameHeight(), 0))) tl.slower();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("slower (−)");
+  ImGui::SameLine(0, 3 * s);
+  const std::string sp = speed_text(tl.speed());
+  ImGui::Button(sp.c_str(), ImVec2(ImGui::CalcTextSize("0000 steps/s").x, 0));
+  ImGui::SameLine(0, 3 * s);
+  if (ImGui::Button("+", ImVec2(ImGui::GetFrameHeight(), 0))) tl.faster();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("faster (+)");
+  help_marker("Playback speed in steps per second while playing (Space).");
+
+  ImGui::SameLine(0, 18 * s);
+  ImGui::TextUnformatted(tl.position_text().c_str());
+  if (rec && any && tl.pass() >= 1 && tl.pass() <= rec->pass_count()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(%s)", rec->pass_names[static_cast<std::size_t>(tl.pass() - 1)].c_str());
+  }
+  ImGui::SameLine();
+  const char* f1 = "F1: all shortcuts";
+  ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(f1).x));
+  ImGui::TextDisabled("%s", f1);
+
+  ImGui::Dummy(ImVec2(0, 4 * s));
+  moved |= scrubber(tl, rec, s);
+  if (moved) app.sync_cursor();
+  ImGui::End();
+}
+
+}  // namespace flashstep::ui

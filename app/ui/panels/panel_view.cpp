@@ -1,0 +1,142 @@
+// The central area: a tab bar with the lesson's own view (vector, chunked or matrix view, and
+// the lab that belongs to the lesson), Compare, and the two labs; and the memory window.
+#include "app/ui/panels/panels.h"
+#include "app/ui/style.h"
+#include "app/ui/widgets.h"
+#include "core/algorithms.h"
+
+namespace flashstep::ui {
+
+void draw_recording_view(const ViewInput& vi, VectorViewOptions& vector, MatrixViewOptions& matrix,
+                         ChunkedViewOptions& chunked) {
+  if (vi.rec.step_count() == 0) {
+    ImGui::TextDisabled("Nothing recorded yet.");
+    return;
+  }
+  switch (info(vi.rec.algorithm).view) {
+    case ViewKind::vector: draw_vector_view(vi, vector); break;
+    case ViewKind::chunked: draw_chunked_view(vi, chunked); break;
+    case ViewKind::matrix: draw_matrix_view(vi, matrix); break;
+  }
+}
+
+namespace {
+
+bool tab(const char* label, Tab which, AppState& app) {
+  const ImGuiTabItemFlags flags = app.tab_changed && app.tab == which ? ImGuiTabItemFlags_SetSelected : 0;
+  if (!ImGui::BeginTabItem(label, nullptr, flags)) return false;
+  if (!app.tab_changed && app.tab != which) {
+    app.tab = which;
+    if (which == Tab::compare) app.compare.dirty = true;
+    app.timeline.pause();
+    app.compare.timeline.pause();
+  }
+  return true;
+}
+
+}  // namespace
+
+void draw_lesson_view(AppState& app) {
+  const ViewInput vi = app.view_input();
+  draw_recording_view(vi, app.vector_view, app.matrix_view, app.chunked_view);
+}
+
+namespace {
+
+// Presentation mode: the shown tab's content without the tab bar and toolbars, under the
+// lesson's title in the large font.
+void draw_presented_view(AppState& app) {
+  ImGui::PushFont(font(FontRole::large));
+  ImGui::TextUnformatted(app.current_lesson().heading().c_str());
+  ImGui::PopFont();
+  ImGui::BeginChild("presented-view");
+  switch (app.tab) {
+    case Tab::lesson:
+    case Tab::steps: {
+      VectorViewOptions vector = app.vector_view;
+      MatrixViewOptions matrix = app.matrix_view;
+      ChunkedViewOptions chunked = app.chunked_view;
+      vector.show_toolbar = matrix.show_toolbar = chunked.show_toolbar = false;
+      draw_recording_view(app.view_input(), vector, matrix, chunked);
+      app.matrix_view.followed_step = matrix.followed_step;
+      break;
+    }
+    case Tab::compare: draw_compare(app); break;
+    case Tab::overflow_lab: draw_overflow_lab(app.overflow_lab, app.ui_scale); break;
+    case Tab::scale_lab: draw_scale_lab(app.scale_lab, app.ui_scale); break;
+    case Tab::measure_lab: draw_measure_lab(app.measure_lab, app.ui_scale); break;
+  }
+  ImGui::EndChild();
+}
+
+}  // namespace
+
+void draw_view_panel(AppState& app, const PanelRect& r) {
+  if (!begin_panel("View", r, &app.panels.view, ImGuiWindowFlags_NoTitleBar)) {
+    ImGui::End();
+    return;
+  }
+  if (app.presenting) {
+    draw_presented_view(app);
+    app.tab_changed = false;
+    ImGui::End();
+    return;
+  }
+  if (ImGui::BeginTabBar("tabs")) {
+    // The lesson's own tab carries its title: the panel has no title bar, to leave the
+    // matrices every pixel of height.
+    const std::string lesson_tab = app.current_lesson().heading() + "###lesson";
+    if (tab(lesson_tab.c_str(), Tab::lesson, app)) {
+      ImGui::BeginChild("lesson-view");
+      draw_lesson_view(app);
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
+    if (tab("Steps", Tab::steps, app)) {
+      draw_steps_table(app);
+      ImGui::EndTabItem();
+    }
+    if (tab("Compare", Tab::compare, app)) {
+      ImGui::BeginChild("compare-view");
+      draw_compare(app);
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
+    if (tab("Overflow lab", Tab::overflow_lab, app)) {
+      ImGui::BeginChild("overflow-lab");
+      draw_overflow_lab(app.overflow_lab, app.ui_scale);
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
+    if (tab("1/√d lab", Tab::scale_lab, app)) {
+      ImGui::BeginChild("scale-lab");
+      draw_scale_lab(app.scale_lab, app.ui_scale);
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
+    if (tab("Measure it yourself", Tab::measure_lab, app)) {
+      ImGui::BeginChild("measure-lab");
+      draw_measure_lab(app.measure_lab, app.ui_scale);
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+  }
+  app.tab_changed = false;
+  ImGui::End();
+}
+
+void draw_memory_window(AppState& app, const PanelRect& r) {
+  if (!begin_panel("Memory: HBM and SRAM", r, &app.panels.memory)) {
+    ImGui::End();
+    return;
+  }
+  app.memory_panel.sram_budget = info(app.inputs.algorithm).takes_blocks ? app.inputs.M : 0;
+  if (app.played.rec->step_count() > 0) {
+    const ViewInput vi = app.view_input();
+    draw_memory_panel(vi, app.memory_panel);
+  }
+  ImGui::End();
+}
+
+}  // namespace flashstep::ui

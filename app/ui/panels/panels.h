@@ -1,0 +1,47 @@
+// The panels of the window, one draw function each, one file each (panel_*.cpp). The frame loop
+// (frame.cpp) places them and calls the open ones in a flat list; each begins and ends its own
+// ImGui window at the rectangle it is given.
+#pragma once
+
+#include "app/ui/model/app_state.h"
+
+#include <imgui.h>
+
+namespace flashstep::ui {
+
+struct PanelRect {
+  ImVec2 pos, size;
+};
+
+// Begins a fixed window at r (no move, no resize); `open` gets a close button when not null.
+bool begin_panel(const char* title, const PanelRect& r, bool* open, ImGuiWindowFlags extra = 0);
+
+void draw_lessons_panel(AppState& app, const PanelRect& r);      // panel_lessons.cpp
+void draw_inputs_panel(AppState& app, const PanelRect& r);       // panel_inputs.cpp
+void draw_view_panel(AppState& app, const PanelRect& r);         // panel_view.cpp
+void draw_explanation_panel(AppState& app, const PanelRect& r);  // panel_code.cpp
+void draw_pseudocode_panel(AppState& app, const PanelRect& r);   // panel_code.cpp
+void draw_memory_window(AppState& app, const PanelRect& r);      // panel_view.cpp
+void draw_timeline_panel(AppState& app, const PanelRect& r);     // panel_timeline.cpp
+void draw_status_bar(AppState& app, const PanelRect& r);         // panel_log.cpp
+void draw_log_panel(AppState& app, const PanelRect& r);          // panel_log.cpp
+void draw_shortcuts_window(AppState& app);                       // panel_log.cpp
+
+// The Compare tab's contents (panel_compare.cpp) and the lesson's own view (panel_view.cpp),
+// drawn into the current window.
+void draw_compare(AppState& app);
+void draw_steps_table(AppState& app);  // panel_steps.cpp: every recorded step, click to go there
+void draw_lesson_view(AppState& app);
+// The view that draws a recording's algorithm (its row's ViewKind), into the current window.
+void draw_recording_view(const ViewInput& vi, VectorViewOptions& vector, MatrixViewOptions& matrix,
+                         ChunkedViewOptions& chunked);
+
+// The keyboard: every shortcut in one table, used by the handler and the F1 window.
+struct Shortcut {
+  const char* keys;
+  const char* action;
+};
+const std::vector<Shortcut>& shortcuts();
+void handle_shortcuts(AppState& app);  // panel_timeline.cpp
+
+}  // namespace flashstep::ui

@@ -1,0 +1,354 @@
+#include "app/ui/views/panel_memory.h"
+
+#include "app/ui/views/view_logic.h"
+#include "app/ui/widgets.h"
+#include "core/io_model.h"
+#include "core/text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace flashstep::ui {
+namespace {
+
+struct Shape {
+  std::string label, size;
+  float w = 0, h = 0;  // px
+  ImU32 fill = 0;
+  int buffer = -1;
+  const OnChip* item = nullptr;
+};
+
+// Lays shapes left to right, wrapping; returns the height used. Labels above, sizes below.
+// With dl == nullptr it only measures.
+float place_shapes(ImDrawList* dl, const Palette& pal, std::vector<Shape>& shapes, ImVec2 p0, float width,
+                   float fs, float s, const std::function<void(const Shape&, ImVec2, ImVec2)>& extra) {
+  const float gap = 10 * s, label_h = fs + 2 * s;
+  float x = p0.x, y = p0.y, line_h = 0;
+  for (Shape& sh : shapes) {
+    const float lw = std::max(
+        {sh.w, ImGui::CalcTextSize(sh.label.c_str()).x, ImGui::CalcTextSize(sh.size.c_str()).x * 0.85f});
+    if (x > p0.x && x + lw > p0.x + width) {
+      x = p0.x;
+      y += line_h + gap;
+      line_h = 0;
+    }
+    const ImVec2 a(x, y + label_h), b(x + sh.w, y + label_h + sh.h);
+    if (dl) {
+      dl->AddText(ImVec2(x, y), pal.text, sh.label.c_str());
+      dl->AddRectFilled(a, b, sh.fill, 2 * s);
+      if (extra) extra(sh, a, b);
+      dl->AddText(ImGui::GetFont(), fs * 0.85f, ImVec2(x, b.y + 2 * s), pal.text_dim, sh.size.c_str());
+    }
+    line_h = std::max(line_h, label_h + sh.h + fs + 2 * s);
+    x += lw + gap;
+  }
+  return y - p0.y + line_h;
+}
+
+void arrow(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 col, float s) {
+  dl->AddLine(a, b, col, 3 * s);
+  const float dir = b.x > a.x ? 1.0f : -1.0f;
+  dl->AddTriangleFilled(ImVec2(b.x + dir * 2 * s, b.y), ImVec2(b.x - dir * 9 * s, b.y - 6 * s),
+                        ImVec2(b.x - dir * 9 * s, b.y + 6 * s), col);
+}
+
+std::string big(std::uint64_t v) {
+  std::string t = std::to_string(v), out;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (i > 0 && (t.size() - i) % 3 == 0) out += ' ';
+    out += t[i];
+  }
+  return out;
+}
+
+// The two boxes with their titles and help markers.
+void draw_frames(const ViewInput& in, ImVec2 h0, ImVec2 h1, ImVec2 c0, ImVec2 c1, float pad) {
+  const Palette& pal = in.palette;
+  const float s = in.ui_scale;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(h0, h1, mix(pal.background, pal.hbm, 0.12f), 6 * s);
+  dl->AddRect(h0, h1, pal.hbm, 6 * s, 0, 2 * s);
+  dl->AddRectFilled(c0, c1, mix(pal.background, pal.sram, 0.12f), 6 * s);
+  dl->AddRect(c0, c1, pal.sram, 6 * s, 0, 2 * s);
+  dl->AddText(ImVec2(h0.x + pad, h0.y + pad), pal.text, "HBM (slow, large)");
+  help_marker_at(ImVec2(h0.x + pad + ImGui::CalcTextSize("HBM (slow, large) ").x, h0.y + pad),
+                 "High-bandwidth memory: the GPU's main memory, tens of GB but about 10× slower than "
+                 "on-chip SRAM. Inputs and outputs live here; every element moved to or from it is "
+                 "counted. Highlighted: what this step reads (blue) and writes (orange).");
+  dl->AddText(ImVec2(c0.x + pad, c0.y + pad), pal.text, "on chip (SRAM, registers)");
+  help_marker_at(ImVec2(c0.x + pad + ImGui::CalcTextSize("on chip (SRAM, registers) ").x, c0.y + pad),
+                 "Shared memory (SRAM) and registers of one streaming multiprocessor: fast but only "
+                 "M elements (here per thread block). Shown: what this step has on chip — tiles "
+                 "loaded from HBM and values computed there.");
+}
+
+void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y) {
+  const Recording& rec = in.rec;
+  const Palette& pal = in.palette;
+  const float s = in.ui_scale, fs = ImGui::GetFontSize();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float x0 = ImGui::GetCursorScreenPos().x;
+  const float arrows_w = 96 * s, pad = 8 * s, title_h = fs + 6 * s;
+  const float hbm_w = (avail.x - arrows_w) * 0.55f, chip_w = avail.x - arrows_w - hbm_w;
+  const float max_shape_h = std::clamp(avail.y * 0.28f, 36 * s, 150 * s);
+
+  // One scale for both boxes, so a tile looks as big next to its matrix as it is.
+  std::vector<int> hbm;
+  float cols_sum = 0, max_rows = 1;
+  for (int b = 0; b < static_cast<int>(rec.buffers.size()); ++b)
+    if (rec.buffers[b].space == Space::hbm) {
+      hbm.push_back(b);
+      cols_sum += static_cast<float>(rec.buffers[b].cols);
+      max_rows = std::max(max_rows, static_cast<float>(rec.buffers[b].rows));
+    }
+  const float gaps = 10 * s * static_cast<float>(hbm.size() + 1);
+  const float f = std::max(
+      std::min({(hbm_w - 2 * pad - gaps) / std::max(cols_sum, 1.0f), max_shape_h / max_rows, 26.0f * s}),
+      0.25f);
+
+  std::vector<Shape> hs, cs;
+  for (int b : hbm) {
+    const BufferInfo& bi = rec.buffers[b];
+    Shape sh;
+    sh.label = bi.name;
+    sh.size = strf("%d×%d", bi.rows, bi.cols);
+    sh.w = std::max(static_cast<float>(bi.cols) * f, 4 * s);
+    sh.h = std::max(static_cast<float>(bi.rows) * f, 4 * s);
+    sh.fill = mix(pal.cell, pal.hbm, 0.3f);
+    sh.buffer = b;
+    hs.push_back(sh);
+  }
+  for (const OnChip& o : items) {
+    Shape sh;
+    sh.label = o.name;
+    sh.size = std::to_string(o.elements) + (o.loaded ? " · loaded" : o.space == Space::reg ? " · reg" : "");
+    sh.w = std::max(static_cast<float>(o.region.c1 - o.region.c0) * f, 4 * s);
+    sh.h = std::max(static_cast<float>(o.region.r1 - o.region.r0) * f, 4 * s);
+    sh.fill = o.loaded ? mix(pal.cell, pal.hbm, 0.55f) : mix(pal.cell, pal.sram, 0.6f);
+    sh.item = &o;
+    cs.push_back(sh);
+  }
+  const float content_h =
+      std::max({place_shapes(nullptr, pal, hs, ImVec2(0, 0), hbm_w - 2 * pad, fs, s, {}),
+                place_shapes(nullptr, pal, cs, ImVec2(0, 0), chip_w - 2 * pad, fs, s, {}), fs * 2});
+  const float box_h = title_h + content_h + 2 * pad;
+  const ImVec2 h0(x0, y), h1(x0 + hbm_w, y + box_h);
+  const ImVec2 c0(h1.x + arrows_w, y), c1(c0.x + chip_w, y + box_h);
+  draw_frames(in, h0, h1, c0, c1, pad);
+
+  place_shapes(dl, pal, hs, ImVec2(h0.x + pad, h0.y + pad + title_h), hbm_w - 2 * pad, fs, s,
+               [&](const Shape& sh, ImVec2 a, ImVec2 b) {
+                 if (!in.step) return;
+                 const BufferInfo& bi = rec.buffers[sh.buffer];
+                 const float sx = (b.x - a.x) / static_cast<float>(bi.cols),
+                             sy = (b.y - a.y) / static_cast<float>(bi.rows);
+                 for (int pass = 0; pass < 2; ++pass)
+                   for (const Region& g : pass == 0 ? in.step->reads : in.step->writes) {
+                     if (g.buffer != sh.buffer) continue;
+                     const ImVec2 p(a.x + static_cast<float>(g.c0) * sx, a.y + static_cast<float>(g.r0) * sy);
+                     const ImVec2 q(a.x + static_cast<float>(g.c1) * sx, a.y + static_cast<float>(g.r1) * sy);
+                     const ImU32 col = pass == 0 ? pal.read : pal.write;
+                     dl->AddRectFilled(p, q, with_alpha(col, 0.6f));
+                     outline(dl, p, q, col, 2 * s, 5 * s);
+                   }
+               });
+  if (cs.empty())
+    dl->AddText(ImVec2(c0.x + pad, c0.y + pad + title_h), pal.text_dim,
+                in.step ? "nothing this step" : "before the first step");
+  place_shapes(dl, pal, cs, ImVec2(c0.x + pad, c0.y + pad + title_h), chip_w - 2 * pad, fs, s,
+               [&](const Shape& sh, ImVec2 a, ImVec2 b) {
+                 if (sh.item->written_back) outline(dl, a, b, pal.write, 2 * s, 5 * s);
+                 if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(a, b))
+                   tooltip(
+                       sh.label + ": " + std::to_string(sh.item->elements) + " elements",
+                       rec.buffers[sh.item->buffer].description +
+                           (sh.item->loaded ? "\nLoaded from HBM in this step." : "") +
+                           (sh.item->written_back ? "\nWritten back to HBM at the end of this step." : ""));
+               });
+
+  // What moves this step.
+  long long loaded = 0, back = 0;
+  for (const OnChip& o : items) {
+    if (o.loaded) loaded += o.elements;
+    if (o.written_back) back += o.elements;
+  }
+  const float mx0 = h1.x + 8 * s, mx1 = c0.x - 8 * s, mid = y + box_h * 0.5f;
+  if (loaded > 0) {
+    arrow(dl, ImVec2(mx0, mid - 14 * s), ImVec2(mx1, mid - 14 * s), pal.read, s);
+    text_centered(dl, ImVec2((mx0 + mx1) * 0.5f, mid - 14 * s - fs * 0.8f), pal.read,
+                  ("load " + big(static_cast<std::uint64_t>(loaded))).c_str());
+  }
+  if (back > 0) {
+    arrow(dl, ImVec2(mx1, mid + 14 * s), ImVec2(mx0, mid + 14 * s), pal.write, s);
+    text_centered(dl, ImVec2((mx0 + mx1) * 0.5f, mid + 14 * s + fs * 0.8f), pal.write,
+                  ("write " + big(static_cast<std::uint64_t>(back))).c_str());
+  }
+  y += box_h + 8 * s;
+}
+
+void draw_budget(const ViewInput& in, const MemoryPanelOptions& opt, const std::vector<OnChip>& items) {
+  const Recording& rec = in.rec;
+  const Palette& pal = in.palette;
+  long long now = 0;
+  for (const OnChip& o : items) now += o.elements;
+  if (rec.Br <= 0 || rec.Bc <= 0) {
+    ImGui::TextDisabled("On chip in this step: %lld element%s.", now, now == 1 ? "" : "s");
+    return;
+  }
+  const bool default_m = opt.sram_budget <= 0;
+  const TileBudget t = tile_budget(rec.Br, rec.Bc, rec.d, default_m ? kDefaultSram : opt.sram_budget);
+  ImGui::Text("K_j, V_j: 2·Bc·d = 2·%d·%d = %lld    Q_i, O_i: 2·Br·d = 2·%d·%d = %lld    S_ij: Br·Bc = %lld",
+              rec.Bc, rec.d, t.kv, rec.Br, rec.d, t.qo, t.s);
+  help_marker(
+      "The FlashAttention paper sizes the blocks so that the four d-wide tiles fit in SRAM: "
+      "Bc = ⌈M/4d⌉, Br = min(Bc, d), so 2·Bc·d + 2·Br·d ≤ M (up to rounding). The scores "
+      "S_ij (Br×Bc) are kept in registers by real kernels, so that rule leaves them out.");
+  const ImVec4 ok = ImGui::ColorConvertU32ToFloat4(pal.sram),
+               bad = ImGui::ColorConvertU32ToFloat4(pal.nonfinite);
+  ImGui::TextColored(t.fits_paper() ? ok : bad, "Q_i + K_j + V_j + O_i = %lld %s M = %d%s: %s", t.paper,
+                     t.fits_paper() ? "≤" : ">", t.M, default_m ? " (default)" : "",
+                     t.fits_paper() ? "fits" : "does not fit");
+  ImGui::SameLine();
+  ImGui::TextDisabled("   with S_ij: %lld %s M", t.with_s, t.fits_with_s() ? "≤" : ">");
+}
+
+void draw_counters(const ViewInput& in) {
+  const IoCounters now = in.step ? in.step->io : IoCounters{};
+  const IoCounters& all = in.rec.io;
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV;
+  if (!ImGui::BeginTable("##io", 3, flags)) return;
+  ImGui::TableSetupColumn("counter");
+  ImGui::TableSetupColumn("so far");
+  ImGui::TableSetupColumn("whole run");
+  ImGui::TableHeadersRow();
+  auto row = [](const char* name, std::uint64_t a, std::uint64_t b, const char* help) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(name);
+    help_marker(help);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(big(a).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextDisabled("%s", big(b).c_str());
+  };
+  row("HBM reads", now.hbm_reads, all.hbm_reads,
+      "Elements read from slow memory. An element read again in a later pass or tile counts again.");
+  row("HBM writes", now.hbm_writes, all.hbm_writes, "Elements written to slow memory.");
+  row("SRAM reads", now.sram_reads, all.sram_reads,
+      "Elements read from on-chip shared memory. Registers are not counted.");
+  row("SRAM writes", now.sram_writes, all.sram_writes,
+      "Elements written to on-chip shared memory (a loaded tile is written once).");
+  row("FLOPs", now.flops, all.flops,
+      "Additions, multiplications, divisions, max and log, one each; a multiply-add is 2. exp() is counted "
+      "on its own.");
+  row("exp()", now.exps, all.exps, "Calls of exp(): the expensive part of softmax on a GPU.");
+  ImGui::EndTable();
+}
+
+void draw_comparison(const ViewInput& in) {
+  const Recording& rec = in.rec;
+  const Palette& pal = in.palette;
+  const float s = in.ui_scale, fs = ImGui::GetFontSize();
+  const bool attention = is_attention(rec.algorithm);
+  std::vector<Algorithm> algos;
+  for (Algorithm a : kAllAlgorithms)
+    if (is_attention(a) == attention) algos.push_back(a);
+  std::vector<IoCounters> io;
+  std::uint64_t most = 1;
+  for (Algorithm a : algos) {
+    io.push_back(expected_io(comparable(rec, a)));
+    most = std::max(most, io.back().hbm_accesses());
+  }
+  if (attention)
+    ImGui::Text("HBM traffic for N = %d, d = %d (FlashAttention with Br = %d, Bc = %d)", rec.n, rec.d,
+                comparable(rec, rec.algorithm).Br, comparable(rec, rec.algorithm).Bc);
+  else
+    ImGui::Text("HBM traffic for %d × %d elements", rec.rows, rec.n);
+  help_marker(
+      "From the IO model (core/io_model.h) for the same shape, not from a run. Softmax: safe "
+      "reads x three times (max, sum, normalize) and writes y once, 4 accesses per element; "
+      "online and the others read twice, 3 per element. Attention: the materialized version "
+      "moves N×N scores through HBM, FlashAttention never stores them.");
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float name_w = ImGui::CalcTextSize("attn-tiled-v2  ").x;
+  const float bar_w = std::max(ImGui::GetContentRegionAvail().x - name_w -
+                                   ImGui::CalcTextSize("000 000 000 (0.0 per element)").x - 20 * s,
+                               60 * s);
+  const double elements = static_cast<double>(rec.rows) * rec.n;
+  const std::uint64_t so_far = in.step ? in.step->io.hbm_accesses() : 0;
+  for (std::size_t k = 0; k < algos.size(); ++k) {
+    const bool current = algos[k] == rec.algorithm;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const std::string id(algorithm_id(algos[k]));
+    dl->AddText(p, current ? pal.text : pal.text_dim, id.c_str());
+    const float w = bar_w * static_cast<float>(io[k].hbm_accesses()) / static_cast<float>(most);
+    const ImVec2 a(p.x + name_w, p.y + 2 * s), b(a.x + std::max(w, 2.0f), p.y + fs - 1 * s);
+    dl->AddRectFilled(a, b, with_alpha(current ? pal.hbm : pal.grid, current ? 0.45f : 0.6f), 2 * s);
+    if (current) {
+      const float done = w * static_cast<float>(std::min<double>(
+                                 1.0, static_cast<double>(so_far) /
+                                          std::max<double>(1.0, static_cast<double>(io[k].hbm_accesses()))));
+      dl->AddRectFilled(a, ImVec2(a.x + done, b.y), pal.hbm, 2 * s);
+      dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), pal.current, 2 * s, 0, 1.5f * s);
+    }
+    std::string t = big(io[k].hbm_accesses());
+    if (!attention && elements > 0)
+      t += strf(" (%s per element)", num(static_cast<double>(io[k].hbm_accesses()) / elements).c_str());
+    else if (attention && io[0].hbm_accesses() > 0 && k > 0)
+      t += strf(" (%s%% of materialized)", num(std::round(1000.0 * static_cast<double>(io[k].hbm_accesses()) /
+                                                          static_cast<double>(io[0].hbm_accesses())) /
+                                               10.0)
+                                               .c_str());
+    dl->AddText(ImVec2(b.x + 6 * s, p.y), current ? pal.text : pal.text_dim, t.c_str());
+    ImGui::Dummy(ImVec2(name_w + bar_w, fs + 3 * s));
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s: %s reads + %s writes", id.c_str(), big(io[k].hbm_reads).c_str(),
+                        big(io[k].hbm_writes).c_str());
+  }
+}
+
+}  // namespace
+
+static void draw_memory_panel_body(const ViewInput& in, MemoryPanelOptions& opt) {
+  const Recording& rec = in.rec;
+  if (rec.buffers.empty()) {
+    ImGui::TextDisabled("Nothing recorded yet.");
+    return;
+  }
+  const std::vector<OnChip> items = in.step ? on_chip(rec, *in.step) : std::vector<OnChip>{};
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  float y = origin.y;
+  draw_boxes(in, items, y);
+  ImGui::SetCursorScreenPos(ImVec2(origin.x, y));
+  draw_budget(in, opt, items);
+  if (opt.show_counters && opt.show_comparison &&
+      ImGui::BeginTable("##memory_lower", 2, ImGuiTableFlags_SizingStretchProp)) {
+    ImGui::TableSetupColumn("a", ImGuiTableColumnFlags_WidthStretch, 0.38f);
+    ImGui::TableSetupColumn("b", ImGuiTableColumnFlags_WidthStretch, 0.62f);
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    draw_counters(in);
+    ImGui::TableNextColumn();
+    draw_comparison(in);
+    ImGui::EndTable();
+  } else {
+    if (opt.show_counters) draw_counters(in);
+    if (opt.show_comparison) draw_comparison(in);
+  }
+}
+
+// One ID scope per options struct, so two copies of the view (compare mode) never share
+// widgets, child windows or textures.
+void draw_memory_panel(const ViewInput& in, MemoryPanelOptions& opt) {
+  ImGui::PushID(&opt);
+  draw_memory_panel_body(in, opt);
+  ImGui::PopID();
+}
+
+}  // namespace flashstep::ui

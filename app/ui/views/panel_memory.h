@@ -1,0 +1,18 @@
+// The memory panel: HBM and SRAM as two boxes with what this step moves between them, the
+// tiles on chip against the SRAM budget M, the IO counters so far, and what the other
+// algorithms would move for the same shape (from the IO model, not from a run).
+#pragma once
+
+#include "app/ui/views/view.h"
+
+namespace flashstep::ui {
+
+struct MemoryPanelOptions {
+  int sram_budget = 0;  // M in elements as the scenario gives it; 0 = not given
+  bool show_counters = true;
+  bool show_comparison = true;
+};
+
+void draw_memory_panel(const ViewInput& in, MemoryPanelOptions& opt);
+
+}  // namespace flashstep::ui

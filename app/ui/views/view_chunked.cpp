@@ -1,0 +1,228 @@
+#include "app/ui/views/view_chunked.h"
+
+#include "app/ui/views/view_logic.h"
+#include "app/ui/widgets.h"
+#include "core/engine.h"
+#include "core/text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace flashstep::ui {
+namespace {
+
+struct Ctx {
+  const ViewInput& in;
+  const Recording& rec;
+  const State& st;
+  const Palette& pal;
+  ImDrawList* dl;
+  float s, fs;
+  int row;
+  int bm, bl;  // m_tree, l_tree
+};
+
+// One (m, l) node: a title above, "m = …" and "l = …" inside, "old → new" when this step
+// wrote it.
+void node_box(const Ctx& c, ImVec2 centre_top, float w, const std::string& title, int node, bool root) {
+  const float pad = 5 * c.s, line = c.fs + 2 * c.s;
+  const ImVec2 p0(centre_top.x - w * 0.5f, centre_top.y),
+      p1(centre_top.x + w * 0.5f, centre_top.y + 2 * line + 2 * pad);
+  const CellChange m = cell_change(c.rec, c.st, c.in.playhead, c.bm, c.row, node);
+  const CellChange l = cell_change(c.rec, c.st, c.in.playhead, c.bl, c.row, node);
+  std::uint8_t marks = cell_marks(c.in.step, c.bm, c.row, node) | cell_marks(c.in.step, c.bl, c.row, node);
+  // The root's pair is the global (m, l) the normalize pass reads from the registers m and l.
+  if (root)
+    marks |= (cell_marks(c.in.step, c.rec.find_buffer("m"), c.row, 0) |
+              cell_marks(c.in.step, c.rec.find_buffer("l"), c.row, 0)) &
+             kMarkRead;
+  const bool started = m.new_defined && std::isfinite(m.new_value);
+  const bool alarm =
+      is_alarm(cell_kind(m.new_defined, m.new_value)) || is_alarm(cell_kind(l.new_defined, l.new_value));
+  ImU32 bg = started ? mix(c.pal.background, c.pal.cell, 0.9f) : mix(c.pal.background, c.pal.cell, 0.35f);
+  if (marks & kMarkWrite) bg = mix(bg, c.pal.write, 0.3f);
+  if (alarm) bg = mix(bg, c.pal.nonfinite, 0.6f);
+  c.dl->AddRectFilled(p0, p1, bg, 5 * c.s);
+  c.dl->AddRect(p0, p1, root ? c.pal.current : c.pal.grid, 5 * c.s, 0, root ? 2.0f * c.s : 1.0f);
+  mark_outline(c.dl, c.pal, p0, p1, marks, c.s);
+  text_fit(c.dl, ImVec2(p0.x, p0.y - c.fs - 2 * c.s), root ? c.pal.text : c.pal.text_dim, {title.c_str(), ""},
+           w + 30 * c.s);
+  auto line_text = [&](const char* name, const CellChange& ch) {
+    const std::string now = ch.new_defined ? display_number(ch.new_value) : "—";
+    const std::string full =
+        ch.changed()
+            ? std::string(name) + " " + (ch.old_defined ? display_number(ch.old_value) : "—") + " → " + now
+            : std::string(name) + " = " + now;
+    const std::string shorter = std::string(name) + " = " + now;
+    return std::pair<std::string, std::string>(full, shorter);
+  };
+  const auto [mf, ms] = line_text("m", m);
+  const auto [lf, ls] = line_text("l", l);
+  const ImU32 tc = alarm ? text_over(bg) : (started ? c.pal.text : c.pal.text_dim);
+  text_fit(c.dl, ImVec2(p0.x + pad, p0.y + pad), tc,
+           {mf.c_str(), ms.c_str(), compact_number(m.new_value, 3).c_str()}, w - 2 * pad);
+  text_fit(c.dl, ImVec2(p0.x + pad, p0.y + pad + line), tc,
+           {lf.c_str(), ls.c_str(), compact_number(l.new_value, 3).c_str()}, w - 2 * pad);
+  if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(p0, p1)) {
+    std::string body = "m = " + (m.new_defined ? display_number(m.new_value) : "—") +
+                       ",  l = " + (l.new_defined ? num(l.new_value) : "—");
+    if (m.changed() || l.changed())
+      body += "\nThis step changed it from (" + display_number(m.old_value) + ", " + num(l.old_value) + ")";
+    if (!started) body += "\nNot started yet: m = −∞ and l = 0 until the first element is folded in.";
+    const std::string why = nonfinite_reason(c.rec, c.st, c.bl, c.row, node);
+    if (!why.empty()) body += "\n" + why;
+    tooltip(title, body);
+  }
+}
+
+}  // namespace
+
+static void draw_chunked_view_body(const ViewInput& in, ChunkedViewOptions& opt) {
+  const Recording& rec = in.rec;
+  const int bx = rec.find_buffer("x"), by = rec.find_buffer("y");
+  const int bm = rec.find_buffer("m_tree"), bl = rec.find_buffer("l_tree");
+  if (bx < 0 || bm < 0 || bl < 0 || rec.chunks <= 0 || rec.initial.values.empty()) {
+    ImGui::TextDisabled("This lesson has no workers to show (only the chunked lesson splits the row).");
+    return;
+  }
+  const float s = in.ui_scale, fs = ImGui::GetFontSize();
+  const Palette& pal = in.palette;
+  if (opt.show_toolbar && rec.rows > 1) {
+    bool follow = opt.row < 0;
+    if (ImGui::Checkbox("follow the step's row", &follow)) opt.row = follow ? -1 : step_row(in.step, 0);
+    if (!follow) {
+      ImGui::SameLine();
+      int r = opt.row + 1;
+      ImGui::SetNextItemWidth(140 * s);
+      if (ImGui::SliderInt("row", &r, 1, rec.rows)) opt.row = r - 1;
+    }
+  }
+  const int row = std::clamp(opt.row >= 0 ? opt.row : step_row(in.step, 0), 0, rec.rows - 1);
+  const int K = rec.chunks, n = rec.n;
+  const auto tree = merge_tree(K);
+  const int levels = merge_tree_levels(tree);
+  Ctx c{in, rec, in.cursor.state(), pal, ImGui::GetWindowDrawList(), s, fs, row, bm, bl};
+
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float label_w = ImGui::CalcTextSize("workers").x + fs * 2.2f;
+  const float x0 = origin.x + label_w;
+  const float cw = std::min((avail.x - label_w - 8 * s) / static_cast<float>(n), 90.0f * s);
+  const float gap = cw >= 20 ? 5 * s : (cw >= 6 ? 1 : 0);
+  auto left = [&](int i) { return x0 + static_cast<float>(i) * cw + gap * 0.5f; };
+  auto right = [&](int i) { return x0 + static_cast<float>(i + 1) * cw - gap * 0.5f; };
+  float y = origin.y;
+  if (rec.rows > 1) {
+    const std::string t = strf("row %d of %d", row + 1, rec.rows);
+    c.dl->AddText(ImVec2(origin.x, y), pal.text, t.c_str());
+    y += fs + 4 * s;
+  }
+  auto row_label = [&](float yy, float h, const char* text, const char* help) {
+    const float tw = ImGui::CalcTextSize(text).x;
+    c.dl->AddText(ImVec2(x0 - tw - fs * 1.7f, yy + (h - fs) * 0.5f), pal.text, text);
+    help_marker_at(ImVec2(x0 - fs * 1.5f, yy + (h - fs) * 0.5f), help);
+  };
+
+  // x and y as cells, the worker bands under them.
+  const float cell_h = std::max(fs * 1.8f, 26.0f * s);
+  const ValueRange rx = buffer_range(rec, bx);
+  const int ncols = rec.buffers[bx].cols;
+  for (int pass = 0; pass < 2; ++pass) {
+    const int b = pass == 0 ? bx : by;
+    if (b < 0) continue;
+    for (int i = 0; i < n; ++i) {
+      const bool def = c.st.is_defined(b, row, i, ncols);
+      const double v = c.st.at(b, row, i, ncols);
+      const CellKind kind = cell_kind(def, v);
+      const float t = pass == 0 ? rx.t(v) : static_cast<float>(std::clamp(v, 0.0, 1.0));
+      std::string text = def ? compact_number(v, 3) : "";
+      if (ImGui::CalcTextSize(text.c_str()).x > right(i) - left(i) - 4) text = compact_number(v, 1);
+      const ImVec2 p0(left(i), y), p1(right(i), y + cell_h);
+      value_cell(c.dl, pal, p0, p1, cell_fill(pal, kind, t), def ? text.c_str() : "",
+                 cell_marks(in.step, b, row, i), s);
+      if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(p0, p1)) {
+        const std::string why = nonfinite_reason(rec, c.st, b, row, i);
+        tooltip(
+            (pass == 0 ? "x" : "y") + sub(i + 1) + " = " + (def ? num(v) : std::string("not computed yet")),
+            strf("owned by worker %d", chunk_of(i, n, K) + 1) + (why.empty() ? "" : "\n" + why));
+      }
+    }
+    row_label(
+        y, cell_h, pass == 0 ? "x" : "y",
+        pass == 0
+            ? "The input row, split into K contiguous chunks, one per worker."
+            : "The output: in the last pass every worker normalizes its own chunk with the global (m, l).");
+    y += cell_h + 4 * s;
+  }
+  std::vector<float> worker_x(static_cast<std::size_t>(K));
+  float min_chunk_w = 1e9f;
+  for (int w = 0; w < K; ++w) {
+    const int b0 = chunk_begin(w, n, K), b1 = chunk_begin(w + 1, n, K);
+    if (b1 <= b0) continue;
+    const float a = left(b0), b = right(b1 - 1);
+    worker_x[w] = 0.5f * (a + b);
+    min_chunk_w = std::min(min_chunk_w, b - a);
+    c.dl->AddRectFilled(ImVec2(a, y), ImVec2(b, y + 5 * s), w % 2 ? pal.text_dim : pal.grid, 2 * s);
+  }
+  y += 5 * s + fs + 10 * s;
+
+  // The tree: workers on level 0, each merge level below.
+  const float box_w = std::clamp(std::min(min_chunk_w, (avail.x - label_w) / static_cast<float>(K)) - 8 * s,
+                                 56.0f * s, 170.0f * s);
+  const float box_h = 2 * (fs + 2 * s) + 10 * s;
+  const float level_h = box_h + fs + 26 * s;
+  const std::vector<float> nx = merge_tree_x(tree, worker_x);
+  auto top = [&](int id) { return y + static_cast<float>(tree[id].level) * level_h; };
+  // Edges first, so boxes cover their ends.
+  for (int id = K; id < static_cast<int>(tree.size()); ++id) {
+    const bool active = (cell_marks(in.step, bm, row, id) & kMarkWrite) != 0;
+    for (int child : {tree[id].left, tree[id].right}) {
+      if (child < 0) continue;
+      const ImVec2 a(nx[child], top(child) + box_h), b(nx[id], top(id) - fs - 3 * s);
+      c.dl->AddBezierCubic(a, ImVec2(a.x, (a.y + b.y) * 0.5f), ImVec2(b.x, (a.y + b.y) * 0.5f), b,
+                           active ? pal.read : pal.grid, active ? 3.0f * s : 1.5f * s);
+    }
+  }
+  const int root = static_cast<int>(tree.size()) - 1;
+  for (int id = 0; id < static_cast<int>(tree.size()); ++id) {
+    std::string title;
+    if (id == root)
+      title = "global (m, l)";
+    else if (tree[id].level == 0)
+      title = strf("worker %d", id + 1);
+    else if (tree[id].right < 0)
+      title = "carried up";
+    else
+      title = strf("merge %d", id - K + 1);
+    if (id == root && K > 1 && tree[id].level > 0) title = "merge → global (m, l)";
+    if (id == root && K == 1) title = "worker 1 = global (m, l)";
+    node_box(c, ImVec2(nx[id], top(id)), box_w, title, id, id == root);
+  }
+  help_marker_at(ImVec2(origin.x, y + (box_h - fs) * 0.5f),
+                 "Each worker runs the online update (m, l) over its own chunk, all at the same time.");
+  c.dl->AddText(ImVec2(origin.x + fs * 1.6f, y + (box_h - fs) * 0.5f), pal.text, "workers");
+  if (levels > 1) {
+    const float ly = y + level_h + (box_h - fs) * 0.5f;
+    help_marker_at(ImVec2(origin.x, ly),
+                   "Two pairs merge with the same rescaling as the online update: m = max(m_a, m_b), "
+                   "l = l_a·exp(m_a − m) + l_b·exp(m_b − m). The merge is associative, so any tree "
+                   "gives the same global (m, l): that is what lets a GPU reduce a row in parallel. "
+                   "An odd node out is carried up unchanged.");
+    c.dl->AddText(ImVec2(origin.x + fs * 1.6f, ly), pal.text, "merges");
+  }
+  y += static_cast<float>(levels - 1) * level_h + box_h + 12 * s;
+  ImGui::SetCursorScreenPos(ImVec2(origin.x, y));
+  mark_legend(pal, s, false);
+  ImGui::Dummy(ImVec2(avail.x, 1));
+}
+
+// One ID scope per options struct, so two copies of the view (compare mode) never share
+// widgets, child windows or textures.
+void draw_chunked_view(const ViewInput& in, ChunkedViewOptions& opt) {
+  ImGui::PushID(&opt);
+  draw_chunked_view_body(in, opt);
+  ImGui::PopID();
+}
+
+}  // namespace flashstep::ui

@@ -1,0 +1,17 @@
+// The chunked view (lesson 4): the row split among n_w workers, each worker's running (m, l),
+// then the merge tree node by node — children joined to their parent, the active merge
+// highlighted — down to the global (m, l) every worker normalizes with.
+#pragma once
+
+#include "app/ui/views/view.h"
+
+namespace flashstep::ui {
+
+struct ChunkedViewOptions {
+  int row = -1;              // softmax row shown; -1 follows the step
+  bool show_toolbar = true;  // the row picker (only drawn when there are several rows)
+};
+
+void draw_chunked_view(const ViewInput& in, ChunkedViewOptions& opt);
+
+}  // namespace flashstep::ui

@@ -1,0 +1,509 @@
+#include "app/ui/views/view_logic.h"
+
+#include "core/text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace flashstep::ui {
+
+// ---- [SECTION] values and colours ---------------------------------------------------------
+
+void ValueRange::add(double v) {
+  if (!std::isfinite(v)) return;
+  if (empty) {
+    lo = hi = v;
+    empty = false;
+  } else {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+}
+
+float ValueRange::t(double v) const {
+  if (empty || !(hi > lo)) return 0.5f;
+  return static_cast<float>(std::clamp((v - lo) / (hi - lo), 0.0, 1.0));
+}
+
+ValueRange buffer_range(const Recording& rec, int buffer) {
+  ValueRange r;
+  if (buffer < 0 || buffer >= static_cast<int>(rec.initial.values.size())) return r;
+  const auto& v = rec.initial.values[buffer];
+  const auto& def = rec.initial.defined[buffer];
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (def[i]) r.add(v[i]);
+  for (const Delta& d : rec.deltas)
+    if (static_cast<int>(d.buffer) == buffer && d.defined) r.add(d.value);
+  return r;
+}
+
+namespace {
+
+std::uint64_t mix_in(std::uint64_t h, std::uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+std::uint64_t bits(double v) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+}  // namespace
+
+std::uint64_t recording_fingerprint(const Recording& rec) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (std::uint64_t v :
+       {static_cast<std::uint64_t>(rec.algorithm), static_cast<std::uint64_t>(rec.precision),
+        static_cast<std::uint64_t>(rec.rows), static_cast<std::uint64_t>(rec.n),
+        static_cast<std::uint64_t>(rec.d), static_cast<std::uint64_t>(rec.Br),
+        static_cast<std::uint64_t>(rec.Bc), static_cast<std::uint64_t>(rec.steps.size()),
+        static_cast<std::uint64_t>(rec.deltas.size()), rec.io.hbm_reads, rec.io.flops, bits(rec.scale)})
+    h = mix_in(h, v);
+  for (const auto& values : rec.initial.values) {
+    const std::size_t step = std::max<std::size_t>(values.size() / 16, 1);
+    for (std::size_t i = 0; i < values.size(); i += step) h = mix_in(h, bits(values[i]));
+  }
+  const std::size_t step = std::max<std::size_t>(rec.deltas.size() / 64, 1);
+  for (std::size_t i = 0; i < rec.deltas.size(); i += step) h = mix_in(h, bits(rec.deltas[i].value));
+  return h;
+}
+
+CellKind cell_kind(bool defined, double v) {
+  if (!defined) return CellKind::undefined;
+  if (std::isnan(v)) return CellKind::nan;
+  if (std::isinf(v)) return v > 0 ? CellKind::pos_inf : CellKind::neg_inf;
+  return CellKind::finite;
+}
+
+std::string compact_number(double v, int digits) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "−∞";
+  if (v == 0) return "0";
+  char buf[32];
+  const double a = std::fabs(v);
+  if (a >= 1e4 || a < 1e-3) {
+    // 1.2e+04 → 1.2e4: every character counts in a cell.
+    std::snprintf(buf, sizeof buf, "%.*e", std::max(digits - 1, 0), a);
+    std::string s = buf;
+    const auto e = s.find('e');
+    std::string mant = s.substr(0, e), ex = s.substr(e + 1);
+    if (!ex.empty() && ex[0] == '+') ex.erase(0, 1);
+    const bool neg_ex = !ex.empty() && ex[0] == '-';
+    if (neg_ex) ex.erase(0, 1);
+    ex.erase(0, std::min(ex.find_first_not_of('0'), ex.size() - 1));
+    s = mant + "e" + (neg_ex ? "−" : "") + ex;
+    return (v < 0 ? "−" : "") + s;
+  }
+  std::snprintf(buf, sizeof buf, "%.*g", std::max(digits, 1), a);
+  std::string s = buf;
+  // %g keeps leading "0." but a cell has no room for it when the digits already say enough.
+  if (s.size() > 2 && s[0] == '0' && s[1] == '.' && digits <= 1) s.erase(0, 1);
+  return (v < 0 ? "−" : "") + s;
+}
+
+std::string tiny_number(double v) {
+  if (!std::isfinite(v) || std::fabs(v) >= 1e4) return compact_number(v, 1);
+  const double a = std::fabs(v);
+  const std::string sign = v < 0 ? "−" : "";
+  const long tenths = std::lround(a * 10.0);
+  if (tenths == 0) return "0";
+  if (tenths < 10) return sign + "." + std::to_string(tenths);
+  return sign + std::to_string(std::lround(a));
+}
+
+std::string display_number(double v) {
+  if (std::isinf(v) && v < 0) return "−∞";
+  return num(v);
+}
+
+int decimation(float cell_px, float min_px) {
+  if (!(cell_px > 0)) return 1;
+  if (cell_px >= min_px) return 1;
+  return static_cast<int>(std::ceil(min_px / cell_px - 1e-4f));
+}
+
+// ---- [SECTION] what a step touches ----------------------------------------------------------
+
+bool region_contains(const Region& g, int r, int c) { return r >= g.r0 && r < g.r1 && c >= g.c0 && c < g.c1; }
+
+std::uint8_t cell_marks(const Step* step, int buffer, int r, int c) {
+  if (!step) return 0;
+  std::uint8_t m = 0;
+  for (const Region& g : step->reads)
+    if (g.buffer == buffer && region_contains(g, r, c)) m |= kMarkRead;
+  for (const Region& g : step->writes)
+    if (g.buffer == buffer && region_contains(g, r, c)) m |= kMarkWrite;
+  return m;
+}
+
+bool CellChange::changed() const {
+  if (!written) return false;
+  if (old_defined != new_defined) return true;
+  if (!new_defined) return false;
+  if (std::isnan(old_value) && std::isnan(new_value)) return false;
+  return old_value != new_value;
+}
+
+CellChange cell_change(const Recording& rec, const State& now, int playhead, int buffer, int r, int c) {
+  CellChange ch;
+  if (buffer < 0 || buffer >= static_cast<int>(rec.buffers.size())) return ch;
+  const std::uint32_t index = static_cast<std::uint32_t>(r * rec.buffers[buffer].cols + c);
+  ch.new_value = ch.old_value = now.values[buffer][index];
+  ch.new_defined = ch.old_defined = now.defined[buffer][index] != 0;
+  if (playhead < 0 || playhead >= rec.step_count()) return ch;
+  for (std::uint32_t i = rec.delta_begin(playhead); i < rec.steps[playhead].delta_end; ++i) {
+    const Delta& d = rec.deltas[i];
+    if (static_cast<int>(d.buffer) == buffer && d.index == index) {
+      ch.old_value = d.old;
+      ch.old_defined = d.old_defined;
+      ch.written = true;
+      break;
+    }
+  }
+  return ch;
+}
+
+namespace {
+
+bool has(const Recording& rec, const char* name) { return rec.find_buffer(name) >= 0; }
+
+double cell(const Recording& rec, const State& st, const char* name, int r, int c, bool* defined) {
+  const int b = rec.find_buffer(name);
+  if (b < 0 || r >= rec.buffers[b].rows || c >= rec.buffers[b].cols) {
+    *defined = false;
+    return 0;
+  }
+  *defined = st.is_defined(b, r, c, rec.buffers[b].cols);
+  return st.at(b, r, c, rec.buffers[b].cols);
+}
+
+std::string overflow_sentence(const Recording& rec, double arg) {
+  const std::string p(precision_name(rec.precision));
+  return strf(
+      "exp(%s) overflows %s: the largest finite %s is %s, so e^x is inf for every x above "
+      "%s",
+      num(arg).c_str(), p.c_str(), p.c_str(), num(precision_max(rec.precision)).c_str(),
+      num(overflow_threshold(rec.precision)).c_str());
+}
+
+}  // namespace
+
+std::string nonfinite_reason(const Recording& rec, const State& st, int buffer, int r, int c) {
+  const BufferInfo& b = rec.buffers[buffer];
+  const CellKind kind = cell_kind(st.is_defined(buffer, r, c, b.cols), st.at(buffer, r, c, b.cols));
+  if (kind == CellKind::finite || kind == CellKind::undefined) return "";
+  const std::string p(precision_name(rec.precision));
+  const std::string& n = b.name;
+  const bool attention = is_attention(rec.algorithm);
+
+  if (kind == CellKind::neg_inf) {
+    if (n == "m" || n == "m_tree")
+      return attention ? "m starts at −∞: no score has been seen yet, and max(−∞, s) = s"
+                       : "m starts at −∞, so the first max(m, x₁) is x₁";
+    if (n == "S" && rec.causal && c > r)
+      return strf("masked: key %d comes after query %d (causal), so its weight is exp(−∞) = 0", c + 1, r + 1);
+    if (n == "y" && has(rec, "LSE")) return "log y = x − LSE is −∞ because LSE is +inf";
+    return "−inf";
+  }
+  if (n == "x" || n == "Q" || n == "K" || n == "V")
+    return kind == CellKind::nan ? "the input itself is nan" : "the input itself is inf";
+
+  if (n == "e") {
+    bool xd = false, md = false;
+    const double x = cell(rec, st, "x", r, c, &xd);
+    const double m = has(rec, "m") ? cell(rec, st, "m", r, 0, &md) : 0.0;
+    if (kind == CellKind::nan)
+      return std::isinf(x) ? "x − m = inf − inf is undefined: nan" : "x is nan, and nan spreads";
+    if (!std::isfinite(x)) return "x is inf, so exp(x) is inf";
+    return overflow_sentence(rec, x * rec.scale - (md && std::isfinite(m) ? m : 0.0));
+  }
+  if (n == "l" || n == "l_tree") {
+    if (kind == CellKind::nan) return "the sum became nan: an earlier term was nan (inf − inf inside exp)";
+    return strf(
+        "the sum overflowed: a term exp(x) was already inf (or the total passed %s, the "
+        "largest finite %s), and inf + anything stays inf",
+        num(precision_max(rec.precision)).c_str(), p.c_str());
+  }
+  if (n == "y") {
+    bool ed = false, ld = false;
+    const double e = cell(rec, st, "e", r, c, &ed);
+    const double l = cell(rec, st, "l", r, 0, &ld);
+    if (kind == CellKind::nan && ed && ld && std::isinf(e) && std::isinf(l))
+      return "y = e / l = inf / inf is undefined: nan";
+    if (kind == CellKind::nan) return "nan came from an earlier step (a nan x, m or l) and spreads";
+    return "y = e / l is inf: l is 0 or e overflowed";
+  }
+  if (n == "LSE") return kind == CellKind::nan ? "log of a nan sum" : "LSE = m + log l with l = inf";
+  if (n == "m" || n == "m_tree")
+    return kind == CellKind::nan ? "an input is nan, so the max is nan"
+                                 : "an input is +inf, so the max is inf";
+  if (kind == CellKind::pos_inf)
+    return strf("inf: the value passed the largest finite %s (%s)", p.c_str(),
+                num(precision_max(rec.precision)).c_str());
+  return "nan: an undefined operation (inf − inf, 0·inf or inf / inf) happened earlier, and nan "
+         "spreads through every later operation";
+}
+
+int step_row(const Step* step, int fallback) { return step && step->row >= 0 ? step->row : fallback; }
+
+// ---- [SECTION] chunked softmax --------------------------------------------------------------
+
+int chunk_begin(int worker, int n, int K) {
+  return static_cast<int>(static_cast<long long>(worker) * n / std::max(K, 1));
+}
+
+int chunk_of(int i, int n, int K) {
+  for (int w = 0; w < K; ++w)
+    if (i < chunk_begin(w + 1, n, K)) return w;
+  return K - 1;
+}
+
+std::vector<float> merge_tree_x(const std::vector<MergeNode>& tree, const std::vector<float>& worker_x) {
+  std::vector<float> x(tree.size(), 0.0f);
+  for (std::size_t id = 0; id < tree.size(); ++id) {
+    const MergeNode& nd = tree[id];
+    if (nd.level == 0)
+      x[id] = nd.index < static_cast<int>(worker_x.size()) ? worker_x[nd.index] : 0.0f;
+    else if (nd.right < 0)
+      x[id] = x[nd.left];
+    else
+      x[id] = 0.5f * (x[nd.left] + x[nd.right]);
+  }
+  return x;
+}
+
+int merge_tree_levels(const std::vector<MergeNode>& tree) {
+  int levels = 0;
+  for (const MergeNode& nd : tree) levels = std::max(levels, nd.level + 1);
+  return levels;
+}
+
+// ---- [SECTION] matrix layout ----------------------------------------------------------------
+
+MatrixLayout layout_matrices(const MatrixLayoutIn& in) {
+  MatrixLayout L;
+  const float N = static_cast<float>(in.N), d = static_cast<float>(in.d);
+  const bool key_s = in.s, key_p = in.p;
+  const int key_count = (key_s ? 1 : 0) + (key_p ? 1 : 0);
+  // Which top-band matrices stack over which key-axis matrix.
+  int over_s = 0, over_p = 0;
+  const bool kt = in.kt && key_count > 0, vt = in.vt && key_count > 0;
+  if (key_count == 2) {
+    over_s = kt ? 1 : 0;
+    over_p = vt ? 1 : 0;
+  } else if (key_s) {
+    over_s = (kt ? 1 : 0) + (vt ? 1 : 0);
+  } else if (key_p) {
+    over_p = (kt ? 1 : 0) + (vt ? 1 : 0);
+  }
+  const int stack = std::max(over_s, over_p);
+  const float half_gap = in.gap * 0.5f;
+
+  float col_cells = 0, gaps = 0;
+  int main_count = 0;
+  auto count = [&](bool shown, float cells) {
+    if (!shown) return;
+    col_cells += cells;
+    ++main_count;
+  };
+  count(in.q, d);
+  count(in.s, N);
+  count(in.p, N);
+  count(in.o_acc, d);
+  count(in.o, d);
+  gaps = static_cast<float>(std::max(main_count - 1, 0)) * in.gap;
+  if (in.stat_cols > 0) gaps += in.gap * 0.5f + static_cast<float>(in.stat_cols - 1) * 2.0f;
+  const float stats = static_cast<float>(in.stat_cols);
+  const float fixed_w = in.margin_left + gaps;
+  const float fixed_h =
+      in.title_h + in.margin_bottom +
+      (stack > 0 ? static_cast<float>(stack) * in.title_h + static_cast<float>(stack - 1) * half_gap + in.gap
+                 : 0.0f);
+  const float rows_cells = N + static_cast<float>(stack) * d;
+
+  float c = in.cell;
+  if (!(c > 0)) {
+    float cw = 1e9f;
+    if (col_cells + stats > 0) {
+      cw = (in.avail_w - fixed_w - stats * in.stat_min_w) / std::max(col_cells, 1.0f);
+      if (cw > in.stat_min_w) cw = (in.avail_w - fixed_w) / (col_cells + stats);
+    }
+    const float ch = rows_cells > 0 ? (in.avail_h - fixed_h) / rows_cells : 1e9f;
+    c = std::clamp(std::min(cw, ch), 0.05f, in.max_cell);
+  }
+  L.cell = c;
+  L.stat_w = std::max(c, in.stat_min_w);
+
+  const float top_h = stack > 0 ? static_cast<float>(stack) * (in.title_h + d * c) +
+                                      static_cast<float>(stack - 1) * half_gap + in.gap
+                                : 0.0f;
+  const float y_main = top_h + in.title_h;
+  float x = in.margin_left;
+  auto place = [&](Rect& r, bool shown, float cells) {
+    if (!shown) return;
+    if (x > in.margin_left) x += in.gap;
+    r = {x, y_main, cells * c, N * c, true};
+    x += cells * c;
+  };
+  place(L.q, in.q, d);
+  place(L.s, in.s, N);
+  place(L.p, in.p, N);
+  place(L.o_acc, in.o_acc, d);
+  place(L.o, in.o, d);
+  for (int k = 0; k < in.stat_cols; ++k) {
+    x += k == 0 ? (x > in.margin_left ? in.gap * 0.5f : 0.0f) : 2.0f;
+    L.stats.push_back({x, y_main, L.stat_w, N * c, true});
+    x += L.stat_w;
+  }
+  // Stacks are bottom-aligned, so the last piece touches the matrix it belongs to.
+  auto put = [&](Rect& r, const Rect& host, float bottom) {
+    r = {host.x, bottom - d * c, host.w, d * c, true};
+    return bottom - d * c - in.title_h - half_gap;
+  };
+  const float bottom = y_main - in.title_h - in.gap;
+  if (key_count == 2) {
+    if (kt) put(L.kt, L.s, bottom);
+    if (vt) put(L.vt, L.p, bottom);
+  } else if (key_count == 1) {
+    const Rect& host = key_s ? L.s : L.p;
+    float b = bottom;
+    if (vt) b = put(L.vt, host, b);
+    if (kt) put(L.kt, host, b);
+  }
+  L.width = x;
+  L.height = y_main + N * c + in.margin_bottom;
+  return L;
+}
+
+// ---- [SECTION] memory -----------------------------------------------------------------------
+
+long long region_elements(const Region& g) {
+  return static_cast<long long>(std::max(g.r1 - g.r0, 0)) * std::max(g.c1 - g.c0, 0);
+}
+
+std::string region_name(const Recording& rec, const Step& step, const Region& g) {
+  const BufferInfo& b = rec.buffers[g.buffer];
+  const std::string& n = b.name;
+  const bool one_row = g.r1 - g.r0 == 1, whole_cols = g.c0 == 0 && g.c1 == b.cols;
+  const bool one_cell = one_row && g.c1 - g.c0 == 1;
+  if (step.tile_i >= 0 || step.tile_j >= 0) {
+    const std::string i = sub(step.tile_i + 1), j = sub(step.tile_j + 1);
+    if (n == "K" || n == "V") return n + j;
+    if (n == "S") return "S" + i + j;
+    if (n == "P") return "P~" + i + j;  // ImGui cannot draw a combining tilde over P
+    if (n == "O_acc") return "O" + i + " (not yet divided)";
+    return n + i;
+  }
+  if (n == "m_tree" || n == "l_tree") {
+    // m and l of a node always travel together: one name for both.
+    if (one_cell && g.c0 < rec.chunks) return strf("(m, l) of worker %d", g.c0 + 1);
+    if (g.c0 == b.cols - 1) return "global (m, l)";
+    return strf("(m, l) of merge %d", g.c0 - rec.chunks + 1);
+  }
+  if (is_attention(rec.algorithm)) {
+    if (g.r0 == 0 && g.r1 == b.rows && whole_cols) return n;
+    if (one_cell && (n == "S" || n == "P")) return strf("%s[%d,%d]", n.c_str(), g.r0 + 1, g.c0 + 1);
+    if (one_row && whole_cols) {
+      if (n == "Q" || n == "K" || n == "V" || n == "O")
+        return std::string(1, static_cast<char>(n[0] - 'A' + 'a')) + sub(g.r0 + 1);
+      if (n == "O_acc") return "o (accumulator)";
+      return n + sub(g.r0 + 1);
+    }
+  } else if (one_cell) {
+    if (b.cols == 1) return n;
+    return n + sub(g.c0 + 1);
+  }
+  return strf("%s[%d..%d, %d..%d]", n.c_str(), g.r0 + 1, g.r1, g.c0 + 1, g.c1);
+}
+
+std::vector<OnChip> on_chip(const Recording& rec, const Step& step) {
+  std::vector<OnChip> out;
+  auto same = [](const Region& a, const Region& b) {
+    return a.buffer == b.buffer && a.r0 == b.r0 && a.r1 == b.r1 && a.c0 == b.c0 && a.c1 == b.c1;
+  };
+  auto find = [&](const Region& g) -> OnChip* {
+    for (OnChip& o : out)
+      if (same(o.region, g)) return &o;
+    return nullptr;
+  };
+  auto add = [&](const Region& g, bool loaded, bool back) {
+    if (OnChip* o = find(g)) {
+      o->loaded |= loaded;
+      o->written_back |= back;
+      return;
+    }
+    const std::string name = region_name(rec, step, g);
+    for (OnChip& o : out)
+      if (o.name == name && o.buffer != g.buffer) {  // the l of an (m, l) pair already listed
+        o.elements += region_elements(g);
+        o.loaded |= loaded;
+        o.written_back |= back;
+        return;
+      }
+    OnChip o;
+    o.name = name;
+    o.buffer = g.buffer;
+    o.region = g;
+    o.elements = region_elements(g);
+    o.loaded = loaded;
+    o.written_back = back;
+    o.space = rec.buffers[g.buffer].space;
+    out.push_back(std::move(o));
+  };
+  for (const Region& g : step.reads) {
+    const bool hbm = rec.buffers[g.buffer].space == Space::hbm;
+    add(g, hbm, false);
+  }
+  for (const Region& g : step.writes) add(g, false, rec.buffers[g.buffer].space == Space::hbm);
+  return out;
+}
+
+TileBudget tile_budget(int Br, int Bc, int d, int M) {
+  TileBudget t;
+  t.kv = 2LL * Bc * d;
+  t.qo = 2LL * Br * d;
+  t.s = static_cast<long long>(Br) * Bc;
+  t.ml = 2LL * Br;
+  t.paper = t.kv + t.qo;
+  t.with_s = t.paper + t.s;
+  t.M = M;
+  return t;
+}
+
+void paper_blocks(int M, int N, int d, int& Br, int& Bc) {
+  if (d <= 0 || N <= 0 || M <= 0) {
+    Br = Bc = 0;
+    return;
+  }
+  Bc = (M + 4 * d - 1) / (4 * d);
+  Br = std::min(Bc, d);
+  Bc = std::min(Bc, N);
+  Br = std::min(Br, N);
+}
+
+Resolved comparable(const Recording& rec, Algorithm a) {
+  Resolved r;
+  r.scenario.algorithm = a;
+  r.scenario.precision = rec.precision;
+  r.scenario.causal = rec.causal;
+  r.rows = rec.rows;
+  r.n = rec.n;
+  r.d = rec.d;
+  r.scale = rec.scale;
+  r.chunks = std::max(rec.chunks, 1);
+  if (rec.Br > 0 && rec.Bc > 0) {
+    r.Br = rec.Br;
+    r.Bc = rec.Bc;
+  } else {
+    paper_blocks(kDefaultSram, rec.n, rec.d, r.Br, r.Bc);
+  }
+  r.Tr = r.Br > 0 ? (r.n + r.Br - 1) / r.Br : 0;
+  r.Tc = r.Bc > 0 ? (r.n + r.Bc - 1) / r.Bc : 0;
+  return r;
+}
+
+}  // namespace flashstep::ui

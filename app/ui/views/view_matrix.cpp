@@ -1,0 +1,465 @@
+#include "app/ui/views/view_matrix.h"
+
+#include "app/ui/views/heat_image.h"
+#include "app/ui/views/view_matrix_controls.h"
+#include "app/ui/widgets.h"
+#include "core/text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace flashstep::ui {
+namespace {
+
+// One heatmap on screen: which buffer, drawn transposed or not, where.
+struct Mat {
+  int buffer = -1;
+  bool transposed = false;
+  Rect rect;
+  bool query_rows = false;          // display rows are queries: Br grid lines and tile_i apply
+  bool key_cols = false;            // display columns are keys: Bc grid lines and tile_j apply
+  std::vector<std::string> titles;  // longest first; the first that fits is drawn
+  float cw = 0, ch = 0;             // cell size on screen
+  int rows = 0, cols = 0;           // display shape
+};
+
+struct Ctx {
+  const ViewInput& in;
+  const Recording& rec;
+  const State& st;
+  const Palette& pal;
+  ImDrawList* dl;
+  float s, fs;
+  const MatrixViewOptions& opt;
+  std::uint64_t content;  // what the heat textures show: recording, step, palette
+};
+
+// Display cell (r, c) of m → buffer cell.
+inline void to_buffer(const Mat& m, int r, int c, int& br, int& bc) {
+  if (m.transposed) {
+    br = c;
+    bc = r;
+  } else {
+    br = r;
+    bc = c;
+  }
+}
+
+// A region of the buffer in display coordinates [r0, r1) × [c0, c1).
+inline void region_display(const Mat& m, const Region& g, int& r0, int& r1, int& c0, int& c1) {
+  if (m.transposed) {
+    r0 = g.c0, r1 = g.c1, c0 = g.r0, c1 = g.r1;
+  } else {
+    r0 = g.r0, r1 = g.r1, c0 = g.c0, c1 = g.c1;
+  }
+}
+
+inline ImVec2 cell_pos(const Mat& m, float r, float c) {
+  return ImVec2(m.rect.x + c * m.cw, m.rect.y + r * m.ch);
+}
+
+HeatSource source(const Ctx& c, const Mat& m, const ValueRange& range) {
+  HeatSource src;
+  src.values = &c.st.values[m.buffer];
+  src.defined = &c.st.defined[m.buffer];
+  src.rows = m.rows;
+  src.cols = m.cols;
+  src.stride = c.rec.buffers[m.buffer].cols;
+  src.transposed = m.transposed;
+  src.range = range;
+  return src;
+}
+
+// Fills, then hairline gaps and numbers for the visible cells that are large enough.
+void draw_cells(const Ctx& c, const Mat& m, const ValueRange& range) {
+  const ImVec2 cmin = c.dl->GetClipRectMin(), cmax = c.dl->GetClipRectMax();
+  if (m.rect.x > cmax.x || m.rect.y > cmax.y || m.rect.x + m.rect.w < cmin.x || m.rect.y + m.rect.h < cmin.y)
+    return;
+  const int r_begin = std::clamp(static_cast<int>(std::floor((cmin.y - m.rect.y) / m.ch)), 0, m.rows);
+  const int r_end = std::clamp(static_cast<int>(std::ceil((cmax.y - m.rect.y) / m.ch)), 0, m.rows);
+  const int c_begin = std::clamp(static_cast<int>(std::floor((cmin.x - m.rect.x) / m.cw)), 0, m.cols);
+  const int c_end = std::clamp(static_cast<int>(std::ceil((cmax.x - m.rect.x) / m.cw)), 0, m.cols);
+  const HeatSource src = source(c, m, range);
+  const int g = std::max(decimation(m.cw), decimation(m.ch));
+  if (gl_renderer()) {
+    int w = 0, h = 0;
+    heat_image_size(src, g, w, h);
+    const std::string key = c.rec.buffers[m.buffer].name + (m.transposed ? "T" : "");
+    const ImTextureID tex = heat_texture(key.c_str(), c.content ^ (static_cast<std::uint64_t>(g) << 56), w, h,
+                                         [&](std::vector<ImU32>& px) { heat_image(c.pal, src, g, px); });
+    const ImVec2 uv1(static_cast<float>(m.cols) / static_cast<float>(g * w),
+                     static_cast<float>(m.rows) / static_cast<float>(g * h));
+    c.dl->AddImage(tex, ImVec2(m.rect.x, m.rect.y), ImVec2(m.rect.x + m.rect.w, m.rect.y + m.rect.h),
+                   ImVec2(0, 0), uv1);
+  } else {
+    for (int r = r_begin - r_begin % g; r < r_end; r += g)
+      for (int col = c_begin - c_begin % g; col < c_end; col += g)
+        c.dl->AddRectFilled(cell_pos(m, static_cast<float>(r), static_cast<float>(col)),
+                            cell_pos(m, static_cast<float>(std::min(r + g, m.rows)),
+                                     static_cast<float>(std::min(col + g, m.cols))),
+                            block_fill(c.pal, src, r, col, g));
+  }
+  if (g > 1 || std::min(m.cw, m.ch) < 7.0f) return;
+  // A hairline gap between cells reads as a grid once cells are large.
+  for (int r = std::max(r_begin, 1); r < r_end; ++r) {
+    const float y = m.rect.y + static_cast<float>(r) * m.ch;
+    c.dl->AddLine(ImVec2(m.rect.x, y), ImVec2(m.rect.x + m.rect.w, y), c.pal.background, 1.0f);
+  }
+  for (int col = std::max(c_begin, 1); col < c_end; ++col) {
+    const float x = m.rect.x + static_cast<float>(col) * m.cw;
+    c.dl->AddLine(ImVec2(x, m.rect.y), ImVec2(x, m.rect.y + m.rect.h), c.pal.background, 1.0f);
+  }
+  if (!(c.opt.show_values && m.ch >= 11.0f * c.s && m.cw >= 14.0f * c.s)) return;
+  const float text_size = std::min(c.fs, m.ch * 0.55f);
+  for (int r = r_begin; r < r_end; ++r)
+    for (int col = c_begin; col < c_end; ++col) {
+      const std::size_t k = src.index(r, col);
+      if (!(*src.defined)[k]) continue;
+      const double v = (*src.values)[k];
+      const ImU32 fill = cell_fill(c.pal, cell_kind(true, v), range.t(v));
+      const ImVec2 p0 = cell_pos(m, static_cast<float>(r), static_cast<float>(col));
+      if (fill == c.pal.nonfinite)
+        hatch(c.dl, p0, ImVec2(p0.x + m.cw, p0.y + m.ch), IM_COL32(0, 0, 0, 70), 6.0f * c.s);
+      for (int digits = 2; digits >= 0; --digits) {
+        const std::string t = digits > 0 ? compact_number(v, digits) : tiny_number(v);
+        if (ImGui::GetFont()->CalcTextSizeA(text_size, 1e9f, 0.0f, t.c_str()).x <= m.cw - 3.0f) {
+          text_centered(c.dl, ImVec2(p0.x + m.cw * 0.5f + 0.5f, p0.y + m.ch * 0.5f + 0.5f), text_over(fill),
+                        t.c_str(), text_size);
+          break;
+        }
+      }
+    }
+}
+
+void draw_grid(const Ctx& c, const Mat& m) {
+  if (!c.opt.show_tiles || c.rec.Br <= 0 || c.rec.Bc <= 0) return;
+  const ImU32 col = with_alpha(c.pal.grid, 0.9f);
+  const float x1 = m.rect.x + m.rect.w, y1 = m.rect.y + m.rect.h;
+  if (m.query_rows)
+    for (int r = c.rec.Br; r < m.rows; r += c.rec.Br) {
+      const float y = m.rect.y + static_cast<float>(r) * m.ch;
+      c.dl->AddLine(ImVec2(m.rect.x, y), ImVec2(x1, y), col, 1.5f * c.s);
+    }
+  if (m.key_cols)
+    for (int k = c.rec.Bc; k < m.cols; k += c.rec.Bc) {
+      const float x = m.rect.x + static_cast<float>(k) * m.cw;
+      c.dl->AddLine(ImVec2(x, m.rect.y), ImVec2(x, y1), col, 1.5f * c.s);
+    }
+}
+
+void draw_marks(const Ctx& c, const Mat& m) {
+  const Step* st = c.in.step;
+  if (!st) return;
+  // The current tile (i, j): on S and P the whole tile, elsewhere its rows or columns.
+  bool tile_drawn = false;
+  if (st->tile_i >= 0 && c.rec.Br > 0 && (m.query_rows || m.key_cols)) {
+    const int rb = m.query_rows ? st->tile_i * c.rec.Br : 0;
+    const int re = m.query_rows ? std::min(rb + c.rec.Br, m.rows) : m.rows;
+    int cb = 0, ce = m.cols;
+    if (m.key_cols) {
+      if (st->tile_j < 0) return;  // FlashAttention-2's final step of a row block has no key tile
+      cb = st->tile_j * c.rec.Bc;
+      ce = std::min(cb + c.rec.Bc, m.cols);
+    }
+    if (m.query_rows && m.key_cols) {
+      outline(c.dl, cell_pos(m, static_cast<float>(rb), static_cast<float>(cb)),
+              cell_pos(m, static_cast<float>(re), static_cast<float>(ce)), c.pal.current, 3.0f * c.s,
+              6.0f * c.s);
+      tile_drawn = true;
+    }
+  }
+  auto draw = [&](const std::vector<Region>& regions, std::uint8_t mark) {
+    for (const Region& g : regions) {
+      if (g.buffer != m.buffer) continue;
+      int r0, r1, c0, c1;
+      region_display(m, g, r0, r1, c0, c1);
+      if (tile_drawn && mark == kMarkWrite) continue;  // the yellow tile already says it
+      std::uint8_t both = mark;
+      if (mark == kMarkRead)
+        for (const Region& w : st->writes)
+          if (w.buffer == g.buffer && w.r0 == g.r0 && w.r1 == g.r1 && w.c0 == g.c0 && w.c1 == g.c1)
+            both |= kMarkWrite;
+      mark_outline(c.dl, c.pal, cell_pos(m, static_cast<float>(r0), static_cast<float>(c0)),
+                   cell_pos(m, static_cast<float>(r1), static_cast<float>(c1)), both, c.s, 7.0f * c.s);
+    }
+  };
+  draw(st->reads, kMarkRead);
+  // Writes not already drawn together with an identical read.
+  std::vector<Region> only_writes;
+  for (const Region& w : st->writes) {
+    bool paired = false;
+    for (const Region& g : st->reads)
+      paired |= w.buffer == g.buffer && w.r0 == g.r0 && w.r1 == g.r1 && w.c0 == g.c0 && w.c1 == g.c1;
+    if (!paired) only_writes.push_back(w);
+  }
+  draw(only_writes, kMarkWrite);
+}
+
+std::string cell_name(const Recording& rec, const Mat& m, int br, int bc) {
+  const BufferInfo& b = rec.buffers[m.buffer];
+  if (b.cols == 1) return strf("%s[%d]", b.name.c_str(), br + 1);
+  return strf("%s[%d,%d]", b.name.c_str(), br + 1, bc + 1);
+}
+
+void hover(const Ctx& c, const Mat& m) {
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (!m.rect.contains(mouse.x, mouse.y)) return;
+  const int r = std::clamp(static_cast<int>((mouse.y - m.rect.y) / m.ch), 0, m.rows - 1);
+  const int col = std::clamp(static_cast<int>((mouse.x - m.rect.x) / m.cw), 0, m.cols - 1);
+  int br, bc;
+  to_buffer(m, r, col, br, bc);
+  const BufferInfo& b = c.rec.buffers[m.buffer];
+  const CellChange ch = cell_change(c.rec, c.st, c.in.playhead, m.buffer, br, bc);
+  std::string title = cell_name(c.rec, m, br, bc) + " = " +
+                      (ch.new_defined ? display_number(ch.new_value) : "not computed yet");
+  if (m.transposed) title += strf("   (shown as %sᵀ[%d,%d])", b.name.c_str(), r + 1, col + 1);
+  std::string body;
+  if (b.name == "S" || b.name == "P")
+    body = strf("query %d, key %d", br + 1, bc + 1);
+  else if (b.cols == 1)
+    body = strf("query row %d", br + 1);
+  else
+    body = strf("row %d, column %d of %d", br + 1, bc + 1, b.cols);
+  if (c.rec.Br > 0 && c.rec.Bc > 0) {
+    if (b.name == "S" || b.name == "P")
+      body += strf(" · tile (i=%d, j=%d)", br / c.rec.Br + 1, bc / c.rec.Bc + 1);
+    else if (b.name == "K" || b.name == "V")
+      body += strf(" · block K/V j=%d", br / c.rec.Bc + 1);
+    else
+      body += strf(" · block i=%d", br / c.rec.Br + 1);
+  }
+  body += " · in " + std::string(space_name(b.space)) + "\n" + b.description;
+  if (ch.changed())
+    body += "\nThis step changed it: " +
+            (ch.old_defined ? display_number(ch.old_value) : std::string("undefined")) + " → " +
+            display_number(ch.new_value);
+  const std::string why = nonfinite_reason(c.rec, c.st, m.buffer, br, bc);
+  if (!why.empty()) body += "\n" + why;
+  tooltip(title, body);
+}
+
+void draw_title(const Ctx& c, const Mat& m, float max_w) {
+  const float y = m.rect.y - c.fs - 3.0f * c.s;
+  float w = 0;
+  for (const std::string& t : m.titles) {
+    const float tw = ImGui::CalcTextSize(t.c_str()).x;
+    if (tw <= max_w || &t == &m.titles.back()) {
+      if (tw <= max_w) c.dl->AddText(ImVec2(m.rect.x, y), c.pal.text, t.c_str());
+      w = tw <= max_w ? tw : -1;
+      break;
+    }
+  }
+  if (w >= 0 && w + c.fs * 1.6f <= max_w) {
+    const BufferInfo& b = c.rec.buffers[m.buffer];
+    const std::string help = b.description + " (lives in " + std::string(space_name(b.space)) + ", " +
+                             std::to_string(b.rows) + "×" + std::to_string(b.cols) + ")";
+    help_marker_at(ImVec2(m.rect.x + w + 4 * c.s, y), help.c_str());
+  }
+}
+
+// Row indices (or block labels i = …) left of the first matrix, block labels j = … under S, P.
+void draw_axes(const Ctx& c, const MatrixLayout& L, const std::vector<Mat>& mats, float origin_x) {
+  const float cell = L.cell;
+  const Rect* left = nullptr;
+  for (const Mat& m : mats)
+    if (m.query_rows && (!left || m.rect.x < left->x)) left = &m.rect;
+  const int N = c.rec.n;
+  const float small = c.fs * 0.85f;
+  if (left) {
+    if (cell >= small + 2) {
+      for (int r = 0; r < N; ++r) {
+        const std::string t = std::to_string(r + 1);
+        const float w = ImGui::GetFont()->CalcTextSizeA(small, 1e9f, 0, t.c_str()).x;
+        c.dl->AddText(
+            ImGui::GetFont(), small,
+            ImVec2(left->x - w - 4 * c.s, left->y + (static_cast<float>(r) + 0.5f) * cell - small * 0.5f),
+            c.pal.text_dim, t.c_str());
+      }
+    } else if (c.rec.Br > 0 && c.rec.Br * cell >= small) {
+      for (int i = 0; i * c.rec.Br < N; ++i) {
+        const std::string t = strf("i=%d", i + 1);
+        const float w = ImGui::GetFont()->CalcTextSizeA(small, 1e9f, 0, t.c_str()).x;
+        const float mid = left->y + (static_cast<float>(i * c.rec.Br) +
+                                     0.5f * static_cast<float>(std::min(c.rec.Br, N - i * c.rec.Br))) *
+                                        cell;
+        c.dl->AddText(ImGui::GetFont(), small,
+                      ImVec2(std::max(left->x - w - 4 * c.s, origin_x), mid - small * 0.5f), c.pal.text_dim,
+                      t.c_str());
+      }
+    }
+  }
+  if (c.rec.Bc <= 0) return;
+  for (const Mat& m : mats) {
+    if (!m.key_cols || !m.query_rows) continue;
+    for (int j = 0; j * c.rec.Bc < N; ++j) {
+      const float w = static_cast<float>(std::min(c.rec.Bc, N - j * c.rec.Bc)) * cell;
+      const std::string t = strf("j=%d", j + 1);
+      if (ImGui::GetFont()->CalcTextSizeA(small, 1e9f, 0, t.c_str()).x > w) break;
+      text_centered(c.dl,
+                    ImVec2(m.rect.x + static_cast<float>(j * c.rec.Bc) * cell + w * 0.5f,
+                           m.rect.y + m.rect.h + small * 0.5f + 3 * c.s),
+                    c.pal.text_dim, t.c_str(), small);
+    }
+  }
+}
+
+// Centres the first region this step writes (S or P first: the tile is what the step is about).
+void scroll_to_step(const Ctx& c, const std::vector<Mat>& mats, ImVec2 origin, ImVec2 view) {
+  if (!c.in.step) return;
+  const Mat* best = nullptr;
+  const Region* region = nullptr;
+  for (const Region& g : c.in.step->writes)
+    for (const Mat& m : mats)
+      if (m.buffer == g.buffer && (!best || (!best->key_cols && m.key_cols))) {
+        best = &m;
+        region = &g;
+      }
+  if (!best) return;
+  int r0, r1, c0, c1;
+  region_display(*best, *region, r0, r1, c0, c1);
+  const ImVec2 a = cell_pos(*best, static_cast<float>(r0), static_cast<float>(c0));
+  const ImVec2 b = cell_pos(*best, static_cast<float>(r1), static_cast<float>(c1));
+  // origin moves with the scroll, so (a - origin) is the position in the scrolled content.
+  ImGui::SetScrollX(std::max(0.0f, (a.x + b.x) * 0.5f - origin.x - view.x * 0.5f));
+  ImGui::SetScrollY(std::max(0.0f, (a.y + b.y) * 0.5f - origin.y - view.y * 0.5f));
+}
+
+}  // namespace
+
+static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
+  const Recording& rec = in.rec;
+  const int bQ = rec.find_buffer("Q");
+  if (bQ < 0 || rec.n <= 0 || rec.d <= 0 || rec.initial.values.empty()) {
+    ImGui::TextDisabled("This lesson has no matrices to show.");
+    return;
+  }
+  const float s = in.ui_scale, fs = ImGui::GetFontSize();
+  if (opt.show_toolbar) draw_matrix_toolbar(rec, opt, s);
+  const auto& rg = matrix_ranges(rec, opt);
+  const std::uint64_t content = opt.cache.fingerprint * 31 +
+                                static_cast<std::uint64_t>(in.playhead + 1) * 1000003 + in.palette.cell * 7 +
+                                in.palette.nonfinite * 13 + in.palette.background;
+  Ctx c{in, rec, in.cursor.state(), in.palette, nullptr, s, fs, opt, content};
+
+  const int bK = rec.find_buffer("K"), bV = rec.find_buffer("V"), bS = rec.find_buffer("S"),
+            bP = rec.find_buffer("P"), bO = rec.find_buffer("O"), bA = rec.find_buffer("O_acc");
+  std::vector<int> stat_buffers;
+  if (opt.show_stats)
+    for (const char* n : {"m", "l", "LSE"})
+      if (rec.find_buffer(n) >= 0) stat_buffers.push_back(rec.find_buffer(n));
+
+  const float legend_h = opt.show_legend ? ImGui::GetFrameHeightWithSpacing() : 0.0f;
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImVec2 child(avail.x, std::max(avail.y - legend_h, 60.0f));
+  ImGui::BeginChild("##matrices", child, false, ImGuiWindowFlags_HorizontalScrollbar);
+  c.dl = ImGui::GetWindowDrawList();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 inner = ImGui::GetContentRegionAvail();
+
+  MatrixLayoutIn li;
+  li.N = rec.n;
+  li.d = rec.d;
+  li.q = opt.show_q;
+  li.kt = opt.show_kt && bK >= 0;
+  li.s = opt.show_s && bS >= 0;
+  li.p = opt.show_p && bP >= 0;
+  li.vt = opt.show_vt && bV >= 0;
+  li.o_acc = opt.show_o_acc && bA >= 0;
+  li.o = opt.show_o && bO >= 0;
+  li.stat_cols = static_cast<int>(stat_buffers.size());
+  li.gap = std::max(14.0f * s, fs * 0.9f);
+  li.title_h = fs + 6 * s;
+  li.margin_left = ImGui::CalcTextSize("i=10").x + 8 * s;
+  li.margin_bottom = rec.Bc > 0 ? fs + 6 * s : 2 * s;
+  li.avail_w = inner.x - 4 * s;
+  li.avail_h = inner.y - 4 * s;
+  li.cell = opt.zoom * s;
+  li.max_cell = 56.0f * s;
+  // A stat column is at least as wide as its name; wider when its numbers fit in the rows.
+  const float narrow = ImGui::CalcTextSize("m").x + 8 * s;
+  li.stat_min_w = opt.show_values ? ImGui::CalcTextSize("−0.000").x + 8 * s : narrow;
+  MatrixLayout L = layout_matrices(li);
+  if (L.cell < 12.0f * s && li.stat_min_w > narrow) {  // rows too short for numbers anyway
+    li.stat_min_w = narrow;
+    L = layout_matrices(li);
+  }
+
+  std::vector<Mat> mats;
+  auto add = [&](int buffer, bool tr, const Rect& r, bool qrows, bool kcols,
+                 std::vector<std::string> titles) {
+    if (buffer < 0 || !r.shown) return;
+    Mat m;
+    m.buffer = buffer;
+    m.transposed = tr;
+    m.rect = r;
+    m.rect.x += origin.x;
+    m.rect.y += origin.y;
+    m.query_rows = qrows;
+    m.key_cols = kcols;
+    m.titles = std::move(titles);
+    const BufferInfo& b = rec.buffers[buffer];
+    m.rows = tr ? b.cols : b.rows;
+    m.cols = tr ? b.rows : b.cols;
+    m.cw = r.w / static_cast<float>(m.cols);
+    m.ch = r.h / static_cast<float>(m.rows);
+    mats.push_back(std::move(m));
+  };
+  const std::string kt = pick("Kᵀ", 0x1D40, "K^T"), vt = pick("Vᵀ", 0x1D40, "V^T");
+  const std::string shape_nd = strf(" (%d×%d)", rec.n, rec.d), shape_dn = strf(" (%d×%d)", rec.d, rec.n);
+  const bool tiled = rec.Br > 0;
+  const std::string p_tilde = "P~";  // ImGui cannot place a combining tilde over P
+  add(bQ, false, L.q, true, false, {"Q" + shape_nd, "Q"});
+  add(bK, true, L.kt, false, true, {kt + shape_dn, kt});
+  add(bS, false, L.s, true, true,
+      {tiled ? "S = Q" + kt + " · s, tile by tile on chip"
+             : (rec.buffers[bS >= 0 ? bS : 0].space == Space::hbm ? "S = Q" + kt + " · s, in HBM"
+                                                                  : "scores s = q·k, one at a time"),
+       "S = Q" + kt, "S"});
+  add(bP, false, L.p, true, true,
+      {tiled ? p_tilde + " = exp(S − m), per tile, not normalized" : "P = softmax(S), in HBM",
+       tiled ? p_tilde : "P = softmax(S)", "P"});
+  add(bV, true, L.vt, false, true, {vt + shape_dn + ": V on its side", vt + shape_dn, vt});
+  add(bA, false, L.o_acc, true, false, {"O_acc (not divided by l)", "O_acc", "Oₐ"});
+  add(bO, false, L.o, true, false, {"O" + shape_nd, "O"});
+  for (std::size_t k = 0; k < stat_buffers.size(); ++k)
+    add(stat_buffers[k], false, L.stats[k], true, false,
+        {rec.buffers[stat_buffers[k]].name, rec.buffers[stat_buffers[k]].name.substr(0, 1)});
+
+  for (const Mat& m : mats) draw_cells(c, m, rg[m.buffer]);
+  for (const Mat& m : mats) draw_grid(c, m);
+  for (const Mat& m : mats) draw_marks(c, m);
+  // Titles: each may run until the next matrix to its right on the same band.
+  for (const Mat& m : mats) {
+    float limit = m.rect.x + L.width + origin.x;
+    for (const Mat& o : mats)
+      if (&o != &m && std::fabs(o.rect.y - m.rect.y) < 1 && o.rect.x > m.rect.x)
+        limit = std::min(limit, o.rect.x);
+    draw_title(c, m, limit - m.rect.x - 4 * s);
+  }
+  draw_axes(c, L, mats, origin.x);
+  if (ImGui::IsWindowHovered())
+    for (const Mat& m : mats) hover(c, m);
+  if (opt.zoom > 0 && opt.follow && in.playhead != opt.followed_step) {
+    opt.followed_step = in.playhead;
+    scroll_to_step(c, mats, origin, inner);
+  }
+  ImGui::SetCursorScreenPos(origin);
+  ImGui::Dummy(ImVec2(L.width, L.height));
+  ImGui::EndChild();
+  if (opt.show_legend) {
+    std::vector<int> shown;
+    for (const Mat& m : mats) shown.push_back(m.buffer);
+    draw_matrix_legend(rec, in.palette, shown, rg, s);
+  }
+}
+
+// One ID scope per options struct, so two copies of the view (compare mode) never share
+// widgets, child windows or textures.
+void draw_matrix_view(const ViewInput& in, MatrixViewOptions& opt) {
+  ImGui::PushID(&opt);
+  draw_matrix_view_body(in, opt);
+  ImGui::PopID();
+}
+
+}  // namespace flashstep::ui

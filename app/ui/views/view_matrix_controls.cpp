@@ -1,0 +1,78 @@
+#include "app/ui/views/view_matrix_controls.h"
+
+#include "app/ui/widgets.h"
+#include "core/text.h"
+
+namespace flashstep::ui {
+
+const std::vector<ValueRange>& matrix_ranges(const Recording& rec, MatrixViewOptions& opt) {
+  auto& k = opt.cache;
+  const std::uint64_t fp = recording_fingerprint(rec);
+  if (k.rec != &rec || k.deltas != rec.deltas.size() || k.steps != rec.steps.size() ||
+      k.buffers != rec.buffers.size() || k.fingerprint != fp) {
+    k.rec = &rec;
+    k.deltas = rec.deltas.size();
+    k.steps = rec.steps.size();
+    k.buffers = rec.buffers.size();
+    k.fingerprint = fp;
+    k.ranges.clear();
+    for (int b = 0; b < static_cast<int>(rec.buffers.size()); ++b) k.ranges.push_back(buffer_range(rec, b));
+  }
+  return k.ranges;
+}
+
+void draw_matrix_toolbar(const Recording& rec, MatrixViewOptions& opt, float s) {
+  const char* kt = pick("Kᵀ", 0x1D40, "K^T");
+  const char* vt = pick("Vᵀ", 0x1D40, "V^T");
+  auto box = [](const char* label, bool* v) {
+    ImGui::Checkbox(label, v);
+    ImGui::SameLine();
+  };
+  box("Q", &opt.show_q);
+  box(kt, &opt.show_kt);
+  box("S", &opt.show_s);
+  if (rec.find_buffer("P") >= 0) box("P", &opt.show_p);
+  box(vt, &opt.show_vt);
+  if (rec.find_buffer("O_acc") >= 0) box("O_acc", &opt.show_o_acc);
+  box("O", &opt.show_o);
+  box("m, l", &opt.show_stats);
+  ImGui::TextDisabled("|");
+  ImGui::SameLine();
+  box("numbers", &opt.show_values);
+  if (rec.Br > 0) box("tiles", &opt.show_tiles);
+  ImGui::SetNextItemWidth(130 * s);
+  ImGui::SliderFloat("##zoom", &opt.zoom, 0.0f, 64.0f, opt.zoom <= 0 ? "zoom: fit" : "%.0f px/cell");
+  if (opt.zoom > 0) {
+    ImGui::SameLine();
+    if (ImGui::Checkbox("follow", &opt.follow)) opt.followed_step = -2;
+  }
+  help_marker(
+      "Rows are queries, columns of Kᵀ, S, P and Vᵀ are keys. Vᵀ is V drawn on its side, so "
+      "that v_j sits above column j of P: O = P V adds up the v_j weighted by P. Zoom in and "
+      "scroll to read every cell; hover any cell for its exact value.");
+}
+
+void draw_matrix_legend(const Recording& rec, const Palette& pal, const std::vector<int>& buffers,
+                        const std::vector<ValueRange>& ranges, float s) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float fs = ImGui::GetFontSize();
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const ImVec2 bar(110 * s, fs * 0.8f);
+  dl->AddText(p, pal.text_dim, "low");
+  const float lw = ImGui::CalcTextSize("low ").x;
+  colour_bar(dl, ImVec2(p.x + lw, p.y + (fs - bar.y) * 0.5f + 1), bar);
+  dl->AddText(ImVec2(p.x + lw + bar.x + 4 * s, p.y), pal.text_dim, "high");
+  ImGui::Dummy(ImVec2(lw + bar.x + ImGui::CalcTextSize(" high").x, fs));
+  std::string scales =
+      "Each matrix has its own scale, fixed for the whole run (viridis, readable with "
+      "colour-blindness and in greyscale):";
+  for (int b : buffers) {
+    const ValueRange& r = ranges[b];
+    if (!r.empty) scales += "\n" + rec.buffers[b].name + ": " + num(r.lo) + " … " + num(r.hi);
+  }
+  help_marker(scales.c_str());
+  ImGui::SameLine(0, fs);
+  mark_legend(pal, s, rec.Br > 0);
+}
+
+}  // namespace flashstep::ui

@@ -1,0 +1,422 @@
+#include "app/ui/views/view_vector.h"
+
+#include "app/ui/views/view_logic.h"
+#include "app/ui/widgets.h"
+#include "core/algorithms.h"
+#include "core/text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <string>
+
+namespace flashstep::ui {
+namespace {
+
+struct Buffers {
+  int x, e, y, m, l, lse;
+  explicit Buffers(const Recording& rec)
+      : x(rec.find_buffer("x")),
+        e(rec.find_buffer("e")),
+        y(rec.find_buffer("y")),
+        m(rec.find_buffer("m")),
+        l(rec.find_buffer("l")),
+        lse(rec.find_buffer("LSE")) {}
+};
+
+// The geometry of one row of per-element slots (cells or bars).
+struct Columns {
+  float x0 = 0, cw = 0, gap = 0;
+  int n = 0;
+  float left(int i) const { return x0 + static_cast<float>(i) * cw + gap * 0.5f; }
+  float right(int i) const { return x0 + static_cast<float>(i + 1) * cw - gap * 0.5f; }
+  float centre(int i) const { return x0 + (static_cast<float>(i) + 0.5f) * cw; }
+};
+
+struct Ctx {
+  const ViewInput& in;
+  const Recording& rec;
+  const State& st;
+  const Buffers b;
+  ImDrawList* dl;
+  float s, fs;
+  int row;
+  Columns cols;
+  bool hover_ok;
+};
+
+double value(const Ctx& c, int buffer, int col, bool* defined) {
+  const int cols = c.rec.buffers[buffer].cols;
+  *defined = c.st.is_defined(buffer, c.row, col, cols);
+  return c.st.at(buffer, c.row, col, cols);
+}
+
+void cell_tooltip(const Ctx& c, int buffer, int i, const std::string& name, const std::string& about = "") {
+  bool def = false;
+  const double v = value(c, buffer, i, &def);
+  std::string body = about.empty() ? c.rec.buffers[buffer].description : about;
+  const std::string why = nonfinite_reason(c.rec, c.st, buffer, c.row, i);
+  if (!why.empty()) body = why + "\n" + body;
+  tooltip(name + " = " + (def ? num(v) : std::string("not computed yet")), body);
+}
+
+// The row label at the left edge, with a (?) for what the row holds.
+void row_label(const Ctx& c, float y, float h, const char* text, const char* help) {
+  const ImVec2 ts = ImGui::CalcTextSize(text);
+  const float x = c.cols.x0 - ts.x - c.fs * 1.9f;
+  c.dl->AddText(ImVec2(x, y + (h - ts.y) * 0.5f), c.in.palette.text, text);
+  help_marker_at(ImVec2(c.cols.x0 - c.fs * 1.6f, y + (h - ts.y) * 0.5f), help);
+}
+
+// x as cells with their values; returns the height used.
+float draw_x_cells(const Ctx& c, float y) {
+  const Palette& pal = c.in.palette;
+  const float h = std::max(c.fs * 1.9f, 28.0f * c.s);
+  const ValueRange range = buffer_range(c.rec, c.b.x);
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  for (int i = 0; i < c.cols.n; ++i) {
+    bool def = false;
+    const double v = value(c, c.b.x, i, &def);
+    const CellKind kind = cell_kind(def, v);
+    const ImVec2 p0(c.cols.left(i), y), p1(c.cols.right(i), y + h);
+    std::string text = compact_number(v, 4);
+    if (ImGui::CalcTextSize(text.c_str()).x > p1.x - p0.x - 4) text = compact_number(v, 2);
+    value_cell(c.dl, pal, p0, p1, cell_fill(pal, kind, range.t(v)), text.c_str(),
+               cell_marks(c.in.step, c.b.x, c.row, i), c.s);
+    if (c.hover_ok && ImGui::IsMouseHoveringRect(p0, p1) && mouse.x < p1.x)
+      cell_tooltip(c, c.b.x, i, "x" + sub(i + 1));
+  }
+  row_label(c, y, h, "x",
+            "The input scores of this row. They live in HBM: every pass over them "
+            "is one more read of each element.");
+  return h;
+}
+
+// s·x under each x when the scores are scaled (1/√d or a temperature): what exp() really sees.
+float draw_scaled(const Ctx& c, float y) {
+  const Palette& pal = c.in.palette;
+  const float h = c.fs + 2 * c.s;
+  for (int i = 0; i < c.cols.n; ++i) {
+    bool def = false;
+    const double v = value(c, c.b.x, i, &def) * c.rec.scale;
+    std::string t = compact_number(v, 4);
+    if (ImGui::CalcTextSize(t.c_str()).x > c.cols.right(i) - c.cols.left(i)) t = compact_number(v, 2);
+    text_centered(c.dl, ImVec2(c.cols.centre(i), y + h * 0.5f), pal.text_dim, t.c_str());
+  }
+  const std::string label = "s·x";
+  const std::string help = strf(
+      "The scores as the algorithm uses them: every x is multiplied by s = %s "
+      "(1/√d or 1/temperature) when it is loaded.",
+      num(c.rec.scale).c_str());
+  row_label(c, y, h, label.c_str(), help.c_str());
+  return h;
+}
+
+// Bars of one buffer ("e" or "y") growing from a baseline; values that are negative (log y)
+// hang down. Returns the height used.
+float draw_bars(const Ctx& c, float y, float h, int buffer, ImU32 colour, const char* label, const char* help,
+                const std::function<std::string(int)>& name, bool unit_scale) {
+  const Palette& pal = c.in.palette;
+  const ValueRange range = buffer_range(c.rec, buffer);
+  const bool down = !range.empty && range.hi <= 0 && range.lo < 0;
+  double top = down ? -range.lo : (range.empty ? 1.0 : std::max(range.hi, 0.0));
+  if (unit_scale) top = std::max(top, 1.0);
+  if (!(top > 0)) top = 1.0;
+  const float label_h = c.fs + 2 * c.s;
+  const float bar_h = h - label_h;
+  const float base = down ? y + 4 * c.s : y + bar_h;
+  c.dl->AddLine(ImVec2(c.cols.x0, base), ImVec2(c.cols.x0 + c.cols.cw * static_cast<float>(c.cols.n), base),
+                pal.grid, 1.0f);
+  for (int i = 0; i < c.cols.n; ++i) {
+    bool def = false;
+    const double v = value(c, buffer, i, &def);
+    const CellKind kind = cell_kind(def, v);
+    const std::uint8_t marks = cell_marks(c.in.step, buffer, c.row, i);
+    const float x0 = c.cols.left(i), x1 = c.cols.right(i);
+    if (marks & kMarkWrite)
+      c.dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + bar_h), with_alpha(pal.write, 0.12f));
+    float frac = 0;
+    ImU32 col = colour;
+    if (kind == CellKind::finite) {
+      frac = static_cast<float>(std::clamp(std::fabs(v) / top, 0.0, 1.0));
+    } else if (is_alarm(kind)) {
+      frac = 1.0f;
+      col = pal.nonfinite;
+    }
+    const float bh =
+        std::max(frac * (down ? bar_h - 4 * c.s : bar_h), kind == CellKind::finite && v != 0 ? 1.0f : 0.0f);
+    if (bh > 0) {
+      if (down)
+        c.dl->AddRectFilled(ImVec2(x0, base), ImVec2(x1, base + bh), col, 2.0f * c.s);
+      else
+        c.dl->AddRectFilled(ImVec2(x0, base - bh), ImVec2(x1, base), col, 2.0f * c.s);
+      if (is_alarm(kind))
+        hatch(c.dl, ImVec2(x0, down ? base : base - bh), ImVec2(x1, down ? base + bh : base),
+              IM_COL32(0, 0, 0, 70), 8.0f * c.s);
+    }
+    if (def) {
+      std::string t = compact_number(v, 4);
+      if (ImGui::CalcTextSize(t.c_str()).x > x1 - x0) t = compact_number(v, 2);
+      if (ImGui::CalcTextSize(t.c_str()).x <= x1 - x0 + 2 * c.s)
+        text_centered(c.dl, ImVec2(c.cols.centre(i), y + bar_h + label_h * 0.5f),
+                      is_alarm(kind) ? pal.nonfinite : pal.text, t.c_str());
+    }
+    mark_outline(c.dl, pal, ImVec2(x0, y), ImVec2(x1, y + bar_h), marks & kMarkWrite, c.s);
+    if (c.hover_ok && ImGui::IsMouseHoveringRect(ImVec2(x0, y), ImVec2(x1, y + h)))
+      cell_tooltip(c, buffer, i, name(i), help);
+  }
+  row_label(c, y, bar_h, label, help);
+  const std::string scale = down ? "0 … −" + num(top) : "0 … " + num(top);
+  c.dl->AddText(
+      ImGui::GetFont(), c.fs * 0.8f,
+      ImVec2(c.cols.x0 - ImGui::CalcTextSize(label).x - c.fs * 1.9f, y + bar_h * 0.5f + c.fs * 0.6f),
+      pal.text_dim, scale.c_str());
+  return h;
+}
+
+// Column headers x₁ … xₙ; the element(s) this step reads get an arrow.
+float draw_header(const Ctx& c, float y) {
+  const Palette& pal = c.in.palette;
+  const float h = c.fs + 6 * c.s;
+  int every = 1;
+  const float label_w = ImGui::CalcTextSize("x₈₈").x + 4 * c.s;
+  while (c.cols.cw * static_cast<float>(every) < label_w) every *= 2;
+  for (int i = 0; i < c.cols.n; ++i) {
+    const bool read = (cell_marks(c.in.step, c.b.x, c.row, i) & kMarkRead) != 0;
+    if (read) {
+      const float x0 = c.cols.left(i), x1 = c.cols.right(i);
+      c.dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h - 2 * c.s), with_alpha(pal.current, 0.85f),
+                          3.0f * c.s);
+    }
+    if (i % every != 0 && !read) continue;
+    const std::string t = "x" + sub(i + 1);
+    text_centered(c.dl, ImVec2(c.cols.centre(i), y + h * 0.5f - c.s),
+                  read ? IM_COL32(20, 20, 20, 255) : pal.text_dim, t.c_str());
+  }
+  return h;
+}
+
+// Which worker owns each element (chunked softmax), as a band under the x cells.
+float draw_worker_band(const Ctx& c, float y) {
+  const Palette& pal = c.in.palette;
+  const int K = c.rec.chunks;
+  const float h = c.fs + 4 * c.s;
+  for (int w = 0; w < K; ++w) {
+    const int b0 = chunk_begin(w, c.cols.n, K), b1 = chunk_begin(w + 1, c.cols.n, K);
+    if (b1 <= b0) continue;
+    const float x0 = c.cols.left(b0), x1 = c.cols.right(b1 - 1);
+    c.dl->AddRectFilled(ImVec2(x0, y + 2 * c.s), ImVec2(x1, y + h),
+                        w % 2 ? mix(pal.cell, pal.background, 0.3f) : pal.cell, 3.0f * c.s);
+    const std::string t = strf("worker %d", w + 1);
+    text_fit(c.dl, ImVec2(x0 + 4 * c.s, y + 3 * c.s), pal.text_dim,
+             {t.c_str(), strf("w%d", w + 1).c_str(), ""}, x1 - x0 - 6 * c.s);
+  }
+  return h + 2 * c.s;
+}
+
+// m, l, LSE and the rescale factor. Returns the height used.
+float draw_registers(const Ctx& c, float y, float avail_w) {
+  const Palette& pal = c.in.palette;
+  const Recording& rec = c.rec;
+  const float box_w = std::clamp(avail_w / 4.2f, 150.0f * c.s, 250.0f * c.s);
+  float x = c.cols.x0;
+  float h = 0;
+  auto box = [&](int buffer, const char* name, const char* role) -> CellChange {
+    RegisterBox r;
+    r.name = name;
+    r.role = role;
+    r.change = cell_change(rec, c.st, c.in.playhead, buffer, c.row, 0);
+    r.marks = cell_marks(c.in.step, buffer, c.row, 0);
+    r.reason = nonfinite_reason(rec, c.st, buffer, c.row, 0);
+    const ImVec2 sz = register_box(c.dl, pal, ImVec2(x, y), box_w, r, c.s);
+    x += sz.x + 10 * c.s;
+    h = std::max(h, sz.y);
+    return r.change;
+  };
+  CellChange m;
+  const AlgorithmInfo& algo = info(rec.algorithm);
+  if (c.b.m >= 0) m = box(c.b.m, "m", algo.global_max ? "global max" : "running max");
+  CellChange l;
+  if (c.b.l >= 0)
+    l = box(c.b.l, "l", algo.has_max ? "sum of exp(x − m)" : "sum of exp(x)");
+  if (c.b.lse >= 0) box(c.b.lse, "LSE", "m + log l");
+
+  // The rescale factor: only the online update multiplies the old sum when the max grows.
+  const bool online = algo.rescales && !algo.global_max;
+  const bool in_sweep = c.in.step && c.in.step->pass == 1 && c.b.m >= 0 &&
+                        (cell_marks(c.in.step, c.b.m, c.row, 0) & kMarkWrite);
+  if (online && in_sweep) {
+    const float fs = c.fs, pad = 6 * c.s;
+    const ImVec2 p0(x, y), p1(x + box_w * 1.35f, y + fs * 2 + pad * 3);
+    const bool rescaled =
+        m.changed() && m.old_defined && std::isfinite(m.old_value) && l.old_defined && l.old_value != 0;
+    c.dl->AddRectFilled(
+        p0, p1, rescaled ? mix(pal.background, pal.current, 0.22f) : mix(pal.background, pal.cell, 0.5f),
+        5.0f * c.s);
+    c.dl->AddRect(p0, p1, rescaled ? pal.current : pal.grid, 5.0f * c.s, 0, rescaled ? 2.0f * c.s : 1.0f);
+    c.dl->AddText(ImVec2(p0.x + pad, p0.y + pad), pal.text, "rescale of the old l");
+    help_marker_at(ImVec2(p0.x + pad + ImGui::CalcTextSize("rescale of the old l").x + 6 * c.s, p0.y + pad),
+                   "The old sum l was computed against the old max. When the max grows, every term "
+                   "exp(x_i − m_old) must become exp(x_i − m_new): multiplying the whole sum by "
+                   "exp(m_old − m_new) does that in one step, without re-reading x.");
+    std::string t;
+    if (rescaled)
+      t = "× exp(" + num(m.old_value) + " − " + num(m.new_value) +
+          ") = " + num(std::exp(m.old_value - m.new_value));
+    else if (m.changed())
+      t = "old l = 0: nothing to rescale";
+    else
+      t = "m unchanged: × exp(0) = 1";
+    text_fit(c.dl, ImVec2(p0.x + pad, p0.y + pad * 2 + fs), rescaled ? pal.text : pal.text_dim,
+             {t.c_str(), ""}, p1.x - p0.x - 2 * pad);
+    h = std::max(h, p1.y - p0.y);
+  }
+  return h;
+}
+
+// Every row as a thin strip (y where computed, else x); click one to pin it.
+float draw_row_strips(const Ctx& c, float y, float max_h, VectorViewOptions& opt) {
+  const Palette& pal = c.in.palette;
+  const Recording& rec = c.rec;
+  const int rows = rec.rows;
+  const float strip_h = std::clamp((max_h - c.fs - 4 * c.s) / static_cast<float>(rows), 2.0f, 12.0f * c.s);
+  const int shown = std::min(rows, static_cast<int>((max_h - c.fs) / strip_h));
+  if (shown <= 0) return 0;
+  c.dl->AddText(ImVec2(c.cols.x0, y), pal.text_dim, "all rows (click to pin one; y where computed, else x)");
+  y += c.fs + 4 * c.s;
+  const ValueRange rx = buffer_range(rec, c.b.x);
+  const float x_end = c.cols.x0 + c.cols.cw * static_cast<float>(c.cols.n);
+  for (int r = 0; r < shown; ++r) {
+    const float y0 = y + strip_h * static_cast<float>(r), y1 = y0 + strip_h - (strip_h > 4 ? 1 : 0);
+    for (int i = 0; i < c.cols.n; ++i) {
+      const int nc = rec.buffers[c.b.x].cols;
+      ImU32 col;
+      if (c.b.y >= 0 && c.st.is_defined(c.b.y, r, i, nc)) {
+        const double v = c.st.at(c.b.y, r, i, nc);
+        col = cell_fill(pal, cell_kind(true, v), static_cast<float>(std::clamp(v, 0.0, 1.0)));
+      } else {
+        const double v = c.st.at(c.b.x, r, i, nc);
+        col = mix(cell_fill(pal, cell_kind(true, v), rx.t(v)), pal.background, 0.55f);
+      }
+      c.dl->AddRectFilled(ImVec2(c.cols.x0 + c.cols.cw * static_cast<float>(i), y0),
+                          ImVec2(c.cols.x0 + c.cols.cw * static_cast<float>(i + 1), y1), col);
+    }
+    const std::string lab = strf("%d", r + 1);
+    c.dl->AddText(ImGui::GetFont(), std::min(c.fs, strip_h * 1.2f),
+                  ImVec2(c.cols.x0 - ImGui::CalcTextSize(lab.c_str()).x - 4 * c.s, y0),
+                  r == c.row ? pal.text : pal.text_dim, lab.c_str());
+    if (r == c.row)
+      outline(c.dl, ImVec2(c.cols.x0 - 1, y0 - 1), ImVec2(x_end + 1, y1 + 1), pal.current, 2.0f * c.s);
+    if (c.hover_ok && ImGui::IsMouseHoveringRect(ImVec2(c.cols.x0, y0), ImVec2(x_end, y1))) {
+      ImGui::SetTooltip("row %d", r + 1);
+      if (ImGui::IsMouseClicked(0)) opt.row = r;
+    }
+  }
+  return c.fs + 4 * c.s + strip_h * static_cast<float>(shown);
+}
+
+}  // namespace
+
+static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
+  const Recording& rec = in.rec;
+  const Buffers b(rec);
+  if (b.x < 0 || rec.n <= 0 || rec.initial.values.empty()) {
+    ImGui::TextDisabled("This lesson has no vector to show.");
+    return;
+  }
+  const float s = in.ui_scale, fs = ImGui::GetFontSize();
+  if (opt.show_toolbar && rec.rows > 1) {
+    bool follow = opt.row < 0;
+    if (ImGui::Checkbox("follow the step's row", &follow)) opt.row = follow ? -1 : step_row(in.step, 0);
+    help_marker(
+        "Each row of x is its own softmax with its own m and l. Follow the step, or pin one row "
+        "(click a strip below) to watch it while the steps go on.");
+    if (!follow) {
+      ImGui::SameLine();
+      int r = opt.row + 1;
+      ImGui::SetNextItemWidth(140 * s);
+      if (ImGui::SliderInt("row", &r, 1, rec.rows)) opt.row = r - 1;
+    }
+  }
+  const int row = std::clamp(opt.row >= 0 ? opt.row : step_row(in.step, 0), 0, rec.rows - 1);
+
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float label_w = ImGui::CalcTextSize(rec.scale != 1.0 ? "exp(s·x − m)" : "exp(x − m)").x + fs * 2.4f;
+  const float usable = std::max(avail.x - label_w - 8 * s, 40.0f);
+  Columns cols;
+  cols.n = rec.n;
+  cols.x0 = origin.x + label_w;
+  cols.cw = std::min(usable / static_cast<float>(rec.n), 110.0f * s);
+  cols.gap = cols.cw >= 20 ? 6.0f * s : (cols.cw >= 6 ? 1.0f : 0.0f);
+
+  Ctx c{in,  rec,  in.cursor.state(),       b, ImGui::GetWindowDrawList(), s, fs,
+        row, cols, ImGui::IsWindowHovered()};
+  const Palette& pal = in.palette;
+  float y = origin.y;
+  if (rec.rows > 1) {
+    const std::string t = strf("row %d of %d", row + 1, rec.rows);
+    c.dl->AddText(ImVec2(origin.x, y), pal.text, t.c_str());
+  }
+  y += draw_header(c, y);
+  // A faint column band ties the element being read to its e and y below.
+  const float band_top = y;
+  y += draw_x_cells(c, y) + 4 * s;
+  if (rec.scale != 1.0) y += draw_scaled(c, y) + 4 * s;
+  if (info(rec.algorithm).takes_workers && rec.chunks > 0) y += draw_worker_band(c, y);
+  y += 6 * s;
+  const float reserve = fs * 2 + 18 * s + 16 * s + fs * 1.6f + (rec.rows > 1 && opt.show_rows ? 60 * s : 0);
+  const float bar_h = std::clamp((avail.y - (y - origin.y) - reserve) / 2.0f - 8 * s, 46.0f * s, 130.0f * s);
+  const bool naive = !info(rec.algorithm).has_max;
+  const bool log_y = b.lse >= 0;
+  if (b.e >= 0) {
+    const bool scaled = rec.scale != 1.0;
+    const char* e_label = naive ? (scaled ? "exp(s·x)" : "exp(x)") : (scaled ? "exp(s·x − m)" : "exp(x − m)");
+    y += draw_bars(
+             c, y, bar_h, b.e, pal.bar_exp, e_label,
+             naive ? "e^x of each element, with nothing subtracted: for large x this overflows to inf."
+                   : "e^(x − m) of each element as last computed, on chip. Subtracting the max keeps every "
+                     "exponent ≤ 0, so each term is at most 1 and cannot overflow.",
+             [&](int i) {
+               const std::string x = (scaled ? "s·x" : "x") + sub(i + 1);
+               return naive ? "exp(" + x + ")" : "exp(" + x + " − m)";
+             },
+             !naive) +
+         8 * s;
+  }
+  if (b.y >= 0) {
+    y += draw_bars(
+             c, y, bar_h, b.y, pal.bar_y, log_y ? "log y" : "y",
+             log_y ? "log-softmax log y_i = x_i − LSE, written to HBM. It is ≤ 0, so the bars hang down."
+                   : "The output y_i = exp(x_i − m) / l, written to HBM. The bars sum to 1.",
+             [&](int i) { return (log_y ? "log y" : "y") + sub(i + 1); }, !log_y) +
+         8 * s;
+  }
+  const float band_bottom = y - 8 * s;
+  if (in.step)
+    for (const Region& g : in.step->reads)
+      if (g.buffer == b.x && g.r0 <= row && row < g.r1)
+        for (int i = g.c0; i < g.c1; ++i)
+          c.dl->AddRectFilled(ImVec2(cols.left(i) - 2 * s, band_top),
+                              ImVec2(cols.right(i) + 2 * s, band_bottom), with_alpha(pal.current, 0.07f),
+                              4.0f * s);
+  y += 4 * s;
+  y += draw_registers(c, y, avail.x) + 10 * s;
+  if (rec.rows > 1 && opt.show_rows) {
+    const float left = std::max(origin.y + avail.y - y - fs * 1.8f, 0.0f);
+    y += draw_row_strips(c, y, std::min(left, 16.0f * s * static_cast<float>(rec.rows) + fs), opt) + 6 * s;
+  }
+  ImGui::SetCursorScreenPos(ImVec2(origin.x, y));
+  mark_legend(pal, s, false);
+  ImGui::Dummy(ImVec2(avail.x, 1));
+}
+
+// One ID scope per options struct, so two copies of the view (compare mode) never share
+// widgets, child windows or textures.
+void draw_vector_view(const ViewInput& in, VectorViewOptions& opt) {
+  ImGui::PushID(&opt);
+  draw_vector_view_body(in, opt);
+  ImGui::PopID();
+}
+
+}  // namespace flashstep::ui

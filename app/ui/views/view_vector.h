@@ -1,0 +1,19 @@
+// The vector view of the softmax lessons (naive, safe, online, chunked rows, logsumexp): the
+// current row's x as cells, bars of exp(x − m) and y, and the registers m, l (and LSE) with
+// their old → new values and the rescale factor exp(m_old − m_new).
+#pragma once
+
+#include "app/ui/views/view.h"
+
+namespace flashstep::ui {
+
+struct VectorViewOptions {
+  int row = -1;              // softmax row shown; -1 follows the step (step.row)
+  bool show_toolbar = true;  // the row picker (only drawn when there are several rows)
+  bool show_rows = true;     // the other rows as small strips below, clickable
+};
+
+// Draws into the current window; uses the whole content region's width.
+void draw_vector_view(const ViewInput& in, VectorViewOptions& opt);
+
+}  // namespace flashstep::ui
