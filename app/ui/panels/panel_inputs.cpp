@@ -5,6 +5,7 @@
 #include "app/ui/panels/panels.h"
 #include "app/ui/style.h"
 #include "app/ui/widgets.h"
+#include "core/algorithms.h"
 #include "core/text.h"
 
 #include <imgui_stdlib.h>
@@ -266,12 +267,12 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
     help_marker("Query i may only attend to keys j ≤ i (a decoder): the upper triangle of S is "
                 "−inf and whole tiles above the diagonal are skipped.");
   }
-  if (in.algorithm == Algorithm::attn_tiled || in.algorithm == Algorithm::attn_tiled_v2) {
+  if (info(in.algorithm).takes_blocks) {
     ImGui::Separator();
     ImGui::TextDisabled("Tiles");
     changed |= blocks_field(app);
   }
-  if (in.algorithm == Algorithm::chunked)
+  if (info(in.algorithm).takes_workers)
     changed |= int_field("workers n_w", &in.chunks,
                          "Number of workers; each runs the online softmax over its own chunk "
                          "before the (m, l) pairs are merged.");
