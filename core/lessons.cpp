@@ -36,8 +36,8 @@ Json parse_json(const LessonFile& f) {
 
 // Only the keys it knows: a misspelt key would otherwise be silently left out.
 void check_keys(const LessonFile& f, const Json& j, std::initializer_list<const char*> keys) {
-  for (const auto& [key, value] : j.items()) {
-    (void)value;
+  for (const auto& item : j.items()) {
+    const std::string& key = item.key();
     if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return key == k; })) {
       std::string list;
       for (const char* k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
