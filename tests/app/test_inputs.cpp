@@ -167,6 +167,33 @@ TEST_CASE("app state: an empty value in the vector field marks the field and kee
   CHECK(app.played.rec->n == 2);
 }
 
+TEST_CASE("app state: an empty vector is refused; block sizes of 0 are derived from M and said so") {
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("online"));
+  const auto before = app.played.rec;
+  CHECK_FALSE(edit_vector_text(app.inputs, ""));
+  app.inputs_changed();
+  CHECK(app.inputs.vector_error.find("empty") != std::string::npos);
+  CHECK(app.input_error == app.inputs.vector_error);
+  CHECK(app.played.rec == before);
+
+  // Br = Bc = 0 typed in the window means what it means in a scenario file: derived from M,
+  // with the derived values in the status line (information, not a warning).
+  REQUIRE(app.open_lesson("attn-tiled"));
+  app.inputs.blocks = BlockChoice::explicit_blocks;
+  app.inputs.Br = 0;
+  app.inputs.Bc = 0;
+  app.inputs_changed();
+  CHECK(app.input_error.empty());
+  REQUIRE_FALSE(app.played.rec->derived.empty());
+  CHECK(app.played.rec->derived[0].find("derived from M") != std::string::npos);
+  CHECK(app.played.rec->Br > 0);
+  CHECK(app.played.rec->Bc > 0);
+  CHECK(app.status.find("derived from M") != std::string::npos);
+  CHECK(app.status_severity == Severity::info);
+}
+
 TEST_CASE("app state: a large recording runs in the background and can be cancelled") {
   AppState app;
   REQUIRE(app.open_lesson("online"));
