@@ -167,7 +167,7 @@ TEST_CASE("app state: an empty value in the vector field marks the field and kee
   CHECK(app.played.rec->n == 2);
 }
 
-TEST_CASE("app state: an empty vector is refused; block sizes of 0 are derived from M and said so") {
+TEST_CASE("app state: an empty vector is refused, and block sizes of 0 are derived from M and said so") {
   AppState app;
   app.background_allowed = false;
   REQUIRE(app.open_lesson("online"));
