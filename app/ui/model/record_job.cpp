@@ -20,12 +20,14 @@ double now_seconds() {
 }  // namespace
 
 double estimate_record_seconds(const Resolved& r) {
-  return static_cast<double>(estimate_steps(r)) * 2e-6 + static_cast<double>(estimate_recording(r).deltas) * 8e-8;
+  const RecordingSize size = estimate_recording(r);
+  return static_cast<double>(size.steps) * 2e-6 + static_cast<double>(size.deltas) * 8e-8;
 }
 
 double estimate_record_bytes(const Resolved& r) {
   // A step carries its sentence, label and regions (~250 bytes); a delta is 32 bytes.
-  return static_cast<double>(estimate_steps(r)) * 250.0 + static_cast<double>(estimate_recording(r).deltas) * 32.0;
+  const RecordingSize size = estimate_recording(r);
+  return static_cast<double>(size.steps) * 250.0 + static_cast<double>(size.deltas) * 32.0;
 }
 
 void set_gpu_backend(GpuBackend backend) { gpu_slot() = std::move(backend); }
