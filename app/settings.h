@@ -6,10 +6,10 @@
 // at all is moved aside (settings.json.bad-YYYYMMDD-HHMMSS, so nothing the user wrote is lost)
 // and the defaults are used; a bad value for one key costs only that key. Each problem comes
 // back as one notice for the status bar and the log. No ImGui and no GL are used here
-// (tests/app/test_settings.cpp); style.h is included for the Theme enum alone.
+// (tests/app/test_settings.cpp).
 #pragma once
 
-#include "app/ui/style.h"
+#include "app/ui/model/theme.h"
 
 #include <string>
 #include <vector>

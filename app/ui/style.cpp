@@ -54,20 +54,6 @@ ImFont* font(FontRole role) {
   return i < io.Fonts->Fonts.Size ? io.Fonts->Fonts[i] : ImGui::GetFont();
 }
 
-const char* theme_name(Theme t) {
-  switch (t) {
-    case Theme::light: return "light";
-    case Theme::projector: return "projector";
-    default: return "dark";
-  }
-}
-
-std::optional<Theme> parse_theme(std::string_view name) {
-  for (Theme t : {Theme::dark, Theme::light, Theme::projector})
-    if (name == theme_name(t)) return t;
-  return std::nullopt;
-}
-
 ImVec4 clear_colour(Theme theme) {
   switch (theme) {
     case Theme::light: return ImVec4(0.96f, 0.96f, 0.97f, 1.0f);

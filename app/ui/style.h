@@ -3,6 +3,8 @@
 // (fonts are rasterised at the final size, never scaled up as bitmaps).
 #pragma once
 
+#include "app/ui/model/theme.h"
+
 #include <imgui.h>
 
 #include <optional>
@@ -22,13 +24,6 @@ inline constexpr float kPresentationScale = 1.5f;
 // with the glyphs the lessons use: subscripts, −, √, ∑, ≈, arrows; ImGui's own as fallback).
 void load_fonts(float scale);
 ImFont* font(FontRole role);  // the current context's font for `role`
-
-// The themes: dark (the default), light (printed slides, bright rooms) and projector (black
-// background, white text, thicker lines: what survives a washed-out projector).
-enum class Theme { dark, light, projector };
-const char* theme_name(Theme t);                         // "dark", "light", "projector"
-std::optional<Theme> parse_theme(std::string_view name);  // the inverse; nullopt otherwise
-inline constexpr const char* kThemeNames = "dark, light or projector";
 
 // The theme's ImGui style with every size multiplied by `scale`. The docked panels' background
 // is left to the framebuffer clear (clear_colour()): the panels tile the screen, so drawing

@@ -19,6 +19,7 @@ Palette dark_palette();
 Palette light_palette();
 Palette projector_palette();
 Palette palette_for(Theme theme);
+const Palette& palette_of(Theme theme);  // the same, made once per theme
 
 // ---- colours ----
 ImU32 with_alpha(ImU32 c, float alpha);

@@ -3,7 +3,7 @@
 // call with the playhead put back, cancel and failures leaving no file. The rendering cases
 // need a display (./build.sh test provides Xvfb); the dialog is tests/app/test_export_dialog.cpp.
 #include "tests/temp_dir.h"
-#include "app/ui/model/export_job.h"
+#include "app/export/export_job.h"
 #include "core/report.h"
 #include "core/text.h"
 

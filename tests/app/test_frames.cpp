@@ -306,8 +306,8 @@ TEST_CASE("every theme draws every lesson, and set_theme switches the palette") 
     AppState app;
     app.background_allowed = false;
     app.set_theme(t);
-    CHECK(app.palette.light == (t == Theme::light));
-    CHECK(app.palette.text == palette_for(t).text);
+    CHECK(palette_of(app.theme).light == (t == Theme::light));
+    CHECK(palette_of(app.theme).text == palette_for(t).text);
     for (const Lesson& l : lessons()) {
       app.open_lesson(l.id);
       h.frame(app);

@@ -11,7 +11,7 @@
 // (export_job.h).
 #pragma once
 
-#include "app/ui/model/export_job.h"
+#include "app/export/export_job.h"
 
 #include <string>
 

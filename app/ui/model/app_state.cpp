@@ -1,6 +1,5 @@
 #include "app/ui/model/app_state.h"
 
-#include "app/ui/widgets.h"
 #include "core/algorithms.h"
 #include "core/engine.h"
 #include "core/text.h"
@@ -42,7 +41,7 @@ const Step* Played::step() const {
   return k >= 0 && k < rec->step_count() ? &rec->steps[static_cast<std::size_t>(k)] : nullptr;
 }
 
-AppState::AppState() : palette(dark_palette()), start_time_(now_seconds()) {
+AppState::AppState() : start_time_(now_seconds()) {
   played.set(std::make_shared<Recording>());
   // Two views side by side: no room for the matrix view's toolbar in each.
   compare.matrix_a.show_toolbar = compare.matrix_b.show_toolbar = false;
@@ -64,11 +63,6 @@ const Lesson& AppState::current_lesson() const {
 }
 
 Timeline& AppState::active_timeline() { return tab == Tab::compare ? compare.timeline : timeline; }
-
-ViewInput AppState::view_input() const {
-  const int k = played.cursor->position();
-  return ViewInput{*played.rec, *played.cursor, k, played.step(), palette, ui_scale};
-}
 
 void AppState::open_lesson(int index) {
   index = std::clamp(index, 0, static_cast<int>(lessons().size()) - 1);
@@ -135,10 +129,7 @@ std::string AppState::check(const Inputs& in) const {
   return "";
 }
 
-void AppState::set_theme(Theme t) {
-  theme = t;
-  palette = palette_for(t);
-}
+void AppState::set_theme(Theme t) { theme = t; }
 
 namespace {
 constexpr float kFontSteps[] = {1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f};

@@ -8,18 +8,14 @@
 // valid state.
 #pragma once
 
-#include "app/ui/model/inputs.h"
 #include "app/ui/labs/lab_measure.h"
 #include "app/ui/labs/lab_overflow.h"
 #include "app/ui/labs/lab_scale.h"
-#include "app/ui/views/panel_memory.h"
+#include "app/ui/model/inputs.h"
 #include "app/ui/model/record_job.h"
-#include "app/ui/style.h"
+#include "app/ui/model/theme.h"
 #include "app/ui/model/timeline.h"
-#include "app/ui/views/view.h"
-#include "app/ui/views/view_chunked.h"
-#include "app/ui/views/view_matrix.h"
-#include "app/ui/views/view_vector.h"
+#include "app/ui/model/view_options.h"
 #include "core/lessons.h"
 #include "core/recording.h"
 
@@ -102,7 +98,6 @@ class AppState {
   Tab tab = Tab::lesson;
   bool tab_changed = false;  // select `tab` in the tab bar on the next frame
   Theme theme = Theme::dark;
-  Palette palette;          // palette_for(theme)
   float ui_scale = 1.0f;    // what sizes are multiplied by: screen DPI × font_scale
   float font_scale = 1.0f;  // the user's choice, 1..3 (View ▸ Font size, Ctrl+= / Ctrl+-)
   bool presenting = false;  // presentation mode: one big view, keyboard stepping
@@ -162,7 +157,6 @@ class AppState {
   // The timeline the controls and keys drive: the compare playhead on the Compare tab.
   Timeline& active_timeline();
   const Lesson& current_lesson() const;
-  ViewInput view_input() const;
   double clock() const;  // seconds since start
 
  private:

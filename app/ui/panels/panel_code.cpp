@@ -39,7 +39,7 @@ void draw_explanation_panel(AppState& app, const PanelRect& r) {
   const Step* step = app.played.step();
   const float width = ImGui::GetContentRegionAvail().x;
   if (app.inputs.backend == Backend::gpu && !gpu_backend()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, app.palette.write);
+    ImGui::PushStyleColor(ImGuiCol_Text, palette_of(app.theme).write);
     text_wrapped_words("GPU backend not available here (no OpenGL 4.3 compute context): this is the CPU run.", width);
     ImGui::PopStyleColor();
   }
@@ -92,12 +92,12 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
     const float h = static_cast<float>(rows.size()) * line_h - ImGui::GetStyle().ItemSpacing.y;
     if (on) {
       dl->AddRectFilled(ImVec2(p.x - 4 * s, p.y - 1), ImVec2(p.x + width, p.y + h + 1),
-                        with_alpha(app.palette.current, app.palette.light ? 0.18f : 0.22f));
-      dl->AddRectFilled(ImVec2(p.x - 4 * s, p.y - 1), ImVec2(p.x - 1 * s, p.y + h + 1), app.palette.current);
+                        with_alpha(palette_of(app.theme).current, palette_of(app.theme).light ? 0.18f : 0.22f));
+      dl->AddRectFilled(ImVec2(p.x - 4 * s, p.y - 1), ImVec2(p.x - 1 * s, p.y + h + 1), palette_of(app.theme).current);
     }
     const float x0 = ImGui::GetCursorPosX();
     ImGui::TextDisabled("%d", i);
-    ImGui::PushStyleColor(ImGuiCol_Text, on ? app.palette.text : mix(app.palette.text, app.palette.text_dim, 0.5f));
+    ImGui::PushStyleColor(ImGuiCol_Text, on ? palette_of(app.theme).text : mix(palette_of(app.theme).text, palette_of(app.theme).text_dim, 0.5f));
     for (std::size_t k = 0; k < rows.size(); ++k) {
       if (k == 0) ImGui::SameLine(x0 + indent);
       else ImGui::SetCursorPosX(x0 + indent + hanging);

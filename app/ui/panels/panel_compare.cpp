@@ -70,7 +70,7 @@ void side(AppState& app, Played& p, int playhead, VectorViewOptions& vv, MatrixV
                                            : 0.0f;
   ImGui::ProgressBar(frac, ImVec2(-1, 6 * s), "");
   ImGui::BeginChild("view", ImVec2(0, height), false);
-  const ViewInput vi{rec, *p.cursor, k, st, app.palette, app.ui_scale};
+  const ViewInput vi{rec, *p.cursor, k, st, palette_of(app.theme), app.ui_scale};
   draw_recording_view(vi, vv, mv, cv);
   ImGui::EndChild();
   text_wrapped_words(st->text, ImGui::GetContentRegionAvail().x);

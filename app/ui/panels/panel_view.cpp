@@ -2,10 +2,19 @@
 // the lab that belongs to the lesson), Compare, and the two labs; and the memory window.
 #include "app/ui/panels/panels.h"
 #include "app/ui/style.h"
+#include "app/ui/views/panel_memory.h"
+#include "app/ui/views/view_chunked.h"
+#include "app/ui/views/view_matrix.h"
+#include "app/ui/views/view_vector.h"
 #include "app/ui/widgets.h"
 #include "core/algorithms.h"
 
 namespace flashstep::ui {
+
+ViewInput view_input(const AppState& app) {
+  const int k = app.played.cursor->position();
+  return ViewInput{*app.played.rec, *app.played.cursor, k, app.played.step(), palette_of(app.theme), app.ui_scale};
+}
 
 void draw_recording_view(const ViewInput& vi, VectorViewOptions& vector, MatrixViewOptions& matrix,
                          ChunkedViewOptions& chunked) {
@@ -37,7 +46,7 @@ bool tab(const char* label, Tab which, AppState& app) {
 }  // namespace
 
 void draw_lesson_view(AppState& app) {
-  const ViewInput vi = app.view_input();
+  const ViewInput vi = view_input(app);
   draw_recording_view(vi, app.vector_view, app.matrix_view, app.chunked_view);
 }
 
@@ -57,7 +66,7 @@ void draw_presented_view(AppState& app) {
       MatrixViewOptions matrix = app.matrix_view;
       ChunkedViewOptions chunked = app.chunked_view;
       vector.show_toolbar = matrix.show_toolbar = chunked.show_toolbar = false;
-      draw_recording_view(app.view_input(), vector, matrix, chunked);
+      draw_recording_view(view_input(app), vector, matrix, chunked);
       app.matrix_view.followed_step = matrix.followed_step;
       break;
     }
@@ -133,7 +142,7 @@ void draw_memory_window(AppState& app, const PanelRect& r) {
   }
   app.memory_panel.sram_budget = info(app.inputs.algorithm).takes_blocks ? app.inputs.M : 0;
   if (app.played.rec->step_count() > 0) {
-    const ViewInput vi = app.view_input();
+    const ViewInput vi = view_input(app);
     draw_memory_panel(vi, app.memory_panel);
   }
   ImGui::End();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "app/ui/model/app_state.h"
+#include "app/ui/views/view.h"
 
 #include <imgui.h>
 
@@ -32,6 +33,8 @@ void draw_shortcuts_window(AppState& app);                       // panel_log.cp
 void draw_compare(AppState& app);
 void draw_steps_table(AppState& app);  // panel_steps.cpp: every recorded step, click to go there
 void draw_lesson_view(AppState& app);
+// The lesson's recording at its playhead, in the app's theme and scale, for a view.
+ViewInput view_input(const AppState& app);  // panel_view.cpp
 // The view that draws a recording's algorithm (its row's ViewKind), into the current window.
 void draw_recording_view(const ViewInput& vi, VectorViewOptions& vector, MatrixViewOptions& matrix,
                          ChunkedViewOptions& chunked);

@@ -76,4 +76,13 @@ Palette palette_for(Theme theme) {
   }
 }
 
+const Palette& palette_of(Theme theme) {
+  static const Palette dark = dark_palette(), light = light_palette(), projector = projector_palette();
+  switch (theme) {
+    case Theme::light: return light;
+    case Theme::projector: return projector;
+    default: return dark;
+  }
+}
+
 }  // namespace flashstep::ui

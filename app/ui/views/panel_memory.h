@@ -3,15 +3,10 @@
 // algorithms would move for the same shape (from the IO model, not from a run).
 #pragma once
 
+#include "app/ui/model/view_options.h"
 #include "app/ui/views/view.h"
 
 namespace flashstep::ui {
-
-struct MemoryPanelOptions {
-  int sram_budget = 0;  // M in elements as the scenario gives it; 0 = not given
-  bool show_counters = true;
-  bool show_comparison = true;
-};
 
 void draw_memory_panel(const ViewInput& in, MemoryPanelOptions& opt);
 

@@ -3,14 +3,10 @@
 // highlighted — down to the global (m, l) every worker normalizes with.
 #pragma once
 
+#include "app/ui/model/view_options.h"
 #include "app/ui/views/view.h"
 
 namespace flashstep::ui {
-
-struct ChunkedViewOptions {
-  int row = -1;              // softmax row shown; -1 follows the step
-  bool show_toolbar = true;  // the row picker (only drawn when there are several rows)
-};
 
 void draw_chunked_view(const ViewInput& in, ChunkedViewOptions& opt);
 

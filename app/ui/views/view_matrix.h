@@ -10,35 +10,11 @@
 // large enough; below 2 px per cell, neighbouring cells are averaged into 2 px blocks.
 #pragma once
 
+#include "app/ui/model/view_options.h"
 #include "app/ui/views/view.h"
 #include "app/ui/views/view_logic.h"
 
-#include <cstdint>
-#include <vector>
-
 namespace flashstep::ui {
-
-struct MatrixViewOptions {
-  bool show_q = true, show_kt = true, show_s = true, show_p = true, show_vt = true;
-  bool show_o_acc = true, show_o = true;
-  bool show_stats = true;   // m, l, LSE columns beside O
-  bool show_values = true;  // numbers in cells when they fit
-  bool show_tiles = true;   // the Br × Bc tile grid
-  float zoom = 0;           // px per cell; 0 = fit the window
-  bool follow = true;       // when zoomed in, scroll to the cells each new step writes
-  bool show_toolbar = true;
-  bool show_legend = true;
-
-  int followed_step = -2;  // the step the view last scrolled to
-
-  // Colour ranges of the recording last drawn (recomputed when the recording changes).
-  struct RangeCache {
-    const Recording* rec = nullptr;
-    std::size_t deltas = 0, steps = 0, buffers = 0;
-    std::uint64_t fingerprint = 0;
-    std::vector<ValueRange> ranges;
-  } cache;
-};
 
 void draw_matrix_view(const ViewInput& in, MatrixViewOptions& opt);
 

@@ -3,15 +3,10 @@
 // their old → new values and the rescale factor exp(m_old − m_new).
 #pragma once
 
+#include "app/ui/model/view_options.h"
 #include "app/ui/views/view.h"
 
 namespace flashstep::ui {
-
-struct VectorViewOptions {
-  int row = -1;              // softmax row shown; -1 follows the step (step.row)
-  bool show_toolbar = true;  // the row picker (only drawn when there are several rows)
-  bool show_rows = true;     // the other rows as small strips below, clickable
-};
 
 // Draws into the current window; uses the whole content region's width.
 void draw_vector_view(const ViewInput& in, VectorViewOptions& opt);

@@ -1,4 +1,4 @@
-#include "app/ui/model/export_job.h"
+#include "app/export/export_job.h"
 
 // epoxy before GLFW: it provides the GL declarations, GLFW only the window.
 #include <epoxy/gl.h>
@@ -8,6 +8,7 @@
 #include "app/export/gif.h"
 #include "app/files.h"
 #include "app/ui/panels/frame.h"
+#include "app/ui/style.h"
 #include "app/ui/offscreen.h"
 #include "core/report.h"
 #include "core/text.h"

@@ -1,0 +1,61 @@
+// The options of each view and of the memory panel: the only state a view keeps besides the
+// Recording and the playhead (views/view.h). AppState owns them, so they live with the model,
+// free of ImGui; the views that use them are in app/ui/views/.
+#pragma once
+
+#include "app/ui/views/view_logic.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace flashstep {
+struct Recording;
+}
+
+namespace flashstep::ui {
+
+// The vector view of the softmax lessons (views/view_vector.h).
+struct VectorViewOptions {
+  int row = -1;              // softmax row shown; -1 follows the step (step.row)
+  bool show_toolbar = true;  // the row picker (only drawn when there are several rows)
+  bool show_rows = true;     // the other rows as small strips below, clickable
+};
+
+// The matrix view of the attention lessons (views/view_matrix.h).
+struct MatrixViewOptions {
+  bool show_q = true, show_kt = true, show_s = true, show_p = true, show_vt = true;
+  bool show_o_acc = true, show_o = true;
+  bool show_stats = true;   // m, l, LSE columns beside O
+  bool show_values = true;  // numbers in cells when they fit
+  bool show_tiles = true;   // the Br × Bc tile grid
+  float zoom = 0;           // px per cell; 0 = fit the window
+  bool follow = true;       // when zoomed in, scroll to the cells each new step writes
+  bool show_toolbar = true;
+  bool show_legend = true;
+
+  int followed_step = -2;  // the step the view last scrolled to
+
+  // Colour ranges of the recording last drawn (recomputed when the recording changes).
+  struct RangeCache {
+    const Recording* rec = nullptr;
+    std::size_t deltas = 0, steps = 0, buffers = 0;
+    std::uint64_t fingerprint = 0;
+    std::vector<ValueRange> ranges;
+  } cache;
+};
+
+// The chunked view (views/view_chunked.h).
+struct ChunkedViewOptions {
+  int row = -1;              // softmax row shown; -1 follows the step
+  bool show_toolbar = true;  // the row picker (only drawn when there are several rows)
+};
+
+// The memory panel (views/panel_memory.h).
+struct MemoryPanelOptions {
+  int sram_budget = 0;  // M in elements as the scenario gives it; 0 = not given
+  bool show_counters = true;
+  bool show_comparison = true;
+};
+
+}  // namespace flashstep::ui
