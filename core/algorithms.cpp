@@ -2,6 +2,7 @@
 #include "core/algorithms.h"
 
 #include "core/engine.h"
+#include "core/io_model.h"
 
 #include <iterator>
 
@@ -20,6 +21,8 @@ std::vector<AlgorithmInfo> make_table() {
     a.view = ViewKind::vector;
     a.has_max = false;
     a.record = record_naive;
+    a.io = io_naive;
+    a.size = size_naive;
     a.fast = false;
     a.gpu = true;
     a.pseudocode = {
@@ -43,6 +46,8 @@ std::vector<AlgorithmInfo> make_table() {
     a.family = Family::softmax;
     a.view = ViewKind::vector;
     a.record = record_safe;
+    a.io = io_safe;
+    a.size = size_safe;
     a.fast = true;
     a.gpu = true;
     a.pseudocode = {
@@ -71,6 +76,8 @@ std::vector<AlgorithmInfo> make_table() {
     a.view = ViewKind::vector;
     a.rescales = true;
     a.record = record_online;
+    a.io = io_online;
+    a.size = size_online;
     a.fast = true;
     a.gpu = true;
     a.pseudocode = {
@@ -98,6 +105,8 @@ std::vector<AlgorithmInfo> make_table() {
     a.global_max = true;
     a.takes_workers = true;
     a.record = record_chunked;
+    a.io = io_chunked;
+    a.size = size_chunked;
     a.fast = true;
     a.gpu = true;
     a.pseudocode = {
@@ -123,6 +132,8 @@ std::vector<AlgorithmInfo> make_table() {
     a.view = ViewKind::vector;
     a.rescales = true;
     a.record = record_logsumexp;
+    a.io = io_logsumexp;
+    a.size = size_logsumexp;
     a.fast = false;
     a.gpu = true;
     a.pseudocode = {
@@ -148,6 +159,8 @@ std::vector<AlgorithmInfo> make_table() {
     a.family = Family::attention;
     a.view = ViewKind::matrix;
     a.record = record_attn_naive;
+    a.io = io_attn_naive;
+    a.size = size_attn_naive;
     a.fast = true;
     a.gpu = true;
     a.pseudocode = {
@@ -169,6 +182,8 @@ std::vector<AlgorithmInfo> make_table() {
     a.view = ViewKind::matrix;
     a.rescales = true;
     a.record = record_attn_online;
+    a.io = io_attn_online;
+    a.size = size_attn_online;
     a.fast = false;
     a.gpu = true;
     a.pseudocode = {
@@ -197,6 +212,8 @@ std::vector<AlgorithmInfo> make_table() {
     a.rescales = true;
     a.takes_blocks = true;
     a.record = record_attn_tiled;
+    a.io = io_attn_tiled;
+    a.size = size_attn_tiled;
     a.fast = true;
     a.gpu = true;
     a.pseudocode = {
@@ -231,6 +248,8 @@ std::vector<AlgorithmInfo> make_table() {
     a.rescales = true;
     a.takes_blocks = true;
     a.record = record_attn_tiled_v2;
+    a.io = io_attn_tiled_v2;
+    a.size = size_attn_tiled_v2;
     a.fast = true;
     a.gpu = true;
     a.pseudocode = {

@@ -18,6 +18,8 @@
 namespace flashstep {
 
 class Recorder;
+struct IoCounters;
+struct RecordingSize;
 
 enum class Family { softmax, attention };
 
@@ -45,6 +47,10 @@ struct AlgorithmInfo {
 
   // The kernels it has.
   void (*record)(const Resolved&, Recorder&) = nullptr;  // recorded CPU engine: the reference
+  // Its IO model as a formula (core/io_model.h): what a run counts, without running it.
+  IoCounters (*io)(const Resolved&) = nullptr;
+  // The size of its recording (core/engine.h): steps exactly, cells and deltas closely.
+  RecordingSize (*size)(const Resolved&) = nullptr;
   bool fast = false;  // a --steps none fp32 kernel (core/fast.h)
   bool gpu = false;   // a compute-shader engine (gpu/)
 

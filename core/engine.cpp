@@ -87,30 +87,7 @@ static bool tile_live(const Resolved& r, int i, int j) {
   return !r.scenario.causal || j * r.Bc <= std::min(r.n, (i + 1) * r.Br) - 1;
 }
 
-long long estimate_steps(const Resolved& r) {
-  const long long rows = r.rows, n = r.n;
-  switch (r.scenario.algorithm) {
-    case Algorithm::naive: return rows * 2 * n;
-    case Algorithm::safe: return rows * 3 * n;
-    case Algorithm::online: return rows * 2 * n;
-    case Algorithm::logsumexp: return rows * (2 * n + 1);
-    case Algorithm::chunked: {
-      const long long longest = (n + r.chunks - 1) / r.chunks;
-      const long long merges = static_cast<long long>(merge_tree(r.chunks).size()) - r.chunks;
-      return rows * (2 * longest + merges);
-    }
-    case Algorithm::attn_naive: return 3 * n;
-    case Algorithm::attn_online: return r.scenario.causal ? n * (n + 1) / 2 + n : n * n + n;
-    case Algorithm::attn_tiled:
-    case Algorithm::attn_tiled_v2: {
-      long long tiles = 0;
-      for (int i = 0; i < r.Tr; ++i)
-        for (int j = 0; j < r.Tc; ++j) tiles += tile_live(r, i, j) ? 1 : 0;
-      return r.scenario.algorithm == Algorithm::attn_tiled ? tiles : tiles + r.Tr;
-    }
-  }
-  return 0;
-}
+long long estimate_steps(const Resolved& r) { return info(r.scenario.algorithm).size(r).steps; }
 
 std::vector<MergeNode> merge_tree(int K) {
   std::vector<MergeNode> nodes;
@@ -135,38 +112,77 @@ std::vector<MergeNode> merge_tree(int K) {
 
 namespace flashstep {
 
-RecordingSize estimate_recording(const Resolved& r) {
-  const long long rows = r.rows, n = r.n, d = r.d, K = r.chunks;
-  long long cells = 0, deltas = 0;
-  switch (r.scenario.algorithm) {
-    case Algorithm::naive: cells = rows * (3 * n + 1), deltas = rows * 4 * n; break;
-    case Algorithm::safe:
-    case Algorithm::online: cells = rows * (3 * n + 2), deltas = rows * 5 * n; break;
-    case Algorithm::logsumexp: cells = rows * (3 * n + 3), deltas = rows * (4 * n + 1); break;
-    case Algorithm::chunked: cells = rows * (3 * n + 2 + 4 * K), deltas = rows * (5 * n + 4 * K + 2); break;
-    case Algorithm::attn_naive: cells = 4 * n * d + 2 * n * n + 2 * n, deltas = 2 * n * n + 2 * n + n * d; break;
-    case Algorithm::attn_online: {
-      const long long keys = r.scenario.causal ? n * (n + 1) / 2 : n * n;
-      cells = 5 * n * d + n * n + 2 * n, deltas = n * (2 + 2 * d) + keys * (3 + d);
-      break;
-    }
-    case Algorithm::attn_tiled:
-    case Algorithm::attn_tiled_v2: {
-      const bool v2 = r.scenario.algorithm == Algorithm::attn_tiled_v2;
-      cells = 4 * n * d + 2 * n * n + 2 * n + (v2 ? n * d + n : 0);
-      for (int i = 0; i < r.Tr; ++i) {
-        const long long br = std::min(r.Br, r.n - i * r.Br);
-        if (v2) deltas += 2 * br + br * d + br + br * d;  // start and end of the Q block
-        for (int j = 0; j < r.Tc; ++j)
-          if (tile_live(r, i, j)) deltas += 2 * br * std::min(r.Bc, r.n - j * r.Bc) + br * d + 2 * br;
+namespace {
+using ll = long long;
+RecordingSize sized(ll steps, ll cells, ll deltas) {
+  RecordingSize s;
+  s.steps = steps, s.cells = cells, s.deltas = deltas;
+  return s;
+}
+}  // namespace
+
+RecordingSize size_naive(const Resolved& r) {
+  const ll rows = r.rows, n = r.n;
+  return sized(rows * 2 * n, rows * (3 * n + 1), rows * 4 * n);
+}
+
+RecordingSize size_safe(const Resolved& r) {
+  const ll rows = r.rows, n = r.n;
+  return sized(rows * 3 * n, rows * (3 * n + 2), rows * 5 * n);
+}
+
+RecordingSize size_online(const Resolved& r) {
+  const ll rows = r.rows, n = r.n;
+  return sized(rows * 2 * n, rows * (3 * n + 2), rows * 5 * n);
+}
+
+RecordingSize size_logsumexp(const Resolved& r) {
+  const ll rows = r.rows, n = r.n;
+  return sized(rows * (2 * n + 1), rows * (3 * n + 3), rows * (4 * n + 1));
+}
+
+RecordingSize size_chunked(const Resolved& r) {
+  const ll rows = r.rows, n = r.n, K = r.chunks;
+  const ll longest = (n + K - 1) / K;
+  const ll merges = static_cast<ll>(merge_tree(r.chunks).size()) - K;
+  return sized(rows * (2 * longest + merges), rows * (3 * n + 2 + 4 * K), rows * (5 * n + 4 * K + 2));
+}
+
+RecordingSize size_attn_naive(const Resolved& r) {
+  const ll n = r.n, d = r.d;
+  return sized(3 * n, 4 * n * d + 2 * n * n + 2 * n, 2 * n * n + 2 * n + n * d);
+}
+
+RecordingSize size_attn_online(const Resolved& r) {
+  const ll n = r.n, d = r.d;
+  const ll keys = r.scenario.causal ? n * (n + 1) / 2 : n * n;
+  return sized(keys + n, 5 * n * d + n * n + 2 * n, n * (2 + 2 * d) + keys * (3 + d));
+}
+
+namespace {
+// The tiled loops (FA-1 and FA-2 record the same tiles; FA-2 adds a step per Q block).
+RecordingSize size_tiled(const Resolved& r, bool v2) {
+  const ll n = r.n, d = r.d;
+  ll tiles = 0, deltas = 0;
+  for (int i = 0; i < r.Tr; ++i) {
+    const ll br = std::min(r.Br, r.n - i * r.Br);
+    if (v2) deltas += 2 * br + br * d + br + br * d;  // start and end of the Q block
+    for (int j = 0; j < r.Tc; ++j)
+      if (tile_live(r, i, j)) {
+        ++tiles;
+        deltas += 2 * br * std::min(r.Bc, r.n - j * r.Bc) + br * d + 2 * br;
       }
-      break;
-    }
   }
-  RecordingSize size;
-  size.steps = estimate_steps(r);
-  size.deltas = deltas;
-  size.cells = cells;
+  return sized(v2 ? tiles + r.Tr : tiles, 4 * n * d + 2 * n * n + 2 * n + (v2 ? n * d + n : 0), deltas);
+}
+}  // namespace
+
+RecordingSize size_attn_tiled(const Resolved& r) { return size_tiled(r, false); }
+RecordingSize size_attn_tiled_v2(const Resolved& r) { return size_tiled(r, true); }
+
+RecordingSize estimate_recording(const Resolved& r) {
+  RecordingSize size = info(r.scenario.algorithm).size(r);
+  const long long cells = size.cells, deltas = size.deltas;
   // State before the first step and while recording, the deltas, keyframes (at most about one
   // state per state's worth of deltas), and per step its text and regions.
   const long long cell_bytes = static_cast<long long>(sizeof(double) + 1);

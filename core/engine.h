@@ -37,6 +37,17 @@ struct RecordingSize {
   long long steps = 0, deltas = 0, cells = 0, bytes = 0;
 };
 RecordingSize estimate_recording(const Resolved& r);
+// The steps, cells and deltas of each algorithm's recording (no bytes); the algorithm table
+// (core/algorithms.cpp) points at them.
+RecordingSize size_naive(const Resolved& r);
+RecordingSize size_safe(const Resolved& r);
+RecordingSize size_online(const Resolved& r);
+RecordingSize size_logsumexp(const Resolved& r);
+RecordingSize size_chunked(const Resolved& r);
+RecordingSize size_attn_naive(const Resolved& r);
+RecordingSize size_attn_online(const Resolved& r);
+RecordingSize size_attn_tiled(const Resolved& r);
+RecordingSize size_attn_tiled_v2(const Resolved& r);
 long long estimate_recording_bytes(const Resolved& r);
 
 Recording record(const Resolved& r, const RecordOptions& opt = {});

@@ -9,6 +9,18 @@
 
 namespace flashstep {
 
+// The counts of a run of r: its algorithm's formula (AlgorithmInfo::io).
 IoCounters expected_io(const Resolved& r);
+
+// The formulas, one per algorithm; the algorithm table (core/algorithms.cpp) points at them.
+IoCounters io_naive(const Resolved& r);
+IoCounters io_safe(const Resolved& r);
+IoCounters io_online(const Resolved& r);
+IoCounters io_logsumexp(const Resolved& r);
+IoCounters io_chunked(const Resolved& r);
+IoCounters io_attn_naive(const Resolved& r);
+IoCounters io_attn_online(const Resolved& r);
+IoCounters io_attn_tiled(const Resolved& r);
+IoCounters io_attn_tiled_v2(const Resolved& r);
 
 }  // namespace flashstep

@@ -25,6 +25,8 @@ TEST_CASE("the algorithm table has one complete row per Algorithm, in the enum's
     CHECK(!a.title.empty());
     CHECK(!a.short_name.empty());
     CHECK(static_cast<bool>(a.record));
+    CHECK(static_cast<bool>(a.io));
+    CHECK(static_cast<bool>(a.size));
     CHECK(!a.pseudocode.empty());
     // The Compare tab's pair runs on this algorithm's input: same family.
     CHECK(info(a.compare_a).family == a.family);
