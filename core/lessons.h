@@ -37,7 +37,7 @@ struct Lesson {
 };
 
 // The tabs a lesson may open on (the app's names for them, app/ui/model/app_state.h).
-inline constexpr std::string_view kLessonTabs[] = {"lesson", "scale-lab", "measure-lab", "overflow-lab"};
+inline constexpr std::string_view kLessonTabs[] = {"lesson", "compare", "scale-lab", "measure-lab", "overflow-lab"};
 
 // The catalogue in teaching order. The first call parses the embedded files; a bad one throws
 // InputError naming the file and the field ("assets/lessons/online.json: "scenario.precision"

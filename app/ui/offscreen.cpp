@@ -173,6 +173,7 @@ bool OffscreenRenderer::render(AppState& app, const RenderOptions& opt, Image& o
     ImGui::NewFrame();
     FrameOptions fo = opt.frame;
     fo.keyboard = false;
+    fo.picture = true;
     draw_frame(app, fo);
     ImGui::Render();
     glViewport(0, 0, w, h);

@@ -96,7 +96,7 @@ TEST_CASE("a bad lesson file is refused with one message naming the file and the
       {good_with("scenario", "[1, 2]"), {"online.json", "\"scenario\" is [1,2], not an object"}},
       {good_with("scenario", ""), {"online.json", "no \"scenario\""}},
       {good_with("tab", R"("measure")"),
-       {"online.json: \"tab\" = \"measure\": use lesson, scale-lab, measure-lab or overflow-lab"}},
+       {"online.json: \"tab\" = \"measure\": use lesson, compare, scale-lab, measure-lab or overflow-lab"}},
       {good_with("backend", R"("tpu")"), {"online.json: \"backend\" = \"tpu\": use cpu or gpu"}},
       {good_with("title", R"("3. Online softmax")"), {"online.json: \"title\"", "starts with a number", "order.json"}},
       {good_with("title", "42"), {"online.json: \"title\" is 42, not a string"}},

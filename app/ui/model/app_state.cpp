@@ -51,11 +51,28 @@ AppState::AppState() : start_time_(now_seconds()) {
 
 double AppState::clock() const { return now_seconds() - start_time_; }
 
-void AppState::note(Severity s, std::string text) {
+void AppState::note(Severity s, std::string text, Topic topic) {
   status = text;
   status_severity = s;
+  status_topic_ = topic;
+  status_time_ = clock();
+  status_context_ = context_;
   log.push_back({clock(), s, std::move(text)});
   if (log.size() > 500) log.erase(log.begin(), log.begin() + 100);
+}
+
+AppState::StatusLine AppState::status_line() const {
+  if (status.empty() || status_context_ != context_) return {};
+  bool current = false;
+  switch (status_topic_) {
+    case Topic::input: current = !input_error.empty(); break;
+    case Topic::recording: current = job.busy(); break;
+    case Topic::event:
+      current = clock() - status_time_ < (status_severity == Severity::info ? kEventSeconds : kProblemSeconds);
+      break;
+  }
+  if (!current) return {};
+  return {status, status_severity};
 }
 
 const Lesson& AppState::current_lesson() const {
@@ -68,6 +85,7 @@ void AppState::open_lesson(int index) {
   index = std::clamp(index, 0, static_cast<int>(lessons().size()) - 1);
   const Lesson& l = lessons()[static_cast<std::size_t>(index)];
   lesson = index;
+  new_context();
   const Backend backend = l.backend == "gpu" ? Backend::gpu : Backend::cpu;
   inputs = inputs_from(l.scenario, backend);
   input_error.clear();
@@ -75,28 +93,23 @@ void AppState::open_lesson(int index) {
   matrix_view = {};
   chunked_view = {};
   timeline.pause();
-  // A lab lesson opens on its lab (the lesson is the lab; its recording, the worked example,
-  // plays in the other panels). Any other lesson leaves a lab for the lesson's view.
-  const Tab opens_on = parse_tab(l.tab).value_or(Tab::lesson);
-  if (opens_on != Tab::lesson) {
-    if (opens_on == Tab::scale_lab) scale_lab.d = l.scenario.d;
-    tab = opens_on;
-    tab_changed = true;
-  } else if (tab != Tab::lesson && tab != Tab::compare && tab != Tab::steps) {
-    tab = Tab::lesson;
-    tab_changed = true;
-  }
+  // Every lesson opens on the tab its file names, whatever the previous lesson showed: a lab
+  // lesson on its lab (its recording, the worked example, plays in the other panels), the
+  // CPU-vs-GPU lesson on Compare, the others on their own view.
+  tab = parse_tab(l.tab).value_or(Tab::lesson);
+  tab_changed = true;
+  if (tab == Tab::scale_lab) scale_lab.d = l.scenario.d;
   // Compare mode sets the lesson against the algorithm it improves on (or that improves on it).
   compare.a = info(l.scenario.algorithm).compare_a;
   compare.b = info(l.scenario.algorithm).compare_b;
-  // Lesson 11 compares one algorithm on both backends.
   compare.backend_a = Backend::cpu;
   compare.backend_b = Backend::cpu;
+  // A lesson on the GPU compares its algorithm on both backends.
   if (backend == Backend::gpu && gpu_backend()) {
     compare.a = compare.b = l.scenario.algorithm;
     compare.backend_b = Backend::gpu;
-    tab = Tab::compare;  // the lesson is the comparison
-    tab_changed = true;
+  } else if (backend == Backend::gpu && tab == Tab::compare) {
+    tab = Tab::lesson;  // without a GPU there is nothing to set beside the CPU run
   }
   compare.dirty = true;
   if (backend == Backend::gpu && !gpu_backend())
@@ -153,7 +166,7 @@ void AppState::inputs_changed() {
   compare.dirty = true;
   if (std::string why = check(inputs); !why.empty()) {
     input_error = why;
-    note(Severity::error, input_error + " (the last valid input stays in use)");
+    note(Severity::error, input_error + " (the last valid input stays in use)", Topic::input);
     return;
   }
   const Scenario s = scenario_from(inputs);
@@ -178,7 +191,7 @@ void AppState::inputs_changed() {
   }
   pending_ = s;
   pending_keep_pass_ = true;
-  note(Severity::info, strf("Recording about %lld steps in the background…", estimate_steps(r)));
+  note(Severity::info, strf("Recording about %lld steps in the background…", estimate_steps(r)), Topic::recording);
   job.start(std::move(r), ticket_);
 }
 
@@ -215,6 +228,14 @@ void AppState::sync_cursor() {
   if (played.cursor->position() != timeline.playhead() && !timeline.empty())
     played.seek(timeline.playhead());
   if (tab == Tab::compare) compare_sync();
+}
+
+void AppState::timeline_used() {
+  if (tab == Tab::overflow_lab || tab == Tab::scale_lab || tab == Tab::measure_lab) {
+    tab = Tab::lesson;
+    tab_changed = true;
+  }
+  sync_cursor();
 }
 
 void AppState::cancel_recording() {

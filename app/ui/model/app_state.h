@@ -127,10 +127,22 @@ class AppState {
   } pseudocode;
 
   // ---- messages ----
+  // Every message goes to the log. The status bar shows the last one only while it belongs to
+  // the moment (status_line()): an input error while the form is not in use, "recording…"
+  // while the job runs, any other message for a few seconds and never past a change of lesson
+  // or document.
+  enum class Topic { event, input, recording };
   std::vector<LogEntry> log;
-  std::string status;
+  std::string status;  // the last message
   Severity status_severity = Severity::info;
-  void note(Severity s, std::string text);
+  void note(Severity s, std::string text, Topic topic = Topic::event);
+  struct StatusLine {
+    std::string text;  // empty: nothing to say
+    Severity severity = Severity::info;
+  };
+  StatusLine status_line() const;
+  void new_context() { ++context_; }  // a lesson or a document opened: older messages are done
+  static constexpr double kEventSeconds = 8.0, kProblemSeconds = 20.0;
 
   // ---- background recording ----
   RecordJob job;
@@ -150,6 +162,9 @@ class AppState {
   void smaller_font();
   void seek(int k);                 // the lesson's playhead
   void sync_cursor();               // after moving `timeline` directly
+  // After the user moved or started the active timeline (keys, buttons, scrubber, Steps tab):
+  // the recording it steps becomes visible, so a lab tab gives way to the lesson's view.
+  void timeline_used();
   void cancel_recording();
   // Per frame: collects a finished background recording, plays, re-records compare.
   void tick(double dt);
@@ -168,6 +183,9 @@ class AppState {
   Scenario pending_;  // scenario of the running background job
   bool pending_keep_pass_ = false;
   double start_time_ = 0;
+  Topic status_topic_ = Topic::event;
+  double status_time_ = 0;
+  int status_context_ = 0, context_ = 0;
 };
 
 }  // namespace flashstep::ui

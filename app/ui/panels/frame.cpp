@@ -19,8 +19,7 @@ struct Layout {
 // centre (both want width: matrices side by side, HBM beside SRAM); the explanation over the
 // pseudocode on the right; timeline and status bar across the bottom. A closed panel gives its
 // space to its neighbour.
-Layout layout(const AppState& app, ImVec2 origin, ImVec2 size) {
-  PanelFlags f = app.panels;
+Layout layout(const AppState& app, PanelFlags f, ImVec2 origin, ImVec2 size) {
   // Compare mode has its own sentences and HBM counters: it takes the whole centre and right.
   if (app.tab == Tab::compare && f.view) f.explanation = f.pseudocode = f.memory = false;
   const float s = app.ui_scale;
@@ -244,8 +243,9 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
   if (quit) app.quit_requested = true;
   if (opt.keyboard && !any_popup_open()) handle_shortcuts(app);
   const float menu_h = ImGui::GetFrameHeight();
-  const Layout L = layout(app, ImVec2(vp->Pos.x, vp->Pos.y + menu_h), ImVec2(vp->Size.x, vp->Size.y - menu_h));
   PanelFlags f = app.panels;
+  if (opt.picture) f.status = false;
+  const Layout L = layout(app, f, ImVec2(vp->Pos.x, vp->Pos.y + menu_h), ImVec2(vp->Size.x, vp->Size.y - menu_h));
   if (app.tab == Tab::compare && f.view) f.explanation = f.pseudocode = f.memory = false;
   if (f.lessons) draw_lessons_panel(app, L.lessons);
   if (f.inputs) draw_inputs_panel(app, L.inputs);

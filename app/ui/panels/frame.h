@@ -15,6 +15,9 @@ struct FrameOptions {
   // Empty: the whole window. Otherwise one panel (a name from panel_names()) fills the display.
   std::string panel;
   bool keyboard = true;  // handle the shortcuts
+  // A picture for export (shot, gif, the export dialog): no status bar, whose messages belong
+  // to the moment they were said, not to a slide.
+  bool picture = false;
 };
 
 void draw_frame(AppState& app, const FrameOptions& opt = {});

@@ -51,14 +51,13 @@ void draw_status_bar(AppState& app, const PanelRect& r) {
   const std::string logs = strf("Log (%zu)", app.log.size());
   const float right = ImGui::CalcTextSize(logs.c_str()).x + ImGui::GetStyle().FramePadding.x * 2 + 8 * s;
   ImGui::PushTextWrapPos(0);
-  if (!app.status.empty()) {
+  if (const AppState::StatusLine line = app.status_line(); !line.text.empty()) {
     const float avail = ImGui::GetContentRegionAvail().x - right;
-    std::string text = app.status;
-    // One line: the full text is in the log.
-    while (text.size() > 8 && ImGui::CalcTextSize(text.c_str()).x > avail) text.resize(text.size() * 9 / 10);
-    if (text.size() < app.status.size()) text += "…";
-    ImGui::TextColored(severity_colour(app.status_severity), "%s", text.c_str());
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", app.status.c_str());
+    const std::vector<std::string> lines = wrap_words(line.text, avail);
+    // One line: the full text is in the log and the tooltip.
+    const std::string text = lines.size() > 1 ? lines.front() + " …" : line.text;
+    ImGui::TextColored(severity_colour(line.severity), "%s", text.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", line.text.c_str());
   } else {
     ImGui::TextDisabled("Ready. F1 lists the keyboard shortcuts.");
   }

@@ -178,7 +178,10 @@ void handle_shortcuts(AppState& app) {
   Timeline& tl = app.active_timeline();
   auto pressed = [](ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k), true); };
   bool moved = false;
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space), false)) tl.toggle_play();
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space), false)) {
+    tl.toggle_play();
+    moved = true;
+  }
   if (pressed(ImGuiKey_RightArrow)) moved |= io.KeyShift ? tl.next_pass() : tl.step(1);
   if (pressed(ImGuiKey_LeftArrow)) moved |= io.KeyShift ? tl.prev_pass() : tl.step(-1);
   if (pressed(ImGuiKey_PageDown)) moved |= tl.step(1);
@@ -191,10 +194,10 @@ void handle_shortcuts(AppState& app) {
   }
   if (ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) tl.faster();
   if (ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) tl.slower();
+  if (moved) app.timeline_used();
   if (pressed(ImGuiKey_DownArrow) && app.lesson + 1 < static_cast<int>(lessons().size()))
     app.open_lesson(app.lesson + 1);
   if (pressed(ImGuiKey_UpArrow) && app.lesson > 0) app.open_lesson(app.lesson - 1);
-  if (moved) app.sync_cursor();
 }
 
 void draw_timeline_panel(AppState& app, const PanelRect& r) {
@@ -220,8 +223,10 @@ void draw_timeline_panel(AppState& app, const PanelRect& r) {
   moved |= icon_button("##prev", Icon::prev, "previous step (←)", s, any) && tl.step(-1);
   ImGui::SameLine(0, 3 * s);
   if (icon_button("##play", tl.playing() ? Icon::pause : Icon::play,
-                  tl.playing() ? "pause (Space)" : "play (Space)", s, any))
+                  tl.playing() ? "pause (Space)" : "play (Space)", s, any)) {
     tl.toggle_play();
+    moved = true;
+  }
   ImGui::SameLine(0, 3 * s);
   moved |= icon_button("##next", Icon::next, "next step (→)", s, any) && tl.step(1);
   ImGui::SameLine(0, 3 * s);
@@ -253,7 +258,7 @@ void draw_timeline_panel(AppState& app, const PanelRect& r) {
 
   ImGui::Dummy(ImVec2(0, 4 * s));
   moved |= scrubber(tl, rec, s);
-  if (moved) app.sync_cursor();
+  if (moved) app.timeline_used();
   ImGui::End();
 }
 

@@ -1,0 +1,74 @@
+// A real ImGui context without a window or GL (Dear ImGui's "null" backend idea): the font atlas
+// is built but never uploaded, and the GLFW key map is the window's. Frames draw the whole app
+// (draw_frame), so tests drive it with keys and characters as a user would.
+#pragma once
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include "app/ui/model/app_state.h"
+#include "app/ui/panels/frame.h"
+#include "app/ui/style.h"
+
+#include <imgui.h>
+#include <imgui_internal.h>
+
+namespace flashstep::ui {
+
+// An ImGui context with a built font atlas and the GLFW key map, as the window has.
+struct Headless {
+  ImGuiContext* ctx;
+  Headless() {
+    ctx = ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1280, 800);
+    io.DeltaTime = 1.0f / 60.0f;
+    load_fonts(1.0f);
+    apply_style(1.0f);
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    io.KeyMap[ImGuiKey_LeftArrow] = GLFW_KEY_LEFT;
+    io.KeyMap[ImGuiKey_RightArrow] = GLFW_KEY_RIGHT;
+    io.KeyMap[ImGuiKey_UpArrow] = GLFW_KEY_UP;
+    io.KeyMap[ImGuiKey_DownArrow] = GLFW_KEY_DOWN;
+    io.KeyMap[ImGuiKey_Home] = GLFW_KEY_HOME;
+    io.KeyMap[ImGuiKey_End] = GLFW_KEY_END;
+    io.KeyMap[ImGuiKey_Space] = GLFW_KEY_SPACE;
+    io.KeyMap[ImGuiKey_Escape] = GLFW_KEY_ESCAPE;
+    io.KeyMap[ImGuiKey_PageUp] = GLFW_KEY_PAGE_UP;
+    io.KeyMap[ImGuiKey_PageDown] = GLFW_KEY_PAGE_DOWN;
+  }
+  ~Headless() { ImGui::DestroyContext(ctx); }
+
+  void frame(AppState& app, const FrameOptions& opt = {}) {
+    app.tick(1.0 / 60.0);
+    ImGui::NewFrame();
+    draw_frame(app, opt);
+    ImGui::Render();
+  }
+  // One frame with `key` down (and shift / ctrl as given), then one with it up.
+  void press(AppState& app, int key, bool shift = false, bool ctrl = false) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeyShift = shift;
+    io.KeyCtrl = ctrl;
+    io.KeysDown[key] = true;
+    frame(app);
+    io.KeysDown[key] = false;
+    io.KeyShift = false;
+    io.KeyCtrl = false;
+    frame(app);
+  }
+  // Whether a window of that name was drawn in the last frame.
+  static bool drawn(const char* name) {
+    const ImGuiWindow* w = ImGui::FindWindowByName(name);
+    return w && w->Active;
+  }
+  void type(AppState& app, ImWchar c) {
+    ImGui::GetIO().AddInputCharacter(c);
+    frame(app);
+  }
+};
+
+}  // namespace flashstep::ui
