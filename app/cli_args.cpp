@@ -82,6 +82,9 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
     cmd->add_option("--scale", p.scale, "Pixels per window unit (2, 4 for slides): rendered at that size, not upscaled")
         ->capture_default_str();
     cmd->add_flag("--transparent", p.transparent, "Transparent background");
+    cmd->add_flag("--present", p.present, "Presentation mode (P in the window): the view alone, larger");
+    cmd->add_option("--font-scale", p.font_scale, "Font size as View > Font size sets it, 1..3")
+        ->capture_default_str();
     cmd->add_option("--out", p.out, "The file to write (written atomically)");
   };
   c.shot = app.add_subcommand("shot", "Render a lesson or a scenario file at one step to a PNG");

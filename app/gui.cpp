@@ -86,7 +86,7 @@ int run_gui(const GuiOptions& opt) {
       if (window->use_style(scale, app->theme)) app->ui_scale = scale;
 
       stats.build_started();
-      window->begin_frame();
+      window->begin_frame(*app);
       ui::draw_frame(*app);
       session.serve_file_requests(*app);
       ui::draw_export_dialog(*app, export_dialog);

@@ -1,5 +1,7 @@
 #include "app/window.h"
 
+#include "app/ui/panels/frame.h"
+
 #include <epoxy/gl.h>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
@@ -126,9 +128,10 @@ bool Window::use_style(float scale, ui::Theme theme) {
   return true;
 }
 
-void Window::begin_frame() {
+void Window::begin_frame(const ui::AppState& app) {
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
+  ui::prepare_input(app);
   ImGui::NewFrame();
 }
 

@@ -2,7 +2,7 @@
 // backends, owned by one object so they are torn down in the reverse order they were set up.
 // The frame loop (app/gui.cpp) uses it as ImGui's examples use main():
 //
-//   window->begin_frame();          // the backends' NewFrame and ImGui::NewFrame
+//   window->begin_frame(app);       // the backends' NewFrame, the app's input rules, ImGui::NewFrame
 //   ... panels ...; ImGui::Render();
 //   window->render(theme);          // clear with the theme's colour, rasterise the draw data
 //   window->present();              // swap
@@ -14,6 +14,10 @@
 #pragma once
 
 #include "app/ui/style.h"
+
+namespace flashstep::ui {
+class AppState;
+}
 
 #include <memory>
 #include <string>
@@ -65,7 +69,9 @@ class Window {
   // when `scale` or `theme` changed since the last call. Returns true when it rebuilt them.
   bool use_style(float scale, ui::Theme theme);
 
-  void begin_frame();
+  // The backends' NewFrame, then ui::prepare_input(app) (no pointer in presentation mode), then
+  // ImGui::NewFrame.
+  void begin_frame(const ui::AppState& app);
   void render(ui::Theme theme);  // after ImGui::Render()
   void present();
 

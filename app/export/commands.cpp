@@ -50,6 +50,8 @@ std::string check(const PictureOptions& o) {
   if (o.width < 64 || o.height < 64 || o.width > 8192 || o.height > 8192)
     return "--width and --height must be 64..8192 pixels";
   if (!(o.scale >= 0.25f && o.scale <= 8.0f)) return "--scale must be 0.25..8";
+  if (!(o.font_scale >= 1.0f && o.font_scale <= 3.0f)) return "--font-scale must be 1..3";
+  if (o.present && !o.panel.empty()) return "--present shows the view alone; leave out --panel";
   if (o.out.empty()) return "--out FILE is required";
   return "";
 }
@@ -59,6 +61,8 @@ std::string check(const PictureOptions& o) {
 std::string load(const PictureOptions& o, ui::AppState& app) {
   app.background_allowed = false;
   app.set_theme(*ui::parse_theme(o.theme));
+  app.set_font_scale(o.font_scale);
+  app.presenting = o.present;
   if (o.scenario.empty()) {
     app.open_lesson(o.lesson);
     return "";

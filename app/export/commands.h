@@ -14,6 +14,8 @@ struct PictureOptions {
   int width = 1280, height = 800;
   float scale = 1.0f;           // the image is width·scale × height·scale pixels
   bool transparent = false;
+  bool present = false;         // presentation mode: the view alone, sizes × 1.5 (P in the window)
+  float font_scale = 1.0f;      // the window's font size, 1..3 (Ctrl+= in the window)
   std::string out;
 };
 

@@ -94,11 +94,16 @@ void apply_style(float scale, Theme theme) {
       c[ImGuiCol_TitleBg] = ImVec4(0.10f, 0.10f, 0.12f, 1.0f);
       c[ImGuiCol_TitleBgActive] = ImVec4(0.0f, 0.30f, 0.62f, 1.0f);
       c[ImGuiCol_FrameBg] = ImVec4(0.16f, 0.16f, 0.20f, 1.0f);
-      c[ImGuiCol_Button] = ImVec4(0.0f, 0.36f, 0.72f, 1.0f);
-      c[ImGuiCol_ButtonHovered] = ImVec4(0.10f, 0.48f, 0.90f, 1.0f);
-      c[ImGuiCol_Header] = ImVec4(0.0f, 0.36f, 0.72f, 0.85f);
+      // Blues dark enough that white text on them keeps 7:1 (tests/app/test_presentation.cpp).
+      c[ImGuiCol_Button] = ImVec4(0.0f, 0.28f, 0.58f, 1.0f);
+      c[ImGuiCol_ButtonHovered] = ImVec4(0.0f, 0.32f, 0.64f, 1.0f);
+      c[ImGuiCol_ButtonActive] = ImVec4(0.05f, 0.34f, 0.66f, 1.0f);
+      c[ImGuiCol_Header] = ImVec4(0.0f, 0.28f, 0.58f, 1.0f);
+      c[ImGuiCol_HeaderHovered] = ImVec4(0.0f, 0.32f, 0.64f, 1.0f);
+      c[ImGuiCol_HeaderActive] = ImVec4(0.05f, 0.34f, 0.66f, 1.0f);
       c[ImGuiCol_Tab] = ImVec4(0.12f, 0.12f, 0.16f, 1.0f);
-      c[ImGuiCol_TabActive] = ImVec4(0.0f, 0.40f, 0.80f, 1.0f);
+      c[ImGuiCol_TabHovered] = ImVec4(0.0f, 0.32f, 0.64f, 1.0f);
+      c[ImGuiCol_TabActive] = ImVec4(0.0f, 0.30f, 0.62f, 1.0f);
       c[ImGuiCol_PopupBg] = ImVec4(0.05f, 0.05f, 0.07f, 0.98f);
       style.FrameBorderSize = 1.0f;
       style.WindowBorderSize = 2.0f;

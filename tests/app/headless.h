@@ -44,6 +44,7 @@ struct Headless {
 
   void frame(AppState& app, const FrameOptions& opt = {}) {
     app.tick(1.0 / 60.0);
+    prepare_input(app);
     ImGui::NewFrame();
     draw_frame(app, opt);
     ImGui::Render();

@@ -101,6 +101,7 @@ class AppState {
   float ui_scale = 1.0f;    // what sizes are multiplied by: screen DPI × font_scale
   float font_scale = 1.0f;  // the user's choice, 1..3 (View ▸ Font size, Ctrl+= / Ctrl+-)
   bool presenting = false;  // presentation mode: one big view, keyboard stepping
+  bool presentation_memory = true;  // the memory panel under the view in presentation mode (M)
   bool background_allowed = true;  // false: record on the calling thread (exports, tests)
   bool quit_requested = false;
 

@@ -5,6 +5,7 @@
 #include "core/text.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 
 namespace flashstep::ui {
@@ -166,7 +167,12 @@ void draw_presentation(AppState& app, const PanelRect& all) {
   const float right = std::clamp(all.size.x * 0.3f, 260 * app.ui_scale, all.size.x * 0.4f);
   const float left = all.size.x - right;
   const ImVec2 o = all.pos;
-  draw_view_panel(app, {o, ImVec2(left, h)});
+  // The memory panel (M) under the view, where the HBM ↔ SRAM story of the tiled lessons is
+  // told; Compare has its own counters.
+  const bool memory = app.presentation_memory && app.tab != Tab::compare;
+  const float view_h = memory ? h * 0.68f : h;
+  draw_view_panel(app, {o, ImVec2(left, view_h)});
+  if (memory) draw_memory_window(app, {ImVec2(o.x, o.y + view_h), ImVec2(left, h - view_h)});
   draw_explanation_panel(app, {ImVec2(o.x + left, o.y), ImVec2(right, h * 0.45f)});
   draw_pseudocode_panel(app, {ImVec2(o.x + left, o.y + h * 0.45f), ImVec2(right, h * 0.55f)});
   begin_panel("##presentation-counter", {ImVec2(o.x, o.y + h), ImVec2(all.size.x, line)}, nullptr,
@@ -179,11 +185,20 @@ void draw_presentation(AppState& app, const PanelRect& all) {
   if (tl.playing()) counter += "  ▶";
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(counter.c_str());
-  const char* keys = "→ / PgDn next   ← / PgUp back   Space play   Esc leave";
-  ImGui::SameLine();
-  ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX() + 20 * app.ui_scale,
-                                ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(keys).x));
-  ImGui::TextDisabled("%s", keys);
+  // The key hints, the longest that fits beside the counter (none when even the shortest
+  // does not: the counter is what the room reads).
+  const float gap = 20 * app.ui_scale;
+  const float room = ImGui::GetWindowContentRegionMax().x - ImGui::GetCursorPosX() -
+                     ImGui::CalcTextSize(counter.c_str()).x - gap;
+  for (const char* keys : {"→ / PgDn next   ← / PgUp back   Space play   M memory   Esc leave",
+                           "→ next   ← back   Space play   Esc leave", "→ next   ← back"}) {
+    const float w = ImGui::CalcTextSize(keys).x;
+    if (w > room) continue;
+    ImGui::SameLine();
+    ImGui::SetCursorPosX(ImGui::GetWindowContentRegionMax().x - w);
+    ImGui::TextDisabled("%s", keys);
+    break;
+  }
   ImGui::End();
 }
 
@@ -207,6 +222,14 @@ const std::vector<std::string>& panel_names() {
 bool is_panel_name(const std::string& name) {
   const auto& n = panel_names();
   return std::find(n.begin(), n.end(), name) != n.end();
+}
+
+void prepare_input(const AppState& app) {
+  if (!app.presenting) return;
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+  for (bool& down : io.MouseDown) down = false;
+  io.MouseWheel = io.MouseWheelH = 0.0f;
 }
 
 void draw_frame(AppState& app, const FrameOptions& opt) {

@@ -20,6 +20,11 @@ struct FrameOptions {
   bool picture = false;
 };
 
+// Between the platform backend's NewFrame and ImGui::NewFrame: the app's rules for this frame's
+// input. In presentation mode there is no pointer, so nothing is hovered and no tooltip covers
+// the projected view (the keys and a clicker drive it).
+void prepare_input(const AppState& app);
+
 void draw_frame(AppState& app, const FrameOptions& opt = {});
 
 // "lessons", "inputs", "view", "explanation", "pseudocode", "memory", "timeline", "compare",

@@ -143,6 +143,7 @@ const std::vector<Shortcut>& shortcuts() {
       {"↓  /  ↑", "next / previous lesson"},
       {"PgDn  /  PgUp", "next / previous step (presentation clickers)"},
       {"P  or  F5", "presentation mode: full screen, large, no controls"},
+      {"M", "presentation mode: show or hide the memory panel (HBM and SRAM)"},
       {"Ctrl+O  /  Ctrl+S", "open / save a scenario file (Ctrl+Shift+S: save as)"},
       {"Ctrl+E", "export a picture, an animation or the recording"},
       {"Ctrl+=  /  Ctrl+−  /  Ctrl+0", "larger / smaller / normal font"},
@@ -175,6 +176,7 @@ void handle_shortcuts(AppState& app) {
   // Typing into a field must not move the playhead.
   if (io.WantTextInput) return;
   if (ImGui::IsKeyPressed(GLFW_KEY_P, false)) app.presenting = !app.presenting;
+  if (app.presenting && ImGui::IsKeyPressed(GLFW_KEY_M, false)) app.presentation_memory = !app.presentation_memory;
   Timeline& tl = app.active_timeline();
   auto pressed = [](ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k), true); };
   bool moved = false;

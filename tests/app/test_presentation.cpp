@@ -1,0 +1,116 @@
+// Presentation mode and the projector theme: no tooltip covers the projected view, the memory
+// panel is there (M hides it), and every text colour of the projector theme reaches a contrast
+// of 7:1 against the backgrounds it is drawn on (WCAG 2's contrast ratio, its AAA level).
+#include "tests/app/headless.h"
+
+#include "app/ui/widgets.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+using namespace flashstep;
+using namespace flashstep::ui;
+
+namespace {
+
+bool tooltip_drawn() {
+  for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+    if ((w->Flags & ImGuiWindowFlags_Tooltip) && w->Active) return true;
+  return false;
+}
+
+// Relative luminance of an sRGB colour (WCAG 2.x), and the contrast ratio of two colours.
+double channel(double c) { return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); }
+double luminance(const ImVec4& c) {
+  return 0.2126 * channel(c.x) + 0.7152 * channel(c.y) + 0.0722 * channel(c.z);
+}
+double contrast(const ImVec4& a, const ImVec4& b) {
+  const double la = luminance(a), lb = luminance(b);
+  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+// A colour with alpha drawn over an opaque background.
+ImVec4 over(const ImVec4& c, const ImVec4& bg) {
+  return ImVec4(c.x * c.w + bg.x * (1 - c.w), c.y * c.w + bg.y * (1 - c.w), c.z * c.w + bg.z * (1 - c.w), 1);
+}
+
+}  // namespace
+
+TEST_CASE("presentation: the pointer resting on a cell opens no tooltip (it does outside presentation)") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("attn-naive"));
+  ImGuiIO& io = ImGui::GetIO();
+  bool shown_somewhere = false;
+  // Points over the view in both modes; outside presentation at least one of them is a cell.
+  for (float fx : {0.25f, 0.35f, 0.45f, 0.55f}) {
+    for (float fy : {0.3f, 0.4f, 0.5f}) {
+      app.presenting = false;
+      for (int i = 0; i < 3; ++i) {
+        io.MousePos = ImVec2(io.DisplaySize.x * fx, io.DisplaySize.y * fy);
+        h.frame(app);
+      }
+      shown_somewhere |= tooltip_drawn();
+      app.presenting = true;
+      for (int i = 0; i < 3; ++i) {
+        io.MousePos = ImVec2(io.DisplaySize.x * fx, io.DisplaySize.y * fy);
+        h.frame(app);
+        CHECK_FALSE(tooltip_drawn());
+      }
+    }
+  }
+  CHECK(shown_somewhere);
+}
+
+TEST_CASE("presentation: the memory panel is shown under the view, and M hides and shows it") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("attn-tiled"));
+  app.presenting = true;
+  h.frame(app);
+  CHECK(Headless::drawn("Memory: HBM and SRAM"));
+  h.press(app, GLFW_KEY_M);
+  CHECK_FALSE(Headless::drawn("Memory: HBM and SRAM"));
+  h.press(app, GLFW_KEY_M);
+  CHECK(Headless::drawn("Memory: HBM and SRAM"));
+}
+
+TEST_CASE("projector theme: every text colour reaches 7:1 against the backgrounds it is drawn on") {
+  ImGuiContext* ctx = ImGui::CreateContext();
+  apply_style(1.0f, Theme::projector);
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const ImVec4 clear = clear_colour(Theme::projector);
+  const std::pair<const char*, ImGuiCol> backgrounds[] = {
+      {"FrameBg", ImGuiCol_FrameBg},   {"TitleBg", ImGuiCol_TitleBg},     {"TitleBgActive", ImGuiCol_TitleBgActive},
+      {"Button", ImGuiCol_Button},     {"ButtonHovered", ImGuiCol_ButtonHovered},
+      {"Header", ImGuiCol_Header},     {"HeaderHovered", ImGuiCol_HeaderHovered},
+      {"Tab", ImGuiCol_Tab},           {"TabActive", ImGuiCol_TabActive}, {"PopupBg", ImGuiCol_PopupBg},
+      {"MenuBarBg", ImGuiCol_MenuBarBg},
+  };
+  auto check_text = [&](const std::string& text_name, const ImVec4& text) {
+    CAPTURE(text_name);
+    CHECK(contrast(text, clear) >= 7.0);
+    for (const auto& [bg_name, col] : backgrounds) {
+      const std::string name = bg_name;
+      CAPTURE(name);
+      const ImVec4 bg = over(st.Colors[col], clear);
+      CHECK(contrast(text, bg) >= 7.0);
+    }
+  };
+  check_text("Text", st.Colors[ImGuiCol_Text]);
+  // Secondary text is drawn on the panels' background, fields and title bars only.
+  const ImVec4 dim = st.Colors[ImGuiCol_TextDisabled];
+  CHECK(contrast(dim, clear) >= 7.0);
+  CHECK(contrast(dim, over(st.Colors[ImGuiCol_FrameBg], clear)) >= 7.0);
+  CHECK(contrast(dim, over(st.Colors[ImGuiCol_TitleBg], clear)) >= 7.0);
+
+  // The views' own text colours on the view's background.
+  const Palette& p = palette_of(Theme::projector);
+  const ImVec4 view_bg = ImGui::ColorConvertU32ToFloat4(p.background);
+  CHECK(contrast(ImGui::ColorConvertU32ToFloat4(p.text), view_bg) >= 7.0);
+  CHECK(contrast(ImGui::ColorConvertU32ToFloat4(p.text_dim), view_bg) >= 7.0);
+  ImGui::DestroyContext(ctx);
+}
