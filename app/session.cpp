@@ -48,6 +48,7 @@ WindowOptions Session::window_options(const GuiOptions& opt) const {
 void Session::restore(ui::AppState& app, bool lesson_given) {
   app.set_theme(settings_.theme);
   app.set_font_scale(settings_.font_scale);
+  app.set_play_speed(settings_.play_speed);
   app.recent_files = settings_.recent_files;
   for (const std::string& n : notices_) app.note(ui::Severity::warning, n);
   if (!config_.empty() && !lesson_given && settings_.restore_last) restore_last(app, last_scenario_path(config_));
@@ -96,6 +97,7 @@ void Session::save(const ui::AppState& app, const WindowPlacement& where) {
   if (config_.empty()) return;
   settings_.theme = app.theme;
   settings_.font_scale = app.font_scale;
+  settings_.play_speed = app.timeline.speed();
   settings_.recent_files = app.recent_files;
   settings_.maximized = where.maximized;
   if (where.has_size) {

@@ -186,6 +186,11 @@ Settings load_settings(const std::string& path, std::vector<std::string>& notice
       s.font_scale = static_cast<float>(f);
     }
   }
+  if (const Json* v = r.find("play_speed")) {
+    const double f = v->is_number() ? v->get<double>() : NAN;
+    if (std::isfinite(f) && f > 0) s.play_speed = f;
+    else r.bad("play_speed", *v, "a number of steps per second above 0", "2");
+  }
   r.integer("window_width", s.window_width, kMinWindowWidth, kMaxWindowSide);
   r.integer("window_height", s.window_height, kMinWindowHeight, kMaxWindowSide);
   r.boolean("maximized", s.maximized);
@@ -226,6 +231,7 @@ std::string save_settings(const std::string& path, const Settings& s) {
   j["version"] = kSettingsVersion;
   j["theme"] = ui::theme_name(s.theme);
   j["font_scale"] = std::clamp(s.font_scale, kMinFontScale, kMaxFontScale);
+  j["play_speed"] = s.play_speed;
   j["window_width"] = s.window_width;
   j["window_height"] = s.window_height;
   j["maximized"] = s.maximized;

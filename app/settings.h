@@ -25,6 +25,7 @@ inline constexpr int kMinWindowWidth = 320, kMinWindowHeight = 240, kMaxWindowSi
 struct Settings {
   ui::Theme theme = ui::Theme::dark;
   float font_scale = 1.0f;  // 1..3, on top of the screen's DPI scale
+  double play_speed = 2.0;  // steps per second while playing; the nearest of the timeline's speeds is used
   int window_width = 1280, window_height = 800;
   bool maximized = false;
   std::vector<std::string> recent_files;  // absolute paths, most recent first, ≤ kMaxRecent, no duplicates

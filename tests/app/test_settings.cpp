@@ -4,6 +4,7 @@
 #include "tests/temp_dir.h"
 #include "app/files.h"
 #include "app/settings.h"
+#include "app/ui/model/app_state.h"
 
 #include <doctest/doctest.h>
 
@@ -48,6 +49,7 @@ void check_defaults(const Settings& s) {
   const Settings d;
   CHECK(s.theme == d.theme);
   CHECK(s.font_scale == d.font_scale);
+  CHECK(s.play_speed == d.play_speed);
   CHECK(s.window_width == d.window_width);
   CHECK(s.window_height == d.window_height);
   CHECK(s.maximized == d.maximized);
@@ -81,6 +83,7 @@ TEST_CASE("saved settings load back the same, with a version") {
   Settings s;
   s.theme = ui::Theme::projector;
   s.font_scale = 2.25f;
+  s.play_speed = 16;
   s.window_width = 1920;
   s.window_height = 1080;
   s.maximized = true;
@@ -94,6 +97,7 @@ TEST_CASE("saved settings load back the same, with a version") {
   CHECK(notices.empty());
   CHECK(t.theme == s.theme);
   CHECK(t.font_scale == s.font_scale);
+  CHECK(t.play_speed == s.play_speed);
   CHECK(t.window_width == s.window_width);
   CHECK(t.window_height == s.window_height);
   CHECK(t.maximized == s.maximized);
@@ -200,15 +204,16 @@ TEST_CASE("a value of the wrong type costs only its key, with a notice naming ke
   SUBCASE("every key wrong") {
     write(path, R"({"version": 1, "theme": 42, "font_scale": "big", "window_width": "wide",
                     "window_height": 1.5, "maximized": "yes", "recent_files": "a.json",
-                    "last_folder": 7, "restore_last": 0})");
+                    "last_folder": 7, "restore_last": 0, "play_speed": -4})");
     std::vector<std::string> notices;
     check_defaults(load_settings(path, notices));
-    REQUIRE(notices.size() == 8);
+    REQUIRE(notices.size() == 9);
     const std::pair<const char*, const char*> expected[] = {
         {"\"theme\" = 42", "using dark"},           {"\"font_scale\" = \"big\"", "using 1"},
         {"\"window_width\" = \"wide\"", "1280"},    {"\"window_height\" = 1.5", "800"},
         {"\"maximized\" = \"yes\"", "using false"}, {"\"last_folder\" = 7", "using \"\""},
         {"\"restore_last\" = 0", "using true"},     {"\"recent_files\" = \"a.json\"", "using none"},
+        {"\"play_speed\" = -4", "using 2"},
     };
     for (const auto& [key, fallback] : expected) {
       const bool found = std::any_of(notices.begin(), notices.end(), [&](const std::string& n) {
@@ -382,4 +387,14 @@ TEST_CASE("settings that cannot be written give a message and leave no file") {
   }
   CHECK(dir.entries().size() <= 2);
   for (const std::string& n : dir.entries()) CHECK(!contains(n, ".tmp"));
+}
+
+TEST_CASE("the saved play speed is used by the lesson's and Compare's timelines, as the nearest speed they have") {
+  ui::AppState app;
+  for (const auto& [saved, used] : {std::pair{16.0, 16.0}, {3.0, 4.0}, {0.001, 0.25}, {1e9, 1024.0}, {2.0, 2.0}}) {
+    CAPTURE(saved);
+    app.set_play_speed(saved);
+    CHECK(app.timeline.speed() == used);
+    CHECK(app.compare.timeline.speed() == used);
+  }
 }

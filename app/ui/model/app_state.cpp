@@ -5,6 +5,7 @@
 #include "core/text.h"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <new>
 
@@ -160,6 +161,16 @@ void AppState::smaller_font() {
   for (float f : kFontSteps)
     if (f < font_scale - 1e-3f) best = f;
   set_font_scale(best);
+}
+
+void AppState::set_play_speed(double steps_per_second) {
+  int best = Timeline::kDefaultSpeed;
+  for (int i = 0; i < Timeline::kSpeedCount; ++i)
+    if (std::abs(std::log(Timeline::kSpeeds[i] / steps_per_second)) <
+        std::abs(std::log(Timeline::kSpeeds[best] / steps_per_second)))
+      best = i;
+  timeline.set_speed_index(best);
+  compare.timeline.set_speed_index(best);
 }
 
 void AppState::inputs_changed() {

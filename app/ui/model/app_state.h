@@ -161,6 +161,8 @@ class AppState {
   void set_font_scale(float f);
   void bigger_font();
   void smaller_font();
+  // The playback speed of the lesson's and Compare's timelines: the nearest of Timeline::kSpeeds.
+  void set_play_speed(double steps_per_second);
   void seek(int k);                 // the lesson's playhead
   void sync_cursor();               // after moving `timeline` directly
   // After the user moved or started the active timeline (keys, buttons, scrubber, Steps tab):
