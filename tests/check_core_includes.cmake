@@ -1,4 +1,4 @@
-# Fails when a file in core/ includes a GL, GLFW, epoxy or ImGui header.
+# Fails when a file under CORE_DIR (core/, the app's model) includes a GL, GLFW, epoxy or ImGui header.
 file(GLOB_RECURSE files "${CORE_DIR}/*.h" "${CORE_DIR}/*.cpp")
 set(bad "")
 foreach(f ${files})
@@ -8,7 +8,7 @@ foreach(f ${files})
   endif()
 endforeach()
 if(bad)
-  message(FATAL_ERROR "core/ must not include GL/GLFW/ImGui headers:\n${bad}")
+  message(FATAL_ERROR "${CORE_DIR} must not include GL/GLFW/ImGui headers:\n${bad}")
 endif()
 list(LENGTH files count)
-message(STATUS "core/: ${count} files, no GL/GLFW/ImGui include")
+message(STATUS "${CORE_DIR}: ${count} files, no GL/GLFW/ImGui include")

@@ -10,62 +10,6 @@
 
 namespace flashstep::ui {
 
-MeasureLab::~MeasureLab() { stop_measure(*this); }
-
-void stop_measure(MeasureLab& lab) {
-  lab.cancel = true;
-  if (lab.worker.joinable()) lab.worker.join();
-  lab.running = false;
-}
-
-void start_measure(MeasureLab& lab) {
-  stop_measure(lab);
-  {
-    std::lock_guard<std::mutex> lock(lab.mutex);
-    lab.points.clear();
-  }
-  MeasurePlan plan;
-  plan.attention_n.clear();
-  for (int e = 9; e <= lab.max_attention_log2; ++e) plan.attention_n.push_back(std::int64_t{1} << e);
-  plan.d = lab.d;
-  lab.cancel = false;
-  lab.progress = 0.0f;
-  lab.running = true;
-  lab.worker = std::thread([&lab, plan] {
-    measure(plan, &lab.cancel, [&lab](const MeasurePoint& p, float progress) {
-      std::lock_guard<std::mutex> lock(lab.mutex);
-      lab.points.push_back(p);
-      lab.progress = progress;
-    });
-    lab.running = false;
-  });
-}
-
-namespace {
-
-// 512, 64K, 16M: sizes short enough to sit under their points.
-std::string size_text(std::int64_t n) {
-  if (n >= (1 << 20) && n % (1 << 20) == 0) return std::to_string(n >> 20) + "M";
-  if (n >= (1 << 14) && n % (1 << 10) == 0) return std::to_string(n >> 10) + "K";
-  return std::to_string(n);
-}
-
-}  // namespace
-
-std::string speedup_text(const std::vector<MeasurePoint>& points, Algorithm slow, Algorithm fast) {
-  std::int64_t best_n = 0;
-  double ratio = 0;
-  for (const MeasurePoint& a : points) {
-    if (a.algorithm != slow || a.skipped) continue;
-    for (const MeasurePoint& b : points)
-      if (b.algorithm == fast && !b.skipped && b.n == a.n && a.n > best_n && b.time_ms > 0) {
-        best_n = a.n;
-        ratio = a.time_ms / b.time_ms;
-      }
-  }
-  return best_n ? strf("%.2fx faster at n = %s", ratio, size_text(best_n).c_str()) : "";
-}
-
 namespace {
 
 struct Series {

@@ -7,6 +7,8 @@
 #include "core/measure.h"
 
 #include <atomic>
+#include <cstdint>
+#include <string>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -35,6 +37,8 @@ void stop_measure(MeasureLab& lab);  // asks the worker to stop and waits for it
 
 // "3.4×": the ratio of the slower algorithm's time to the faster one's at the largest size
 // both have, or "" when there is none yet.
+// 512, 64K, 16M: sizes short enough to sit under their points.
+std::string size_text(std::int64_t n);
 std::string speedup_text(const std::vector<MeasurePoint>& points, Algorithm slow, Algorithm fast);
 
 // Draws into the current window; `scale` is the UI scale.

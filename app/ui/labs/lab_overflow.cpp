@@ -18,24 +18,10 @@ constexpr ImU32 kOk = IM_COL32(0, 158, 115, 255);
 constexpr ImU32 kBad = IM_COL32(213, 94, 0, 255);
 constexpr ImU32 kMarker = IM_COL32(240, 228, 66, 255);
 
-// Final contents of buffer `name`, row 0, from a recording with steps.
-std::vector<double> final_row(const Recording& rec, const char* name) {
-  const int b = rec.find_buffer(name);
-  std::vector<double> out;
-  if (b < 0 || rec.step_count() == 0) return out;
-  const State st = replay(rec, rec.step_count() - 1);
-  for (int c = 0; c < rec.buffers[b].cols; ++c) out.push_back(st.values[b][c]);
-  return out;
-}
-
 // Four significant digits: the tables sit in half of a narrow panel.
 std::string short_num(double v) {
   if (!std::isfinite(v)) return num(v);
   return strf("%.4g", v);
-}
-
-bool all_finite(const std::vector<double>& v) {
-  return std::all_of(v.begin(), v.end(), [](double a) { return std::isfinite(a); });
 }
 
 // Position on the lab's logarithmic x axis (1 … 3000 → 0 … 1).
@@ -131,34 +117,6 @@ void verdict(bool ok, const std::string& good, const std::string& bad) {
 }
 
 }  // namespace
-
-OverflowRun run_overflow(double x, Precision p) {
-  OverflowRun out;
-  Scenario s;
-  s.precision = p;
-  s.x = {{1.0, 2.0, x}};
-  s.algorithm = Algorithm::naive;
-  const Recording naive = record(s);
-  s.algorithm = Algorithm::safe;
-  const Recording safe = record(s);
-  out.x = final_row(naive, "x");
-  out.exp_naive = final_row(naive, "e");
-  out.y_naive = final_row(naive, "y");
-  out.exp_safe = final_row(safe, "e");
-  out.y_safe = final_row(safe, "y");
-  out.l_naive = naive.l.empty() ? 0 : naive.l[0];
-  out.m_safe = safe.m.empty() ? 0 : safe.m[0];
-  out.l_safe = safe.l.empty() ? 0 : safe.l[0];
-  // The engines keep e as "last computed"; recompute the full column so the table is complete.
-  if (out.exp_naive.size() == out.x.size())
-    for (std::size_t i = 0; i < out.x.size(); ++i) out.exp_naive[i] = round_to(p, std::exp(out.x[i]));
-  if (out.exp_safe.size() == out.x.size())
-    for (std::size_t i = 0; i < out.x.size(); ++i)
-      out.exp_safe[i] = round_to(p, std::exp(out.x[i] - out.m_safe));
-  out.naive_ok = !out.y_naive.empty() && all_finite(out.y_naive);
-  out.safe_ok = !out.y_safe.empty() && all_finite(out.y_safe);
-  return out;
-}
 
 void draw_overflow_lab(OverflowLab& lab, float s) {
   ImGui::TextWrapped("Naive softmax computes e^x directly; safe softmax computes e^(x − m). Slide x "
