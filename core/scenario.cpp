@@ -1,5 +1,6 @@
 #include "core/scenario.h"
 
+#include "core/algorithms.h"
 #include "core/text.h"
 
 #include <algorithm>
@@ -195,7 +196,7 @@ Resolved resolve(const Scenario& s) {
     r.rows = static_cast<int>(r.x.rows());
     r.n = static_cast<int>(r.x.cols());
     r.d = s.d;
-    if (s.algorithm == Algorithm::chunked) {
+    if (info(s.algorithm).takes_workers) {
       check_positive("chunks", s.chunks);
       r.chunks = s.chunks;
       // A worker needs at least one element; more workers than elements is clamped (as a
@@ -243,7 +244,7 @@ Resolved resolve(const Scenario& s) {
   r.scenario.n = r.n;
   r.scenario.d = r.d;
 
-  if (s.algorithm == Algorithm::attn_tiled || s.algorithm == Algorithm::attn_tiled_v2) {
+  if (info(s.algorithm).takes_blocks) {
     if (s.block_rows < 0) throw InputError(strf("block rows Br = %d: must be at least 1", s.block_rows));
     if (s.block_cols < 0) throw InputError(strf("block cols Bc = %d: must be at least 1", s.block_cols));
     if (s.sram < 0) throw InputError(strf("sram M = %d: must be at least 1", s.sram));

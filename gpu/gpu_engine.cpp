@@ -1,5 +1,6 @@
 #include "gpu/gpu_engine.h"
 
+#include "core/algorithms.h"
 #include "core/text.h"
 #include "gpu/kernels.h"
 
@@ -126,14 +127,14 @@ std::string Engine::unsupported(const Resolved& r, bool keep_steps) const {
     return "the GPU backend computes in fp32 (fp16 and bf16 emulated), not fp64: GLSL has no "
            "double-precision exp() or log(). Use --backend cpu for fp64.";
   const Limits& lim = kernels_->limits();
-  if (r.scenario.algorithm == Algorithm::chunked) {
+  if (flashstep::info(r.scenario.algorithm).takes_workers) {
     const long long bytes = 2LL * merge_tree_nodes(r.chunks) * 4;
     if (bytes > lim.max_shared_bytes)
-      return strf("chunked on the GPU keeps the (m, l) merge tree of K = %d workers in shared "
+      return strf("chunked on the GPU keeps the (m, l) merge tree of n_w = %d workers in shared "
                   "memory: %lld bytes, more than this GPU's %lld; use fewer --chunks",
                   r.chunks, bytes, lim.max_shared_bytes);
   }
-  if (r.scenario.algorithm == Algorithm::attn_tiled || r.scenario.algorithm == Algorithm::attn_tiled_v2) {
+  if (flashstep::info(r.scenario.algorithm).takes_blocks) {
     const long long bytes = 2LL * r.Bc * r.d * 4;
     if (bytes > lim.max_shared_bytes)
       return strf("the K_j and V_j tiles (2 x Bc x d = 2 x %d x %d floats, %lld bytes) do not fit "
