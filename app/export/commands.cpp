@@ -84,6 +84,9 @@ std::string source(const PictureOptions& o) {
   return o.scenario.empty() ? "lesson '" + o.lesson + "'" : o.scenario;
 }
 
+// The room left around a cropped panel: 8 window units.
+int panel_margin(const PictureOptions& o) { return static_cast<int>(8 * o.scale + 0.5f); }
+
 ui::RenderOptions render_options(const PictureOptions& o) {
   ui::RenderOptions r;
   r.width = o.width;
@@ -112,6 +115,7 @@ int shot_command(const ShotOptions& o) {
   app.seek(step < 0 ? count - 1 : step);
   ui::Image img;
   if (!renderer.render(app, render_options(o), img)) return bad(renderer.error());
+  if (!o.panel.empty()) img = ui::cropped(img, ui::content_rect(img, panel_margin(o)));
   std::string error;
   if (!ui::write_png(o.out, img, error)) return bad(error);
   return 0;
@@ -133,15 +137,23 @@ int gif_command(const GifOptions& o) {
   ui::OffscreenRenderer renderer;
   if (!renderer.ok()) return bad(renderer.error());
   const ui::RenderOptions ropt = render_options(o);
-  const int w = static_cast<int>(static_cast<float>(o.width) * o.scale + 0.5f);
-  const int h = static_cast<int>(static_cast<float>(o.height) * o.scale + 0.5f);
-  GifWriter gif(o.out, w, h, o.fps);
-  if (!gif.ok()) return bad(gif.error());
+  // A panel is cropped to what it draws; the frames of an animation share one crop, the union
+  // of theirs, so nothing jumps.
+  std::vector<ui::Image> frames;
+  ui::PixelRect crop;
   for (int k = from; k <= to; ++k) {
     app.seek(k);
     ui::Image img;
     if (!renderer.render(app, ropt, img)) return bad(renderer.error());
-    if (!gif.add(RgbaFrame{img.width, img.height, std::move(img.rgba)})) return bad(gif.error());
+    crop = ui::united(crop, o.panel.empty() ? ui::PixelRect{0, 0, img.width, img.height}
+                                            : ui::content_rect(img, panel_margin(o)));
+    frames.push_back(std::move(img));
+  }
+  GifWriter gif(o.out, crop.w, crop.h, o.fps);
+  if (!gif.ok()) return bad(gif.error());
+  for (ui::Image& img : frames) {
+    ui::Image c = ui::cropped(img, crop);
+    if (!gif.add(RgbaFrame{c.width, c.height, std::move(c.rgba)})) return bad(gif.error());
   }
   if (!gif.finish()) return bad(gif.error());
   return 0;

@@ -261,4 +261,46 @@ double difference(const Image& a, const Image& b) {
   return static_cast<double>(diff) / static_cast<double>(n);
 }
 
+PixelRect content_rect(const Image& img, int margin) {
+  if (img.width <= 0 || img.height <= 0) return {};
+  const auto at = [&](int x, int y) {
+    return img.rgba.data() + (static_cast<std::size_t>(y) * static_cast<std::size_t>(img.width) +
+                              static_cast<std::size_t>(x)) * 4;
+  };
+  const unsigned char* bg = at(0, 0);
+  int x0 = img.width, y0 = img.height, x1 = -1, y1 = -1;
+  for (int y = 0; y < img.height; ++y)
+    for (int x = 0; x < img.width; ++x)
+      if (!std::equal(bg, bg + 4, at(x, y))) {
+        x0 = std::min(x0, x), x1 = std::max(x1, x);
+        y0 = std::min(y0, y), y1 = std::max(y1, y);
+      }
+  if (x1 < 0) return {0, 0, img.width, img.height};
+  x0 = std::max(0, x0 - margin), y0 = std::max(0, y0 - margin);
+  x1 = std::min(img.width - 1, x1 + margin), y1 = std::min(img.height - 1, y1 + margin);
+  return {x0, y0, x1 - x0 + 1, y1 - y0 + 1};
+}
+
+PixelRect united(const PixelRect& a, const PixelRect& b) {
+  if (a.w <= 0 || a.h <= 0) return b;
+  if (b.w <= 0 || b.h <= 0) return a;
+  const int x0 = std::min(a.x, b.x), y0 = std::min(a.y, b.y);
+  const int x1 = std::max(a.x + a.w, b.x + b.w), y1 = std::max(a.y + a.h, b.y + b.h);
+  return {x0, y0, x1 - x0, y1 - y0};
+}
+
+Image cropped(const Image& img, const PixelRect& r) {
+  Image out;
+  out.width = r.w;
+  out.height = r.h;
+  out.rgba.resize(static_cast<std::size_t>(r.w) * static_cast<std::size_t>(r.h) * 4);
+  const std::size_t row = static_cast<std::size_t>(r.w) * 4;
+  for (int y = 0; y < r.h; ++y)
+    std::copy_n(img.rgba.begin() + static_cast<std::ptrdiff_t>(
+                                       (static_cast<std::size_t>(r.y + y) * static_cast<std::size_t>(img.width) +
+                                        static_cast<std::size_t>(r.x)) * 4),
+                row, out.rgba.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(y) * row));
+  return out;
+}
+
 }  // namespace flashstep::ui

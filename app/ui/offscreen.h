@@ -24,6 +24,16 @@ struct Image {
   std::vector<unsigned char> rgba;  // top row first
 };
 
+// The smallest rectangle holding every pixel that differs from the top-left one (the
+// background), grown by `margin` px and kept inside the image. The whole image when all is
+// background.
+struct PixelRect {
+  int x = 0, y = 0, w = 0, h = 0;
+};
+PixelRect content_rect(const Image& img, int margin);
+PixelRect united(const PixelRect& a, const PixelRect& b);
+Image cropped(const Image& img, const PixelRect& r);
+
 struct RenderOptions {
   int width = 1280, height = 800;  // the window size the picture stands for
   float scale = 1.0f;              // pixels per window unit: the image is W·S × H·S

@@ -113,13 +113,35 @@ TEST_CASE("shot --scale renders W·S × H·S pixels, --transparent leaves the ba
   if (!have_display()) return;
   std::string err;
   const std::string path = tmp("scaled.png");
-  REQUIRE(invoke("shot --lesson online --step 3 --width 400 --height 300 --scale 2 --panel view --transparent --out " + path, err) == 0);
+  REQUIRE(invoke("shot --lesson online --step 3 --width 400 --height 300 --scale 2 --transparent --out " + path, err) == 0);
   const Png p = load(path);
   CHECK(p.w == 800);
   CHECK(p.h == 600);
   std::size_t clear = 0;
   for (std::size_t i = 3; i < p.rgba.size(); i += 4) clear += p.rgba[i] < 255;
   CHECK(clear > p.rgba.size() / 4 / 10);  // a good part of the picture is background
+  std::remove(path.c_str());
+}
+
+TEST_CASE("shot --panel gives the panel alone, cropped to what it draws with a margin of background") {
+  if (!have_display()) return;
+  std::string err;
+  const std::string path = tmp("panel.png");
+  REQUIRE(invoke("shot --lesson online --step 3 --width 1280 --height 800 --panel view --out " + path, err) == 0);
+  const Png p = load(path);
+  CHECK(p.w < 1280);
+  CHECK(p.h < 800);
+  CHECK(p.w > 200);
+  CHECK(p.h > 200);
+  CHECK(colours(p) > 20);
+  // The outermost rows and columns are background: nothing is cut at the edge.
+  auto px = [&](int x, int y) { return p.rgba.data() + (static_cast<std::size_t>(y) * p.w + x) * 4; };
+  bool edge_plain = true;
+  for (int x = 0; x < p.w; ++x)
+    edge_plain &= std::equal(px(x, 0), px(x, 0) + 4, px(0, 0)) && std::equal(px(x, p.h - 1), px(x, p.h - 1) + 4, px(0, 0));
+  for (int y = 0; y < p.h; ++y)
+    edge_plain &= std::equal(px(0, y), px(0, y) + 4, px(0, 0)) && std::equal(px(p.w - 1, y), px(p.w - 1, y) + 4, px(0, 0));
+  CHECK(edge_plain);
   std::remove(path.c_str());
 }
 

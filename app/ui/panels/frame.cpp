@@ -240,12 +240,14 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
     // A tab's panel is named as the tab; the lesson's own tab is the panel "view".
     const std::optional<Tab> tab_panel = parse_tab(p);
     if (p == "view" || tab_panel) {
+      // The tab's contents alone, without the tab bar: a picture of one view.
       const Tab want = tab_panel.value_or(Tab::lesson);
-      if (app.tab != want) {
-        app.tab = want;
-        app.tab_changed = true;
-      }
-      draw_view_panel(app, all);
+      app.tab = want;
+      ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
+      begin_panel("##panel-alone", all, nullptr, ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
+      ImGui::PopStyleVar();
+      draw_tab_content(app, want, !opt.picture);
+      ImGui::End();
     }
     if (p == "lessons") draw_lessons_panel(app, all);
     if (p == "inputs") draw_inputs_panel(app, all);

@@ -59,26 +59,33 @@ void draw_presented_view(AppState& app) {
   ImGui::TextUnformatted(app.current_lesson().heading().c_str());
   ImGui::PopFont();
   ImGui::BeginChild("presented-view");
-  switch (app.tab) {
+  draw_tab_content(app, app.tab == Tab::steps ? Tab::lesson : app.tab, false);
+  ImGui::EndChild();
+}
+
+}  // namespace
+
+void draw_tab_content(AppState& app, Tab t, bool toolbars) {
+  switch (t) {
     case Tab::lesson:
-    case Tab::steps: {
-      VectorViewOptions vector = app.vector_view;
-      MatrixViewOptions matrix = app.matrix_view;
-      ChunkedViewOptions chunked = app.chunked_view;
-      vector.show_toolbar = matrix.show_toolbar = chunked.show_toolbar = false;
-      draw_recording_view(view_input(app), vector, matrix, chunked);
-      app.matrix_view.followed_step = matrix.followed_step;
+      if (toolbars) {
+        draw_lesson_view(app);
+      } else {
+        VectorViewOptions vector = app.vector_view;
+        MatrixViewOptions matrix = app.matrix_view;
+        ChunkedViewOptions chunked = app.chunked_view;
+        vector.show_toolbar = matrix.show_toolbar = chunked.show_toolbar = false;
+        draw_recording_view(view_input(app), vector, matrix, chunked);
+        app.matrix_view.followed_step = matrix.followed_step;
+      }
       break;
-    }
+    case Tab::steps: draw_steps_table(app); break;
     case Tab::compare: draw_compare(app); break;
     case Tab::overflow_lab: draw_overflow_lab(app.overflow_lab, app.ui_scale); break;
     case Tab::scale_lab: draw_scale_lab(app.scale_lab, app.ui_scale); break;
     case Tab::measure_lab: draw_measure_lab(app.measure_lab, app.ui_scale); break;
   }
-  ImGui::EndChild();
 }
-
-}  // namespace
 
 void draw_view_panel(AppState& app, const PanelRect& r) {
   if (!begin_panel("View", r, &app.panels.view, ImGuiWindowFlags_NoTitleBar)) {

@@ -33,6 +33,9 @@ void draw_shortcuts_window(AppState& app);                       // panel_log.cp
 void draw_compare(AppState& app);
 void draw_steps_table(AppState& app);  // panel_steps.cpp: every recorded step, click to go there
 void draw_lesson_view(AppState& app);
+// One tab's contents without the tab bar (`shot --panel`, presentation mode); without the
+// views' toolbars unless `toolbars`.
+void draw_tab_content(AppState& app, Tab t, bool toolbars = true);
 // The lesson's recording at its playhead, in the app's theme and scale, for a view.
 ViewInput view_input(const AppState& app);  // panel_view.cpp
 // The view that draws a recording's algorithm (its row's ViewKind), into the current window.
