@@ -55,6 +55,32 @@ void text_centered(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text, f
               ImVec2(std::floor(center.x - ts.x * 0.5f), std::floor(center.y - ts.y * 0.5f)), col, text);
 }
 
+float text_scripted(ImDrawList* dl, ImVec2 pos, ImU32 col, std::string_view text, float size, bool measure_only) {
+  if (!(size > 0)) size = ImGui::GetFontSize();
+  ImFont* f = ImGui::GetFont();
+  const float small = size * 0.7f, raise = size * 0.38f;
+  float x = pos.x;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t hat = text.find("^{", i);
+    const std::size_t close = hat == std::string_view::npos ? hat : text.find('}', hat);
+    const std::size_t plain_end = close == std::string_view::npos ? text.size() : hat;
+    if (plain_end > i) {
+      const char* b = text.data() + i;
+      const char* e = text.data() + plain_end;
+      if (!measure_only) dl->AddText(f, size, ImVec2(x, pos.y), col, b, e);
+      x += f->CalcTextSizeA(size, 1e9f, 0.0f, b, e).x;
+    }
+    if (close == std::string_view::npos) break;
+    const char* b = text.data() + hat + 2;
+    const char* e = text.data() + close;
+    if (!measure_only) dl->AddText(f, small, ImVec2(x + size * 0.04f, pos.y + size - raise - small), col, b, e);
+    x += f->CalcTextSizeA(small, 1e9f, 0.0f, b, e).x + size * 0.08f;
+    i = close + 1;
+  }
+  return x - pos.x;
+}
+
 float text_fit(ImDrawList* dl, ImVec2 pos, ImU32 col, std::initializer_list<const char*> candidates,
                float max_w, float size) {
   if (!(size > 0)) size = ImGui::GetFontSize();

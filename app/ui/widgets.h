@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 
 namespace flashstep::ui {
 
@@ -32,6 +33,10 @@ ImU32 cell_fill(const Palette& pal, CellKind kind, float t);
 // `unicode` when the current font has the glyph `probe`, `ascii` otherwise ("Kᵀ" / "K^T").
 const char* pick(const char* unicode, ImWchar probe, const char* ascii);
 void text_centered(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text, float size = 0);
+// Text with superscripts written "e^{m₀ − m₁}": each ^{…} is drawn inline at 0.7× the size on
+// a raised baseline (as a paper prints it). Returns the width; draws nothing if measure_only.
+float text_scripted(ImDrawList* dl, ImVec2 pos, ImU32 col, std::string_view text, float size = 0,
+                    bool measure_only = false);
 // Draws the first candidate no wider than max_w at pos (left-aligned); returns its width.
 float text_fit(ImDrawList* dl, ImVec2 pos, ImU32 col, std::initializer_list<const char*> candidates,
                float max_w, float size = 0);

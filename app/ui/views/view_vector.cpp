@@ -1,5 +1,6 @@
 #include "app/ui/views/view_vector.h"
 
+#include "app/ui/views/vector_bars.h"
 #include "app/ui/views/view_logic.h"
 #include "app/ui/widgets.h"
 #include "core/algorithms.h"
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace flashstep::ui {
@@ -112,10 +114,16 @@ float draw_scaled(const Ctx& c, float y) {
   return h;
 }
 
+// The value a bar shows, or nothing when the element has none yet.
+using BarValue = std::function<std::optional<double>(int)>;
+
 // Bars of one buffer ("e" or "y") growing from a baseline; values that are negative (log y)
-// hang down. Returns the height used.
+// hang down. `get` gives each bar's value (the buffer's own, or the exp bars of vector_bars.h);
+// with `rescale`, the elements it names are drawn twice in their slot: the old bar (outlined)
+// and the rescaled one, with the factor written beside the row. Returns the height used.
 float draw_bars(const Ctx& c, float y, float h, int buffer, ImU32 colour, const char* label, const char* help,
-                const std::function<std::string(int)>& name, bool unit_scale) {
+                const std::function<std::string(int)>& name, bool unit_scale, const BarValue& get,
+                const ExpBars* rescale = nullptr) {
   const Palette& pal = c.in.palette;
   const ValueRange range = buffer_range(c.rec, buffer);
   const bool down = !range.empty && range.hi <= 0 && range.lo < 0;
@@ -127,16 +135,9 @@ float draw_bars(const Ctx& c, float y, float h, int buffer, ImU32 colour, const 
   const float base = down ? y + 4 * c.s : y + bar_h;
   c.dl->AddLine(ImVec2(c.cols.x0, base), ImVec2(c.cols.x0 + c.cols.cw * static_cast<float>(c.cols.n), base),
                 pal.grid, 1.0f);
-  for (int i = 0; i < c.cols.n; ++i) {
-    bool def = false;
-    const double v = value(c, buffer, i, &def);
-    const CellKind kind = cell_kind(def, v);
-    const std::uint8_t marks = cell_marks(c.in.step, buffer, c.row, i);
-    const float x0 = c.cols.left(i), x1 = c.cols.right(i);
-    if (marks & kMarkWrite)
-      c.dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + bar_h), with_alpha(pal.write, 0.12f));
+  auto bar = [&](float x0, float x1, double v, CellKind kind, ImU32 fill, bool ghost) {
     float frac = 0;
-    ImU32 col = colour;
+    ImU32 col = fill;
     if (kind == CellKind::finite) {
       frac = static_cast<float>(std::clamp(std::fabs(v) / top, 0.0, 1.0));
     } else if (is_alarm(kind)) {
@@ -145,14 +146,34 @@ float draw_bars(const Ctx& c, float y, float h, int buffer, ImU32 colour, const 
     }
     const float bh =
         std::max(frac * (down ? bar_h - 4 * c.s : bar_h), kind == CellKind::finite && v != 0 ? 1.0f : 0.0f);
-    if (bh > 0) {
-      if (down)
-        c.dl->AddRectFilled(ImVec2(x0, base), ImVec2(x1, base + bh), col, 2.0f * c.s);
-      else
-        c.dl->AddRectFilled(ImVec2(x0, base - bh), ImVec2(x1, base), col, 2.0f * c.s);
-      if (is_alarm(kind))
-        hatch(c.dl, ImVec2(x0, down ? base : base - bh), ImVec2(x1, down ? base + bh : base),
-              IM_COL32(0, 0, 0, 70), 8.0f * c.s);
+    if (bh <= 0) return;
+    const ImVec2 p0(x0, down ? base : base - bh), p1(x1, down ? base + bh : base);
+    if (ghost) {
+      c.dl->AddRectFilled(p0, p1, with_alpha(col, 0.25f), 2.0f * c.s);
+      c.dl->AddRect(p0, p1, col, 2.0f * c.s, 0, 1.5f * c.s);
+    } else {
+      c.dl->AddRectFilled(p0, p1, col, 2.0f * c.s);
+    }
+    if (is_alarm(kind)) hatch(c.dl, p0, p1, IM_COL32(0, 0, 0, 70), 8.0f * c.s);
+  };
+  for (int i = 0; i < c.cols.n; ++i) {
+    const std::optional<double> got = get(i);
+    const bool def = got.has_value();
+    const double v = got.value_or(0.0);
+    const CellKind kind = cell_kind(def, v);
+    const std::uint8_t marks = cell_marks(c.in.step, buffer, c.row, i);
+    const float x0 = c.cols.left(i), x1 = c.cols.right(i);
+    if (marks & kMarkWrite)
+      c.dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + bar_h), with_alpha(pal.write, 0.12f));
+    const bool twice = rescale && rescale->rescale && rescale->rescaled[static_cast<std::size_t>(i)];
+    if (twice) {
+      // Old | new, side by side: the same term before and after the multiply by the factor.
+      const float mid = (x0 + x1) * 0.5f;
+      const double old = rescale->old_value[static_cast<std::size_t>(i)];
+      bar(x0, mid - 1 * c.s, old, cell_kind(true, old), colour, true);
+      bar(mid + 1 * c.s, x1, v, kind, colour, false);
+    } else {
+      bar(x0, x1, v, kind, colour, false);
     }
     if (def) {
       std::string t = compact_number(v, 4);
@@ -162,15 +183,32 @@ float draw_bars(const Ctx& c, float y, float h, int buffer, ImU32 colour, const 
                       is_alarm(kind) ? pal.nonfinite : pal.text, t.c_str());
     }
     mark_outline(c.dl, pal, ImVec2(x0, y), ImVec2(x1, y + bar_h), marks & kMarkWrite, c.s);
-    if (c.hover_ok && ImGui::IsMouseHoveringRect(ImVec2(x0, y), ImVec2(x1, y + h)))
-      cell_tooltip(c, buffer, i, name(i), help);
+    if (c.hover_ok && ImGui::IsMouseHoveringRect(ImVec2(x0, y), ImVec2(x1, y + h))) {
+      std::string title = name(i) + " = " + (def ? num(v) : std::string("not computed yet"));
+      std::string body = help;
+      if (const std::string why = nonfinite_reason(c.rec, c.st, buffer, c.row, i); !why.empty())
+        body = why + "\n" + body;
+      if (twice)
+        body = "Before this step: " + num(rescale->old_value[static_cast<std::size_t>(i)]) + " (against m = " +
+               num(rescale->m_old) + "); rescaled by " + num(rescale->factor) + ".\n" + body;
+      tooltip(title, body);
+    }
   }
   row_label(c, y, bar_h, label, help);
   const std::string scale = down ? "0 … −" + num(top) : "0 … " + num(top);
-  c.dl->AddText(
-      ImGui::GetFont(), c.fs * 0.8f,
-      ImVec2(c.cols.x0 - ImGui::CalcTextSize(label).x - c.fs * 1.9f, y + bar_h * 0.5f + c.fs * 0.6f),
-      pal.text_dim, scale.c_str());
+  const float lx = c.cols.x0 - ImGui::CalcTextSize(label).x - c.fs * 1.9f;
+  c.dl->AddText(ImGui::GetFont(), c.fs * 0.8f, ImVec2(lx, y + bar_h * 0.5f + c.fs * 0.6f), pal.text_dim,
+                scale.c_str());
+  if (rescale && rescale->rescale) {
+    // The factor, under the row label: "old → × e^{m_old − m_new} → new".
+    const float fy = y + bar_h * 0.5f + c.fs * 1.6f;
+    const float small = c.fs * 0.8f;
+    c.dl->AddText(ImGui::GetFont(), small, ImVec2(lx, fy), pal.current, "old | new:");
+    const std::string f = "× " + num(rescale->factor);
+    c.dl->AddText(ImGui::GetFont(), small, ImVec2(lx, fy + small * 1.1f), pal.current, f.c_str());
+    const std::string e = "= e^{" + num(rescale->m_old) + " − " + num(rescale->m_new) + "}";
+    text_scripted(c.dl, ImVec2(lx, fy + small * 2.3f), pal.current, e, small);
+  }
   return h;
 }
 
@@ -261,14 +299,14 @@ float draw_registers(const Ctx& c, float y, float avail_w) {
                    "exp(m_old − m_new) does that in one step, without re-reading x.");
     std::string t;
     if (rescaled)
-      t = "× exp(" + num(m.old_value) + " − " + num(m.new_value) +
-          ") = " + num(std::exp(m.old_value - m.new_value));
+      t = "× e^{" + num(m.old_value) + " − " + num(m.new_value) + "} = " + num(std::exp(m.old_value - m.new_value));
     else if (m.changed())
       t = "old l = 0: nothing to rescale";
     else
-      t = "m unchanged: × exp(0) = 1";
-    text_fit(c.dl, ImVec2(p0.x + pad, p0.y + pad * 2 + fs), rescaled ? pal.text : pal.text_dim,
-             {t.c_str(), ""}, p1.x - p0.x - 2 * pad);
+      t = "m unchanged: × e^{0} = 1";
+    const ImVec2 tp(p0.x + pad, p0.y + pad * 2 + fs);
+    if (text_scripted(c.dl, tp, 0, t, fs, true) <= p1.x - p0.x - 2 * pad)
+      text_scripted(c.dl, tp, rescaled ? pal.text : pal.text_dim, t, fs);
     h = std::max(h, p1.y - p0.y);
   }
   return h;
@@ -371,25 +409,41 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
   const bool log_y = b.lse >= 0;
   if (b.e >= 0) {
     const bool scaled = rec.scale != 1.0;
+    const ExpBars bars = exp_bars(rec, c.st, in.playhead, row);
     const char* e_label = naive ? (scaled ? "exp(s·x)" : "exp(x)") : (scaled ? "exp(s·x − m)" : "exp(x − m)");
     y += draw_bars(
              c, y, bar_h, b.e, pal.bar_exp, e_label,
-             naive ? "e^x of each element, with nothing subtracted: for large x this overflows to inf."
-                   : "e^(x − m) of each element as last computed, on chip. Subtracting the max keeps every "
-                     "exponent ≤ 0, so each term is at most 1 and cannot overflow.",
+             naive ? "e^x of each element, with nothing subtracted: for large x this overflows to inf. "
+                     "The bars sum to l."
+                   : "e^(x − m) of each element summed so far, against the m of this moment: the term it "
+                     "adds to l, so the bars sum to l. Subtracting the max keeps every exponent ≤ 0, so "
+                     "each term is at most 1 and cannot overflow. When m grows, the terms already summed "
+                     "shrink by e^(m_old − m_new): old and new bar side by side.",
              [&](int i) {
                const std::string x = (scaled ? "s·x" : "x") + sub(i + 1);
                return naive ? "exp(" + x + ")" : "exp(" + x + " − m)";
              },
-             !naive) +
+             !naive,
+             [&](int i) -> std::optional<double> {
+               const std::size_t k = static_cast<std::size_t>(i);
+               if (k >= bars.drawn.size() || !bars.drawn[k]) return std::nullopt;
+               return bars.value[k];
+             },
+             &bars) +
          8 * s;
   }
   if (b.y >= 0) {
     y += draw_bars(
              c, y, bar_h, b.y, pal.bar_y, log_y ? "log y" : "y",
              log_y ? "log-softmax log y_i = x_i − LSE, written to HBM. It is ≤ 0, so the bars hang down."
-                   : "The output y_i = exp(x_i − m) / l, written to HBM. The bars sum to 1.",
-             [&](int i) { return (log_y ? "log y" : "y") + sub(i + 1); }, !log_y) +
+                   : naive ? "The output y_i = exp(x_i) / l, written to HBM. The bars sum to 1."
+                           : "The output y_i = exp(x_i − m) / l, written to HBM. The bars sum to 1.",
+             [&](int i) { return (log_y ? "log y" : "y") + sub(i + 1); }, !log_y,
+             [&](int i) -> std::optional<double> {
+               bool def = false;
+               const double v = value(c, b.y, i, &def);
+               return def ? std::optional<double>(v) : std::nullopt;
+             }) +
          8 * s;
   }
   const float band_bottom = y - 8 * s;

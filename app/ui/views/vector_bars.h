@@ -1,0 +1,36 @@
+// The exp bars of the vector view as numbers: what each bar of exp(x − m) must show at a step
+// so that the picture is the algorithm's own claim. Each bar is the term element i contributes
+// to the l of that moment, exp(s·xᵢ − m) with the m of that moment, so the bars always sum to
+// l; the "e as last computed" that the recording keeps (computed against an older m while the
+// online sweep runs) is not what l holds and is not drawn. At a step where the online sweep
+// raises m, the elements already summed are given twice: their bar before (against the old
+// m) and after the rescale by e^{m_old − m_new}, which the view draws side by side.
+// No ImGui: tests/app/test_vector_bars.cpp checks the numbers.
+#pragma once
+
+#include "core/recording.h"
+
+#include <vector>
+
+namespace flashstep::ui {
+
+struct ExpBars {
+  // Per element of the row: whether it has a term in l now, and that term.
+  std::vector<char> drawn;
+  std::vector<double> value;
+  // The rescale of this step (online sweep, m grew, the old l was not 0): for the elements
+  // summed before this step, their bar against the old m; `factor` = e^{m_old − m_new}.
+  bool rescale = false;
+  double m_old = 0, m_new = 0, factor = 1;
+  std::vector<char> rescaled;
+  std::vector<double> old_value;
+  // Σ value over the drawn elements (what l holds now, up to the rounding of the format).
+  double sum() const;
+};
+
+// The bars of softmax row `row` with the recording's cursor state `now` at `playhead`.
+// Without a max (naive softmax) the bars are exp(s·xᵢ) as computed. Empty (nothing drawn) for
+// a recording without an "e" buffer.
+ExpBars exp_bars(const Recording& rec, const State& now, int playhead, int row);
+
+}  // namespace flashstep::ui

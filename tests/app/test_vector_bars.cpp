@@ -1,0 +1,168 @@
+// The exp bars of the vector view: at every step each bar is the term its element adds to the
+// l of that moment, exp(xᵢ − m) with the m of that moment, so the drawn bars sum to l; where the
+// online sweep raises m, the terms already summed are shown before and after the rescale by
+// e^{m_old − m_new}. Checked against long-double values computed here from the input.
+#include "app/ui/views/vector_bars.h"
+
+#include "core/algorithms.h"
+#include "core/engine.h"
+#include "tests/tolerance.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace flashstep;
+using namespace flashstep::ui;
+
+namespace {
+
+struct Case {
+  std::string name;
+  std::vector<double> x;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out = {{"[3, 2, 5, 1]", {3, 2, 5, 1}}, {"[1000, 2000, 3000]", {1000, 2000, 3000}}};
+  std::mt19937_64 gen(7);
+  std::normal_distribution<double> normal(0.0, 3.0);
+  Case r{"random row of 64", {}};
+  for (int i = 0; i < 64; ++i) r.x.push_back(normal(gen));
+  out.push_back(r);
+  return out;
+}
+
+// Which elements the l of step k has summed, and against which m, worked out from the
+// algorithm's passes as its pseudocode runs them (not from the recording).
+struct Expected {
+  std::vector<int> summed;  // element indices
+  long double m = 0;        // the max the terms are taken against (0 for naive softmax)
+};
+
+Expected expected_at(Algorithm a, const std::vector<double>& x, int k) {
+  const int n = static_cast<int>(x.size());
+  Expected e;
+  auto max_of = [&](int count) {
+    long double m = -INFINITY;
+    for (int i = 0; i < count; ++i) m = std::max<long double>(m, x[static_cast<std::size_t>(i)]);
+    return m;
+  };
+  if (a == Algorithm::online || a == Algorithm::logsumexp) {
+    // Pass 1: step k reads element k; after it, elements 0..k are summed against their max.
+    const int seen = std::min(k + 1, n);
+    for (int i = 0; i < seen; ++i) e.summed.push_back(i);
+    e.m = max_of(seen);
+  } else if (a == Algorithm::safe) {
+    // Pass 1 (n steps) finds the max; pass 2 sums element k − n against the global max.
+    const int seen = std::clamp(k - n + 1, 0, n);
+    for (int i = 0; i < seen; ++i) e.summed.push_back(i);
+    e.m = max_of(n);
+  } else {  // naive: pass 1 sums exp(x) directly
+    for (int i = 0; i < std::min(k + 1, n); ++i) e.summed.push_back(i);
+  }
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("vector view: the exp bars are the terms of the l of the moment, and sum to l at every step") {
+  for (Precision p : {Precision::fp32, Precision::fp16}) {
+    for (const Case& cs : cases()) {
+      for (Algorithm a : {Algorithm::online, Algorithm::logsumexp, Algorithm::safe, Algorithm::naive}) {
+        if (a == Algorithm::naive && cs.x.back() > 80) continue;  // overflows by design: the overflow lab
+        Scenario s;
+        s.algorithm = a;
+        s.precision = p;
+        s.x = {cs.x};
+        const Resolved r = resolve(s);
+        const Recording rec = record(r);
+        std::vector<double> xr(cs.x.size());  // the input as the engine holds it
+        for (std::size_t i = 0; i < xr.size(); ++i) xr[i] = r.x(0, static_cast<Eigen::Index>(i));
+        const int bl = rec.find_buffer("l");
+        const int n = static_cast<int>(xr.size());
+        Cursor cur(rec);
+        const double u = tolerance::unit_roundoff(p);
+        const int sweep_steps = a == Algorithm::safe ? 2 * n : n;  // the steps that build l
+        double worst = 0;
+        for (int k = 0; k < sweep_steps; ++k) {
+          CAPTURE(cs.name);
+          CAPTURE(algorithm_id(a));
+          CAPTURE(precision_name(p));
+          CAPTURE(k);
+          cur.seek(k);
+          const ExpBars bars = exp_bars(rec, cur.state(), k, 0);
+          const Expected want = expected_at(a, xr, k);
+          REQUIRE(bars.drawn.size() == xr.size());
+          // Drawn exactly where the expected terms are.
+          std::vector<char> expect_drawn(xr.size(), 0);
+          for (int i : want.summed) expect_drawn[static_cast<std::size_t>(i)] = 1;
+          if (a == Algorithm::safe && k < n) std::fill(expect_drawn.begin(), expect_drawn.end(), 0);
+          CHECK(bars.drawn == expect_drawn);
+          // Each bar against exp(xᵢ − m) in long double: the subtraction, the exp and the
+          // rounding to the format (tolerance.h, points 2 and 4).
+          long double exact_sum = 0;
+          double eps_max = 0;
+          for (int i : want.summed) {
+            if (a == Algorithm::safe && k < n) break;
+            const long double arg = static_cast<long double>(xr[static_cast<std::size_t>(i)]) - want.m;
+            const long double exact = std::exp(arg);
+            exact_sum += exact;
+            const double eps = tolerance::exp_error(tolerance::Exp::cpu, p, static_cast<double>(arg)) +
+                               u * std::fabs(static_cast<double>(arg)) + 2 * u;
+            eps_max = std::max(eps_max, eps);
+            const double bound = eps * static_cast<double>(exact) + 2 * tolerance::subnormal_spacing(p);
+            CHECK(std::fabs(bars.value[static_cast<std::size_t>(i)] - static_cast<double>(exact)) <= bound);
+          }
+          // The sum of the bars against the recording's l: both within their bounds of the exact
+          // sum (the sum's γ_k, every term's error, and the rescales of the online sweep).
+          if (!cur.state().is_defined(bl, 0, 0, 1)) continue;
+          const double l = cur.state().at(bl, 0, 0, 1);
+          const long long terms = static_cast<long long>(want.summed.size());
+          const double range = static_cast<double>(want.m) - *std::min_element(xr.begin(), xr.end());
+          const double rel = 2 * tolerance::gamma(std::max(terms, 1LL), u) + 2 * eps_max +
+                             tolerance::rescale_error(p, tolerance::Exp::cpu, terms, std::max(range, 0.0), 0, 0, 2);
+          const double limit = rel * static_cast<double>(exact_sum) + 4 * tolerance::subnormal_spacing(p);
+          const double diff = std::fabs(bars.sum() - l);
+          worst = std::max(worst, limit > 0 ? diff / limit : 0);
+          CHECK(diff <= limit);
+        }
+        MESSAGE(cs.name << " " << algorithm_id(a) << " " << precision_name(p) << ": worst |Σ bars − l| / limit = " << worst);
+      }
+    }
+  }
+}
+
+TEST_CASE("vector view: where the online sweep raises m, the bars summed before are shown before and after the rescale") {
+  Scenario s;
+  s.algorithm = Algorithm::online;
+  s.x = {{3, 2, 5, 1}};
+  const Recording rec = record(s);
+  Cursor cur(rec);
+  // Step 2 reads x₃ = 5: m goes from 3 to 5, and x₁, x₂ were summed against m = 3.
+  cur.seek(2);
+  const ExpBars bars = exp_bars(rec, cur.state(), 2, 0);
+  REQUIRE(bars.rescale);
+  CHECK(bars.m_old == 3.0);
+  CHECK(bars.m_new == 5.0);
+  const double u = tolerance::unit_roundoff(Precision::fp32);
+  const double eta = tolerance::exp_error(tolerance::Exp::cpu, Precision::fp32, 2.0) + 4 * u;
+  CHECK(std::fabs(bars.factor - static_cast<double>(std::exp(-2.0L))) <= eta * std::exp(-2.0));
+  CHECK(bars.rescaled == std::vector<char>{1, 1, 0, 0});
+  const long double old1 = std::exp(0.0L), old2 = std::exp(-1.0L);
+  CHECK(std::fabs(bars.old_value[0] - static_cast<double>(old1)) <= eta * 1.0);
+  CHECK(std::fabs(bars.old_value[1] - static_cast<double>(old2)) <= eta * 0.37);
+  // New = old × factor, each against exp(xᵢ − 5).
+  CHECK(std::fabs(bars.value[0] - static_cast<double>(std::exp(-2.0L))) <= eta * 0.14);
+  CHECK(std::fabs(bars.value[1] - static_cast<double>(std::exp(-3.0L))) <= eta * 0.05);
+  CHECK(bars.value[2] == 1.0);
+  // Steps where m stays (x₂ = 2, x₄ = 1) rescale nothing.
+  for (int k : {1, 3}) {
+    CAPTURE(k);
+    cur.seek(k);
+    CHECK_FALSE(exp_bars(rec, cur.state(), k, 0).rescale);
+  }
+}
