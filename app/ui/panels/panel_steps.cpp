@@ -1,19 +1,31 @@
 // The Steps tab: every recorded step of the lesson in a table (pass, label, the sentence with
-// its numbers, m and l of the step's row as they stand after it). Clicking a row moves the
-// playhead there; the table follows the playhead.
+// its numbers, m and l of the step's row as they stand right after that step). Clicking a row
+// moves the playhead there; the table follows the playhead. Steps after the playhead have not
+// happened yet: their m and l stay empty.
+#include "app/ui/model/step_registers.h"
 #include "app/ui/panels/panels.h"
 #include "core/text.h"
+
+#include <memory>
 
 namespace flashstep::ui {
 
 namespace {
 
-// m or l of `row` after step k, read from the cursor at the playhead for steps up to it (later
-// steps have not happened yet at the playhead, so their cells stay empty).
-std::string register_text(const Recording& rec, const Cursor& cur, int buffer, int row) {
-  if (buffer < 0 || row < 0 || row >= rec.buffers[buffer].rows) return "";
-  if (!cur.defined(buffer, row, 0)) return "—";
-  return num(cur.value(buffer, row, 0));
+std::string register_text(const std::optional<double>& v, bool has_buffer) {
+  if (!has_buffer) return "";
+  return v ? num(*v) : "—";
+}
+
+// The registers of the recording last shown, computed once per recording.
+const StepRegisters& registers_of(const std::shared_ptr<const Recording>& rec) {
+  static std::shared_ptr<const Recording> cached;
+  static StepRegisters regs;
+  if (cached != rec) {
+    regs = step_registers(*rec);
+    cached = rec;
+  }
+  return regs;
 }
 
 }  // namespace
@@ -26,7 +38,8 @@ void draw_steps_table(AppState& app) {
     return;
   }
   const int playhead = app.timeline.playhead();
-  const int bm = rec.find_buffer("m"), bl = rec.find_buffer("l");
+  const bool has_m = rec.find_buffer("m") >= 0, has_l = rec.find_buffer("l") >= 0;
+  const StepRegisters& regs = registers_of(app.played.rec);
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable;
   if (!ImGui::BeginTable("steps", 6, flags)) return;
@@ -60,12 +73,11 @@ void draw_steps_table(AppState& app) {
       ImGui::TextUnformatted(st.label.c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(st.text.c_str());
-      const int row = st.row >= 0 ? st.row : (st.tile_i >= 0 ? st.tile_i * rec.Br : 0);
       if (i <= playhead) {
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(register_text(rec, *app.played.cursor, bm, row).c_str());
+        ImGui::TextUnformatted(register_text(regs.m[static_cast<std::size_t>(i)], has_m).c_str());
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(register_text(rec, *app.played.cursor, bl, row).c_str());
+        ImGui::TextUnformatted(register_text(regs.l[static_cast<std::size_t>(i)], has_l).c_str());
       }
     }
   }

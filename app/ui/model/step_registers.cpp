@@ -1,0 +1,31 @@
+#include "app/ui/model/step_registers.h"
+
+namespace flashstep::ui {
+
+int step_register_row(const Recording& rec, const Step& st) {
+  return st.row >= 0 ? st.row : (st.tile_i >= 0 ? st.tile_i * rec.Br : 0);
+}
+
+StepRegisters step_registers(const Recording& rec) {
+  StepRegisters out;
+  const int count = rec.step_count();
+  out.m.resize(static_cast<std::size_t>(count));
+  out.l.resize(static_cast<std::size_t>(count));
+  const int bm = rec.find_buffer("m"), bl = rec.find_buffer("l");
+  if (count == 0 || (bm < 0 && bl < 0)) return out;
+  Cursor cur(rec);
+  auto read = [&](int buffer, int row) -> std::optional<double> {
+    if (buffer < 0 || row < 0 || row >= rec.buffers[static_cast<std::size_t>(buffer)].rows) return std::nullopt;
+    if (!cur.defined(buffer, row, 0)) return std::nullopt;
+    return cur.value(buffer, row, 0);
+  };
+  for (int k = 0; k < count; ++k) {
+    cur.seek(k);
+    const int row = step_register_row(rec, rec.steps[static_cast<std::size_t>(k)]);
+    out.m[static_cast<std::size_t>(k)] = read(bm, row);
+    out.l[static_cast<std::size_t>(k)] = read(bl, row);
+  }
+  return out;
+}
+
+}  // namespace flashstep::ui

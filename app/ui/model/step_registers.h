@@ -1,0 +1,22 @@
+// The m and l of each step's own row as they stand right after that step: what the Steps tab
+// shows in every row, whatever the playhead. One forward sweep of a cursor over the recording.
+// No ImGui: tests/app/test_step_registers.cpp checks it against values worked out from the input.
+#pragma once
+
+#include "core/recording.h"
+
+#include <optional>
+#include <vector>
+
+namespace flashstep::ui {
+
+// The row a step is about: its softmax or query row, the first row of its tile, else 0.
+int step_register_row(const Recording& rec, const Step& st);
+
+struct StepRegisters {
+  // Per step; nullopt where the recording has no such buffer or the value is not defined yet.
+  std::vector<std::optional<double>> m, l;
+};
+StepRegisters step_registers(const Recording& rec);
+
+}  // namespace flashstep::ui
