@@ -3,6 +3,7 @@
 #include "core/text.h"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 
 namespace flashstep::ui {
@@ -237,24 +238,41 @@ void mark_legend(const Palette& pal, float scale, bool with_current) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float fs = ImGui::GetFontSize();
   const float box = fs * 0.8f;
-  auto swatch = [&](ImU32 col, bool filled, const char* label, const char* help) {
+  bool first = true;
+  // One entry: its swatch and label, moved to the next line when they do not fit on this one.
+  auto entry = [&](const char* label, const char* help, const std::function<void(ImVec2, ImVec2)>& swatch) {
+    const float w = box + 4 * scale + ImGui::CalcTextSize(label).x;
+    if (!first) flow_next(w);
+    first = false;
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    const ImVec2 a(p.x, p.y + (fs - box) * 0.5f + 1), b(a.x + box, a.y + box);
-    if (filled)
-      dl->AddRectFilled(a, b, col, 2.0f);
-    else
-      dl->AddRect(a, b, col, 0.0f, 0, 2.5f * scale);
+    swatch(ImVec2(p.x, p.y + (fs - box) * 0.5f + 1), ImVec2(p.x + box, p.y + (fs - box) * 0.5f + 1 + box));
     ImGui::Dummy(ImVec2(box + 4 * scale, fs));
     ImGui::SameLine(0, 0);
     ImGui::TextUnformatted(label);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", help);
     ImGui::SameLine(0, fs);
   };
-  swatch(pal.read, false, "read", "Cells this step reads (blue outline).");
-  swatch(pal.write, false, "written", "Cells this step writes (orange outline).");
-  if (with_current) swatch(pal.current, false, "current tile", "The tile (i, j) of this step.");
-  swatch(pal.nonfinite, true, "inf / nan", "Overflowed or undefined values. Hover a cell for the reason.");
-  swatch(pal.cell, true, "not computed yet", "Cells nothing has written so far.");
+  auto outlined = [&](ImU32 col) {
+    return [=](ImVec2 a, ImVec2 b) { dl->AddRect(a, b, col, 0.0f, 0, 2.5f * scale); };
+  };
+  auto filled = [&](ImU32 col) { return [=](ImVec2 a, ImVec2 b) { dl->AddRectFilled(a, b, col, 2.0f); }; };
+  entry("read", "Cells this step reads (blue outline).", outlined(pal.read));
+  entry("written", "Cells this step writes (orange outline).", outlined(pal.write));
+  if (with_current) entry("current tile", "The tile (i, j) of this step: the one on chip.", outlined(pal.current));
+  entry("inf / nan", "Overflowed or undefined values. Hover a cell for the reason.", filled(pal.nonfinite));
+  entry("not computed yet", "Cells nothing has written so far.", filled(pal.cell));
+  if (with_current) {
+    // The tiled lessons' S and P̃: tiles that left SRAM, and scores the causal mask removes.
+    entry("discarded", "A tile computed at an earlier step: folded into O, m and l, then gone from SRAM.",
+          [&](ImVec2 a, ImVec2 b) {
+            dl->AddRectFilled(a, b, mix(pal.cell, pal.background, 0.8f));
+            dl->AddRect(a, b, pal.grid, 0.0f, 0, 1.0f * scale);
+          });
+    entry("masked", "Scores the causal mask removes (key after query): never computed.", [&](ImVec2 a, ImVec2 b) {
+      dl->AddRectFilled(a, b, pal.cell);
+      hatch(dl, a, b, with_alpha(pal.text_dim, 0.55f), 4.0f * scale);
+    });
+  }
   ImGui::NewLine();
 }
 

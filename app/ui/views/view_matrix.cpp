@@ -1,6 +1,7 @@
 #include "app/ui/views/view_matrix.h"
 
 #include "app/ui/views/heat_image.h"
+#include "app/ui/views/tile_states.h"
 #include "app/ui/views/view_matrix_controls.h"
 #include "app/ui/widgets.h"
 #include "core/text.h"
@@ -126,6 +127,53 @@ void draw_cells(const Ctx& c, const Mat& m, const ValueRange& range) {
         if (ImGui::GetFont()->CalcTextSizeA(text_size, 1e9f, 0.0f, t.c_str()).x <= m.cw - 3.0f) {
           text_centered(c.dl, ImVec2(p0.x + m.cw * 0.5f + 0.5f, p0.y + m.ch * 0.5f + 0.5f), text_over(fill),
                         t.c_str(), text_size);
+          break;
+        }
+      }
+    }
+}
+
+// S and P̃ of the tiled lessons: only the step's tile is on chip. Earlier tiles are drawn as
+// faint ghosts marked "discarded" (they left SRAM once folded into O, m and l), tiles above the
+// causal diagonal and masked scores are hatched, tiles still to come stay empty.
+void draw_tile_states(const Ctx& c, const Mat& m, const TileStates& tiles) {
+  if (tiles.Tr == 0 || !m.query_rows || !m.key_cols || m.transposed) return;
+  const ImU32 ghost = with_alpha(c.pal.background, 0.80f);
+  const ImU32 stripes = with_alpha(c.pal.text_dim, 0.55f);
+  const float fs = std::min(c.fs, std::max(m.ch * 0.8f, 1.0f));
+  for (int i = 0; i < tiles.Tr; ++i)
+    for (int j = 0; j < tiles.Tc; ++j) {
+      const int r0 = i * c.rec.Br, r1 = std::min(r0 + c.rec.Br, m.rows);
+      const int c0 = j * c.rec.Bc, c1 = std::min(c0 + c.rec.Bc, m.cols);
+      const ImVec2 p0 = cell_pos(m, static_cast<float>(r0), static_cast<float>(c0));
+      const ImVec2 p1 = cell_pos(m, static_cast<float>(r1), static_cast<float>(c1));
+      const TileState t = tiles.at(i, j);
+      if (t == TileState::masked) {
+        c.dl->AddRectFilled(p0, p1, c.pal.cell);
+        hatch(c.dl, p0, p1, stripes, 6.0f * c.s);
+        continue;
+      }
+      if (t == TileState::discarded) {
+        c.dl->AddRectFilled(p0, p1, ghost);
+        c.dl->AddRect(p0, p1, with_alpha(c.pal.grid, 0.9f), 0.0f, 0, 1.0f * c.s);
+      }
+      // Masked scores inside a tile on the diagonal.
+      if (c.rec.causal && t != TileState::not_yet)
+        for (int r = r0; r < r1; ++r)
+          for (int k = std::max(c0, r + 1); k < c1; ++k) {
+            const ImVec2 a = cell_pos(m, static_cast<float>(r), static_cast<float>(k));
+            const ImVec2 b(a.x + m.cw, a.y + m.ch);
+            c.dl->AddRectFilled(a, b, c.pal.cell);
+            hatch(c.dl, a, b, stripes, 6.0f * c.s);
+          }
+      if (t != TileState::discarded) continue;
+      const char* word = "discarded";
+      for (const char* w : {word, "disc.", ""}) {
+        const float tw = ImGui::GetFont()->CalcTextSizeA(fs, 1e9f, 0.0f, w).x;
+        if (tw <= p1.x - p0.x - 4 * c.s && fs <= p1.y - p0.y) {
+          if (*w)
+            c.dl->AddText(ImGui::GetFont(), fs, ImVec2((p0.x + p1.x - tw) * 0.5f, (p0.y + p1.y - fs) * 0.5f),
+                          c.pal.text_dim, w);
           break;
         }
       }
@@ -349,7 +397,8 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
     for (const char* n : {"m", "l", "LSE"})
       if (rec.find_buffer(n) >= 0) stat_buffers.push_back(rec.find_buffer(n));
 
-  const float legend_h = opt.show_legend ? ImGui::GetFrameHeightWithSpacing() : 0.0f;
+  // The legend: one line, two for the tiled lessons' longer list (it wraps where it must).
+  const float legend_h = opt.show_legend ? ImGui::GetFrameHeightWithSpacing() * (rec.Br > 0 ? 2.0f : 1.0f) : 0.0f;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 child(avail.x, std::max(avail.y - legend_h, 60.0f));
   ImGui::BeginChild("##matrices", child, false, ImGuiWindowFlags_HorizontalScrollbar);
@@ -412,7 +461,7 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   add(bQ, false, L.q, true, false, {"Q" + shape_nd, "Q"});
   add(bK, true, L.kt, false, true, {kt + shape_dn, kt});
   add(bS, false, L.s, true, true,
-      {tiled ? "S = Q" + kt + " · s, tile by tile on chip"
+      {tiled ? "S = Q" + kt + " · s: one tile on chip at a time"
              : (rec.buffers[bS >= 0 ? bS : 0].space == Space::hbm ? "S = Q" + kt + " · s, in HBM"
                                                                   : "scores s = q·k, one at a time"),
        "S = Q" + kt, "S"});
@@ -427,6 +476,8 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
         {rec.buffers[stat_buffers[k]].name, rec.buffers[stat_buffers[k]].name.substr(0, 1)});
 
   for (const Mat& m : mats) draw_cells(c, m, rg[m.buffer]);
+  const TileStates tiles = tile_states(rec, in.playhead);
+  for (const Mat& m : mats) draw_tile_states(c, m, tiles);
   for (const Mat& m : mats) draw_grid(c, m);
   for (const Mat& m : mats) draw_marks(c, m);
   // Titles: each may run until the next matrix to its right on the same band.

@@ -1,0 +1,31 @@
+#include "app/ui/views/tile_states.h"
+
+#include "core/algorithms.h"
+
+#include <algorithm>
+
+namespace flashstep::ui {
+
+TileStates tile_states(const Recording& rec, int playhead) {
+  TileStates out;
+  if (!info(rec.algorithm).takes_blocks || rec.Br <= 0 || rec.Bc <= 0 || rec.n <= 0) return out;
+  out.Tr = (rec.n + rec.Br - 1) / rec.Br;
+  out.Tc = (rec.n + rec.Bc - 1) / rec.Bc;
+  out.state.assign(static_cast<std::size_t>(out.Tr * out.Tc), TileState::not_yet);
+  for (int i = 0; i < out.Tr; ++i)
+    for (int j = 0; j < out.Tc; ++j) {
+      // Masked when even its last query row comes before its first key.
+      const int last_query = std::min(rec.n, (i + 1) * rec.Br) - 1;
+      if (masked_score(rec, last_query, j * rec.Bc)) out.state[static_cast<std::size_t>(i * out.Tc + j)] = TileState::masked;
+    }
+  const int last = std::min(playhead, rec.step_count() - 1);
+  for (int k = 0; k <= last; ++k) {
+    const Step& st = rec.steps[static_cast<std::size_t>(k)];
+    if (st.tile_i < 0 || st.tile_j < 0 || st.tile_i >= out.Tr || st.tile_j >= out.Tc) continue;
+    TileState& t = out.state[static_cast<std::size_t>(st.tile_i * out.Tc + st.tile_j)];
+    if (t != TileState::masked) t = k == playhead ? TileState::live : TileState::discarded;
+  }
+  return out;
+}
+
+}  // namespace flashstep::ui

@@ -1,0 +1,30 @@
+// Where each S / P̃ tile of a tiled attention recording is at a step: the picture of "tile by
+// tile on chip". Only the tile of the step is on chip; a tile computed at an earlier step has
+// left SRAM (its values were folded into O, m and l and then overwritten); a tile wholly above
+// the causal diagonal is never computed; the rest come later. The matrix view draws exactly
+// these states. No ImGui: tests/app/test_tile_states.cpp checks them.
+#pragma once
+
+#include "core/recording.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace flashstep::ui {
+
+enum class TileState : std::uint8_t { not_yet, live, discarded, masked };
+
+struct TileStates {
+  int Tr = 0, Tc = 0;  // 0: the recording does not keep S and P̃ tile by tile
+  std::vector<TileState> state;  // row-major Tr × Tc
+  TileState at(int i, int j) const { return state[static_cast<std::size_t>(i * Tc + j)]; }
+};
+
+// The tiles at `playhead` (-1: before the first step). Empty unless the recording's algorithm
+// takes blocks (its table row) and the recording has its tile sizes.
+TileStates tile_states(const Recording& rec, int playhead);
+
+// Whether score (query, key) is masked: causal and the key after the query.
+inline bool masked_score(const Recording& rec, int query, int key) { return rec.causal && key > query; }
+
+}  // namespace flashstep::ui

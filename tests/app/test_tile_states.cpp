@@ -1,0 +1,103 @@
+// The tiled lessons' S and P̃ by step: only the step's tile is on chip, the tiles computed
+// before it are discarded, tiles above the causal diagonal are masked from the start, the rest
+// are still to come. The expected states come from the papers' loop orders written out here
+// (FlashAttention-1: K/V blocks outside, Q blocks inside; FlashAttention-2 the other way round,
+// with one closing step per Q block), not from the recording.
+#include "app/ui/views/tile_states.h"
+
+#include "core/algorithms.h"
+#include "core/engine.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace flashstep;
+using namespace flashstep::ui;
+
+namespace {
+
+struct Shape {
+  int N, Br, Bc;
+  bool causal;
+};
+
+// The (i, j) of every step, in the algorithm's loop order; j = −1 for FlashAttention-2's
+// closing step of a Q block.
+std::vector<std::pair<int, int>> loop_order(Algorithm a, const Shape& s) {
+  const int Tr = (s.N + s.Br - 1) / s.Br, Tc = (s.N + s.Bc - 1) / s.Bc;
+  auto masked = [&](int i, int j) { return s.causal && j * s.Bc > std::min(s.N, (i + 1) * s.Br) - 1; };
+  std::vector<std::pair<int, int>> steps;
+  if (a == Algorithm::attn_tiled) {
+    for (int j = 0; j < Tc; ++j)
+      for (int i = 0; i < Tr; ++i)
+        if (!masked(i, j)) steps.push_back({i, j});
+  } else {
+    for (int i = 0; i < Tr; ++i) {
+      for (int j = 0; j < Tc && !masked(i, j); ++j) steps.push_back({i, j});
+      steps.push_back({i, -1});
+    }
+  }
+  return steps;
+}
+
+}  // namespace
+
+TEST_CASE("tiled lessons: one live tile, the earlier ones discarded, masked ones masked, the rest to come") {
+  const Shape shapes[] = {{8, 2, 2, false}, {8, 2, 2, true}, {10, 4, 3, false}, {10, 4, 3, true}, {9, 3, 2, true}};
+  for (Algorithm a : {Algorithm::attn_tiled, Algorithm::attn_tiled_v2}) {
+    for (const Shape& sh : shapes) {
+      Scenario s;
+      s.algorithm = a;
+      s.n = sh.N;
+      s.d = 4;
+      s.block_rows = sh.Br;
+      s.block_cols = sh.Bc;
+      s.causal = sh.causal;
+      const Recording rec = record(s);
+      const auto order = loop_order(a, sh);
+      const int Tr = (sh.N + sh.Br - 1) / sh.Br, Tc = (sh.N + sh.Bc - 1) / sh.Bc;
+      auto masked = [&](int i, int j) { return sh.causal && j * sh.Bc > std::min(sh.N, (i + 1) * sh.Br) - 1; };
+      REQUIRE(rec.step_count() == static_cast<int>(order.size()));
+      for (int k = -1; k < rec.step_count(); ++k) {
+        CAPTURE(algorithm_id(a));
+        CAPTURE(sh.N);
+        CAPTURE(sh.Br);
+        CAPTURE(sh.Bc);
+        CAPTURE(sh.causal);
+        CAPTURE(k);
+        const TileStates t = tile_states(rec, k);
+        REQUIRE(t.Tr == Tr);
+        REQUIRE(t.Tc == Tc);
+        std::set<std::pair<int, int>> before;
+        for (int q = 0; q < k; ++q)
+          if (order[static_cast<std::size_t>(q)].second >= 0) before.insert(order[static_cast<std::size_t>(q)]);
+        const std::pair<int, int> now = k >= 0 ? order[static_cast<std::size_t>(k)] : std::pair<int, int>{-1, -1};
+        int live = 0;
+        for (int i = 0; i < Tr; ++i)
+          for (int j = 0; j < Tc; ++j) {
+            TileState want = TileState::not_yet;
+            if (masked(i, j)) want = TileState::masked;
+            else if (now == std::pair<int, int>{i, j}) want = TileState::live;
+            else if (before.count({i, j})) want = TileState::discarded;
+            CHECK(static_cast<int>(t.at(i, j)) == static_cast<int>(want));
+            live += t.at(i, j) == TileState::live;
+          }
+        CHECK(live == (now.second >= 0 ? 1 : 0));
+      }
+    }
+  }
+}
+
+TEST_CASE("tiled lessons: the views of the other attention algorithms have no tiles to discard") {
+  for (Algorithm a : {Algorithm::attn_naive, Algorithm::attn_online}) {
+    Scenario s;
+    s.algorithm = a;
+    const Recording rec = record(s);
+    CHECK(tile_states(rec, rec.step_count() - 1).Tr == 0);
+  }
+}
