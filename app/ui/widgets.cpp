@@ -2,9 +2,14 @@
 
 #include "core/text.h"
 
+#include <imgui_stdlib.h>
+
 #include <algorithm>
-#include <functional>
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <unordered_map>
 
 namespace flashstep::ui {
 
@@ -274,6 +279,107 @@ void mark_legend(const Palette& pal, float scale, bool with_current) {
     });
   }
   ImGui::NewLine();
+}
+
+namespace {
+// Fields being edited: their text while it differs from the value in use. Where each field was
+// drawn, by id, for field_rect().
+std::unordered_map<ImGuiID, std::string>& edits() {
+  static std::unordered_map<ImGuiID, std::string> e;
+  return e;
+}
+std::unordered_map<std::string, ImRect>& field_rects() {
+  static std::unordered_map<std::string, ImRect> r;
+  return r;
+}
+}  // namespace
+
+FieldEdit edit_field(const char* id, const std::string& in_use, float width) {
+  const ImGuiID gid = ImGui::GetID(id);
+  auto it = edits().find(gid);
+  FieldEdit e;
+  e.in_use = in_use;
+  e.text = it != edits().end() ? it->second : in_use;
+  ImGui::SetNextItemWidth(width);
+  ImGui::InputText(id, &e.text);
+  field_rects()[std::string(ImGui::GetCurrentWindow()->Name) + "/" + id] =
+      ImRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+  if (ImGui::IsItemDeactivatedAfterEdit()) {
+    edits().erase(gid);
+    e.committed = e.text != in_use;
+  } else if (ImGui::IsItemActive()) {
+    edits()[gid] = e.text;
+    e.pending = e.text != in_use;
+  } else {
+    edits().erase(gid);
+  }
+  return e;
+}
+
+void not_applied_line(const FieldEdit& e) {
+  if (!e.pending) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.62f, 0.0f, 1.0f));
+  ImGui::TextUnformatted("not applied");
+  ImGui::PopStyleColor();
+  ImGui::SameLine();
+  ImGui::TextDisabled("in use: %s", e.in_use.empty() ? "(empty)" : e.in_use.c_str());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Enter, Tab or a click elsewhere applies it; Esc puts it back.");
+}
+
+bool parse_int(const std::string& text, int* v) {
+  const char* b = text.data();
+  const char* e = b + text.size();
+  while (b < e && *b == ' ') ++b;
+  while (e > b && e[-1] == ' ') --e;
+  int x = 0;
+  const auto [end, ec] = std::from_chars(b, e, x);
+  if (ec != std::errc() || end != e || b == e) return false;
+  *v = x;
+  return true;
+}
+
+bool commit_int(const char* id, const char* label, const char* help, int* v, float width, std::string* error) {
+  const FieldEdit e = edit_field(id, std::to_string(*v), width);
+  bool changed = false;
+  if (e.committed) {
+    if (parse_int(e.text, v)) changed = true;
+    else *error = std::string(label) + ": '" + e.text + "' is not a whole number";
+  }
+  // − and + apply at once: a click is a commitment.
+  ImGui::PushID(id);
+  const float w = ImGui::GetFrameHeight();
+  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+  if (ImGui::Button("−", ImVec2(w, 0))) --*v, changed = true;
+  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+  if (ImGui::Button("+", ImVec2(w, 0))) ++*v, changed = true;
+  ImGui::PopID();
+  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+  ImGui::TextUnformatted(label);
+  if (help) help_marker(help);
+  not_applied_line(e);
+  return changed;
+}
+
+bool commit_double(const char* id, const char* label, double* v, float width, std::string* error) {
+  const FieldEdit e = edit_field(id, num(*v), width);
+  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+  ImGui::TextUnformatted(label);
+  not_applied_line(e);
+  if (!e.committed) return false;
+  char* end = nullptr;
+  const double x = std::strtod(e.text.c_str(), &end);
+  while (end && *end == ' ') ++end;
+  if (end == e.text.c_str() || (end && *end != '\0') || !std::isfinite(x)) {
+    *error = std::string(label) + ": '" + e.text + "' is not a finite number";
+    return false;
+  }
+  *v = x;
+  return true;
+}
+
+ImRect field_rect(const std::string& window, const char* id) {
+  const auto it = field_rects().find(window + "/" + id);
+  return it == field_rects().end() ? ImRect() : it->second;
 }
 
 ImVec4 error_colour() {

@@ -7,6 +7,7 @@
 #include "app/ui/views/view_logic.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <cstdint>
 #include <initializer_list>
@@ -42,6 +43,29 @@ float text_fit(ImDrawList* dl, ImVec2 pos, ImU32 col, std::initializer_list<cons
                float max_w, float size = 0);
 // A tooltip with a bold-ish first line and a wrapped body.
 void tooltip(const std::string& title, const std::string& body);
+
+// ---- fields ----
+// Fields whose value is applied only when the user commits it: Enter, Tab or leaving the field
+// (ImGui's deactivation after an edit). Escape puts back the value in use. While the text being
+// typed differs from the value in use the field is "pending", and not_applied_line() says so
+// with the value in use, so a keystroke in the middle of "2048" is never taken for 204.
+struct FieldEdit {
+  std::string text;    // what the field shows
+  std::string in_use;  // the value in use, as text
+  bool committed = false;  // this frame: a changed text was committed (text holds it)
+  bool pending = false;    // being edited, and different from the value in use
+};
+FieldEdit edit_field(const char* id, const std::string& in_use, float width);  // id: "##N"
+void not_applied_line(const FieldEdit& e);  // "not applied · in use: …" when pending
+// A whole number: the field, − and + (which apply at once), the label and its (?) help, and the
+// pending line. A committed text that is not a whole number is refused: *error names it and *v
+// keeps the value in use. True when *v changed.
+bool commit_int(const char* id, const char* label, const char* help, int* v, float width, std::string* error);
+// The same for a number (a temperature), without buttons.
+bool commit_double(const char* id, const char* label, double* v, float width, std::string* error);
+// Where the field `id` of the window named `window` was last drawn (tests drive it with the
+// mouse; a child window's name is its parent's, "/", its own); an empty rect if never drawn.
+ImRect field_rect(const std::string& window, const char* id);
 
 // ---- dialogs ----
 // Red that reads on the popup's background, dark or light: a dialog's error line.

@@ -39,6 +39,11 @@ struct Headless {
     io.KeyMap[ImGuiKey_Escape] = GLFW_KEY_ESCAPE;
     io.KeyMap[ImGuiKey_PageUp] = GLFW_KEY_PAGE_UP;
     io.KeyMap[ImGuiKey_PageDown] = GLFW_KEY_PAGE_DOWN;
+    io.KeyMap[ImGuiKey_Enter] = GLFW_KEY_ENTER;
+    io.KeyMap[ImGuiKey_Tab] = GLFW_KEY_TAB;
+    io.KeyMap[ImGuiKey_Backspace] = GLFW_KEY_BACKSPACE;
+    io.KeyMap[ImGuiKey_Delete] = GLFW_KEY_DELETE;
+    io.KeyMap[ImGuiKey_A] = GLFW_KEY_A;
   }
   ~Headless() { ImGui::DestroyContext(ctx); }
 
@@ -65,6 +70,18 @@ struct Headless {
   static bool drawn(const char* name) {
     const ImGuiWindow* w = ImGui::FindWindowByName(name);
     return w && w->Active;
+  }
+  // A left click at `p`: one frame with the button down, one with it up.
+  void click(AppState& app, ImVec2 p) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = p;
+    io.MouseDown[0] = true;
+    frame(app);
+    io.MouseDown[0] = false;
+    frame(app);
+  }
+  void type_text(AppState& app, const char* text) {
+    for (const char* c = text; *c; ++c) type(app, static_cast<ImWchar>(*c));
   }
   void type(AppState& app, ImWchar c) {
     ImGui::GetIO().AddInputCharacter(c);

@@ -55,6 +55,10 @@ Layout layout(const AppState& app, PanelFlags f, ImVec2 origin, ImVec2 size) {
                line * (12.0f + static_cast<float>(std::min<std::size_t>(summary, 6)));
     if (!f.inputs) lh = avail_h;
     if (!f.lessons) lh = 0;
+    // The Inputs panel gets what its contents took (all of it, without scrolling, as far as the
+    // lessons keep a third); the lesson list scrolls before the inputs do.
+    if (f.inputs && f.lessons && inputs_panel_height() > 0)
+      lh = std::min(lh, std::max(avail_h - inputs_panel_height(), avail_h * 0.34f));
     lh = std::min(lh, avail_h * 0.64f);
     if (f.lessons) L.lessons = {ImVec2(origin.x, top), ImVec2(left, lh)};
     if (f.inputs) L.inputs = {ImVec2(origin.x, top + lh), ImVec2(left, avail_h - lh)};

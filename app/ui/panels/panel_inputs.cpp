@@ -1,7 +1,8 @@
-// The Inputs panel: the vector (validated as typed), presets, N, d, precision, scale, causal
-// mask, block sizes or the SRAM budget (with the "does the tile fit" check), chunk count and
-// backend. Every change re-records through AppState::inputs_changed(); a bad value leaves the
-// last valid recording in place and says why.
+// The Inputs panel: the vector, presets, N, d, precision, scale, causal mask, block sizes or the
+// SRAM budget (with the "does the tile fit" check), workers and backend. A typed value applies
+// when committed (Enter, Tab, leaving the field: widgets.h), a click applies at once; every
+// change re-records through AppState::inputs_changed(), and a bad value leaves the last valid
+// recording in place and says why.
 #include "app/ui/panels/panels.h"
 #include "app/ui/style.h"
 #include "app/ui/widgets.h"
@@ -17,6 +18,7 @@ namespace flashstep::ui {
 namespace {
 
 constexpr ImU32 kBad = IM_COL32(213, 94, 0, 255);
+float g_needed_height = 0;  // what the panel's contents took in the last frame
 constexpr ImU32 kOk = IM_COL32(0, 158, 115, 255);
 
 bool vector_field(AppState& app) {
@@ -28,10 +30,9 @@ bool vector_field(AppState& app) {
     ImGui::PushStyleColor(ImGuiCol_Border, kBad);
     ImGui::PushStyleVar(ImGuiStyleVar_FrameBorderSize, 1.5f * app.ui_scale);
   }
-  std::string text = in.vector_text;
-  ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 2.0f);
-  if (ImGui::InputText("##x", &text)) {
-    edit_vector_text(in, text);
+  const FieldEdit e = edit_field("##x", in.vector_text, ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 2.0f);
+  if (e.committed) {
+    edit_vector_text(in, e.text);
     changed = true;
   }
   if (bad) {
@@ -40,7 +41,9 @@ bool vector_field(AppState& app) {
   }
   help_marker("Numbers separated by commas or spaces; ';' starts another row (each row is its own "
               "softmax). inf, -inf, nan and the minus sign − are accepted; an empty value (1,,2) is "
-              "not. While the text does not parse, the last valid vector stays in use.");
+              "not. Enter, Tab or a click elsewhere applies the text; until then, and while it does "
+              "not parse, the last valid vector stays in use.");
+  not_applied_line(e);
   if (bad) {
     ImGui::PushStyleColor(ImGuiCol_Text, kBad);
     ImGui::PushTextWrapPos(0);
@@ -82,26 +85,21 @@ bool vector_field(AppState& app) {
   return changed;
 }
 
-bool int_field(const char* label, int* v, const char* help) {
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
-  int x = *v;
-  bool changed = false;
-  if (ImGui::InputInt(label, &x, 1, 8)) {
-    // Out of range values are kept as typed: check_inputs() names them in the status bar, and
-    // the last valid recording stays in use until they are fixed.
-    *v = x;
-    changed = true;
-  }
-  help_marker(help);
+// A whole-number field applied on Enter, Tab or leaving it. Out of range values are kept as
+// committed: check() names them above the form, and the last valid recording stays in use until
+// they are fixed. Text that is not a number is refused at once.
+bool int_field(AppState& app, const char* label, int* v, const char* help) {
+  std::string error;
+  const std::string id = std::string("##") + label;
+  const bool changed = commit_int(id.c_str(), label, help, v, ImGui::GetFontSize() * 4.5f, &error);
+  if (!error.empty()) app.note(Severity::error, error + " (the value in use stays)");
   return changed;
 }
 
-bool scale_field(Inputs& in) {
+bool scale_field(AppState& app, Inputs& in) {
   bool changed = false;
   ImGui::TextUnformatted("scale");
-  help_marker("What every score is multiplied by before the softmax. 1/√d keeps the variance of "
-              "q·k at 1 (see the 1/√d lab); a temperature T multiplies by 1/T: T < 1 sharpens, "
-              "T > 1 flattens.");
+  ImGui::SameLine();
   if (ImGui::RadioButton("none", in.scale == ScaleChoice::none)) {
     in.scale = ScaleChoice::none;
     changed = true;
@@ -116,19 +114,24 @@ bool scale_field(Inputs& in) {
     in.scale = ScaleChoice::temperature;
     changed = true;
   }
+  help_marker("What every score is multiplied by before the softmax. 1/√d keeps the variance of "
+              "q·k at 1 (see the 1/√d lab); a temperature T multiplies by 1/T: T < 1 sharpens, "
+              "T > 1 flattens.");
   if (in.scale == ScaleChoice::temperature) {
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
-    if (ImGui::InputDouble("T", &in.temperature, 0.1, 1.0, "%.3g")) changed = true;
-    ImGui::SameLine();
+    std::string error;
+    if (commit_double("##T", "T", &in.temperature, ImGui::GetFontSize() * 4.5f, &error)) changed = true;
+    if (!error.empty()) app.note(Severity::error, error + " (the value in use stays)");
   }
-  ImGui::TextDisabled("scores are multiplied by %s", num(scale_of(in)).c_str());
+  if (in.scale != ScaleChoice::none) ImGui::TextDisabled("scores × %s", num(scale_of(in)).c_str());
   return changed;
 }
 
 bool blocks_field(AppState& app) {
   Inputs& in = app.inputs;
   bool changed = false;
-  if (ImGui::RadioButton("from SRAM M", in.blocks == BlockChoice::from_sram)) {
+  ImGui::TextUnformatted("tiles");
+  ImGui::SameLine();
+  if (ImGui::RadioButton("from M", in.blocks == BlockChoice::from_sram)) {
     in.blocks = BlockChoice::from_sram;
     changed = true;
   }
@@ -140,15 +143,18 @@ bool blocks_field(AppState& app) {
   help_marker("FlashAttention picks the tile sizes from the on-chip memory M (in elements): "
               "Bc = ⌈M/4d⌉ columns of K and V, Br = min(Bc, d) rows of Q. Or set Br and Bc "
               "yourself.");
-  changed |= int_field("M (SRAM)", &in.M,
+  changed |= int_field(app, "M (SRAM)", &in.M,
                        "On-chip memory (SRAM / shared memory) in elements. A GPU has about "
                        "100-200 KB per streaming multiprocessor.");
   if (in.blocks == BlockChoice::from_sram) {
     blocks_from_sram(in.M, in.d, in.Br, in.Bc);
-    ImGui::TextDisabled("→ Bc = ⌈%d/4·%d⌉ = %d,  Br = min(Bc, d) = %d", in.M, in.d, in.Bc, in.Br);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    text_wrapped_words(strf("→ Bc = ⌈%d/4·%d⌉ = %d, Br = min(Bc, d) = %d", in.M, in.d, in.Bc, in.Br),
+                       ImGui::GetContentRegionAvail().x);
+    ImGui::PopStyleColor();
   } else {
-    changed |= int_field("Br", &in.Br, "Rows of a Q block (queries per tile).");
-    changed |= int_field("Bc", &in.Bc, "Rows of a K/V block (keys per tile).");
+    changed |= int_field(app, "Br", &in.Br, "Rows of a Q block (queries per tile).");
+    changed |= int_field(app, "Bc", &in.Bc, "Rows of a K/V block (keys per tile).");
   }
   // The tile at its real size (clamped to N, as the engine clamps it).
   const int Br = std::min(in.Br, in.N), Bc = std::min(in.Bc, in.N);
@@ -157,12 +163,12 @@ bool blocks_field(AppState& app) {
   const bool fits = all <= in.M;
   ImGui::PushStyleColor(ImGuiCol_Text, fits ? kOk : (qkvo <= in.M ? IM_COL32(230, 159, 0, 255) : kBad));
   ImGui::PushTextWrapPos(0);
-  ImGui::Text("tile: 2·Bc·d + 2·Br·d + Br·Bc = %lld %s M = %d: %s", all, fits ? "≤" : ">", in.M,
+  ImGui::Text("tile %lld %s M: %s", all, fits ? "≤" : ">",
               fits ? "fits in SRAM" : (qkvo <= in.M ? "fits without S_ij" : "does not fit"));
   ImGui::PopTextWrapPos();
   ImGui::PopStyleColor();
-  help_marker("K_j and V_j (Bc×d each), Q_i and O_i (Br×d each) and the score tile S_ij (Br×Bc) "
-              "must all be on chip at once. The paper's rule Bc = ⌈M/4d⌉ counts only the first "
+  help_marker("A tile is 2·Bc·d + 2·Br·d + Br·Bc elements: K_j and V_j (Bc×d each), Q_i and O_i "
+              "(Br×d each) and the score tile S_ij (Br×Bc) must all be on chip at once. The paper's rule Bc = ⌈M/4d⌉ counts only the first "
               "four, so with S_ij a tile can exceed M; real kernels keep S_ij in registers.");
   return changed;
 }
@@ -222,9 +228,6 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
   Inputs& in = app.inputs;
   const bool attention = is_attention(in.algorithm);
   bool changed = false;
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-  text_wrapped_words(algorithm_title(in.algorithm), ImGui::GetContentRegionAvail().x);
-  ImGui::PopStyleColor();
   // A vector that does not parse is marked at its field; other problems are said here.
   if (!app.input_error.empty() && app.input_error != in.vector_error) {
     ImGui::PushStyleColor(ImGuiCol_Text, kBad);
@@ -238,8 +241,8 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
     ImGui::SameLine();
     changed |= vector_field(app);
   } else {
-    bool shape = int_field("N", &in.N, "Sequence length: Q, K and V are N×d, S and P are N×N.");
-    shape |= int_field("d", &in.d, "Head dimension: the length of each q, k, v.");
+    bool shape = int_field(app, "N", &in.N, "Sequence length: Q, K and V are N×d, S and P are N×N.");
+    shape |= int_field(app, "d", &in.d, "Head dimension: the length of each q, k, v.");
     if (has_explicit_qkv(in)) {
       ImGui::TextDisabled("Q, K, V from the scenario file");
       help_marker("The scenario file gave Q, K and V. Changing N, d or pressing \"random\" "
@@ -248,20 +251,18 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
       if (ImGui::SmallButton("random")) shape = true;
     } else {
       int seed = static_cast<int>(in.seed);
-      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
-      if (ImGui::InputInt("seed", &seed)) {
+      if (int_field(app, "seed", &seed, "Q, K and V are standard-normal random numbers from this seed.")) {
         in.seed = static_cast<std::uint64_t>(std::max(seed, 0));
         changed = true;
       }
-      help_marker("Q, K and V are standard-normal random numbers from this seed.");
     }
     if (shape) clear_explicit_qkv(in);
     changed |= shape;
   }
   changed |= precision_field(in);
-  changed |= scale_field(in);
+  changed |= scale_field(app, in);
   if (!attention && in.scale == ScaleChoice::inv_sqrt_d)
-    changed |= int_field("d", &in.d, "The head dimension whose √d divides the scores.");
+    changed |= int_field(app, "d", &in.d, "The head dimension whose √d divides the scores.");
   if (attention) {
     if (ImGui::Checkbox("causal mask", &in.causal)) changed = true;
     help_marker("Query i may only attend to keys j ≤ i (a decoder): the upper triangle of S is "
@@ -269,17 +270,19 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
   }
   if (info(in.algorithm).takes_blocks) {
     ImGui::Separator();
-    ImGui::TextDisabled("Tiles");
     changed |= blocks_field(app);
   }
   if (info(in.algorithm).takes_workers)
-    changed |= int_field("workers n_w", &in.chunks,
+    changed |= int_field(app, "workers n_w", &in.chunks,
                          "Number of workers; each runs the online softmax over its own chunk "
                          "before the (m, l) pairs are merged.");
   ImGui::Separator();
   changed |= backend_field(in);
   if (changed) app.inputs_changed();
+  g_needed_height = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y;
   ImGui::End();
 }
+
+float inputs_panel_height() { return g_needed_height; }
 
 }  // namespace flashstep::ui

@@ -19,6 +19,7 @@ bool begin_panel(const char* title, const PanelRect& r, bool* open, ImGuiWindowF
 
 void draw_lessons_panel(AppState& app, const PanelRect& r);      // panel_lessons.cpp
 void draw_inputs_panel(AppState& app, const PanelRect& r);       // panel_inputs.cpp
+float inputs_panel_height();  // the height the Inputs panel's contents took in the last frame
 void draw_view_panel(AppState& app, const PanelRect& r);         // panel_view.cpp
 void draw_explanation_panel(AppState& app, const PanelRect& r);  // panel_code.cpp
 void draw_pseudocode_panel(AppState& app, const PanelRect& r);   // panel_code.cpp
