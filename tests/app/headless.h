@@ -24,6 +24,8 @@ struct Headless {
     io.IniFilename = nullptr;
     io.DisplaySize = ImVec2(1280, 800);
     io.DeltaTime = 1.0f / 60.0f;
+    // As the window's OpenGL 3 backend: draw lists may pass 65536 vertices (big screens).
+    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
     load_fonts(1.0f);
     apply_style(1.0f);
     unsigned char* pixels = nullptr;

@@ -3,7 +3,10 @@
 // of 7:1 against the backgrounds it is drawn on (WCAG 2's contrast ratio, its AAA level).
 #include "tests/app/headless.h"
 
+#include "app/ui/views/view_matrix.h"
 #include "app/ui/widgets.h"
+#include "core/algorithms.h"
+#include "core/lessons.h"
 
 #include <doctest/doctest.h>
 
@@ -113,4 +116,36 @@ TEST_CASE("projector theme: every text colour reaches 7:1 against the background
   CHECK(contrast(ImGui::ColorConvertU32ToFloat4(p.text), view_bg) >= 7.0);
   CHECK(contrast(ImGui::ColorConvertU32ToFloat4(p.text_dim), view_bg) >= 7.0);
   ImGui::DestroyContext(ctx);
+}
+
+TEST_CASE("matrix view: cell numbers are drawn at 11 px or more, or not at all with a hint, in the window and presenting") {
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  for (const Lesson& l : lessons()) {
+    if (info(l.scenario.algorithm).view != ViewKind::matrix) continue;
+    for (bool presenting : {false, true}) {
+      for (ImVec2 size : {ImVec2(1280, 800), ImVec2(1920, 1080), ImVec2(3840, 2160)}) {
+        CAPTURE(l.id);
+        CAPTURE(presenting);
+        CAPTURE(size.x);
+        io.DisplaySize = size;
+        AppState app;
+        app.background_allowed = false;
+        REQUIRE(app.open_lesson(l.id));
+        app.tab = Tab::lesson;
+        app.presenting = presenting;
+        bool drawn_any = false;
+        for (int k : {0, app.timeline.count() / 2, app.timeline.count() - 1}) {
+          app.seek(k);
+          for (int f = 0; f < 3; ++f) h.frame(app);
+          const MatrixViewOptions::Drawn& d = app.matrix_view.drawn;
+          CHECK((d.number_px == 0.0f || d.number_px >= kMinCellTextPx * app.ui_scale));
+          drawn_any |= d.number_px > 0;
+        }
+        // On a 4K screen a small lesson's matrices have room for their numbers.
+        if (size.x > 3000 && app.played.rec->n <= 16) CHECK(drawn_any);
+      }
+    }
+  }
+  io.DisplaySize = ImVec2(1280, 800);
 }

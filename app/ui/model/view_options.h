@@ -36,6 +36,12 @@ struct MatrixViewOptions {
 
   int followed_step = -2;  // the step the view last scrolled to
 
+  // What the view drew in its last frame, for tests and for the hint it shows.
+  struct Drawn {
+    float number_px = 0;          // the smallest size cell numbers were drawn at; 0 = none drawn
+    bool numbers_hidden = false;  // some matrix too small for readable numbers
+  } drawn;
+
   // Colour ranges of the recording last drawn (recomputed when the recording changes).
   struct RangeCache {
     const Recording* rec = nullptr;

@@ -77,6 +77,7 @@ void draw_tab_content(AppState& app, Tab t, bool toolbars) {
         vector.show_toolbar = matrix.show_toolbar = chunked.show_toolbar = false;
         draw_recording_view(view_input(app), vector, matrix, chunked);
         app.matrix_view.followed_step = matrix.followed_step;
+        app.matrix_view.drawn = matrix.drawn;
       }
       break;
     case Tab::steps: draw_steps_table(app); break;

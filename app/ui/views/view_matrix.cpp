@@ -34,6 +34,7 @@ struct Ctx {
   float s, fs;
   const MatrixViewOptions& opt;
   std::uint64_t content;  // what the heat textures show: recording, step, palette
+  MatrixViewOptions::Drawn& report;  // what this frame drew (numbers' size, hidden numbers)
 };
 
 // Display cell (r, c) of m → buffer cell.
@@ -101,7 +102,10 @@ void draw_cells(const Ctx& c, const Mat& m, const ValueRange& range) {
                                      static_cast<float>(std::min(col + g, m.cols))),
                             block_fill(c.pal, src, r, col, g));
   }
-  if (g > 1 || std::min(m.cw, m.ch) < 7.0f) return;
+  if (g > 1 || std::min(m.cw, m.ch) < 7.0f) {
+    if (c.opt.show_values) c.report.numbers_hidden = true;
+    return;
+  }
   // A hairline gap between cells reads as a grid once cells are large.
   for (int r = std::max(r_begin, 1); r < r_end; ++r) {
     const float y = m.rect.y + static_cast<float>(r) * m.ch;
@@ -111,8 +115,30 @@ void draw_cells(const Ctx& c, const Mat& m, const ValueRange& range) {
     const float x = m.rect.x + static_cast<float>(col) * m.cw;
     c.dl->AddLine(ImVec2(x, m.rect.y), ImVec2(x, m.rect.y + m.rect.h), c.pal.background, 1.0f);
   }
-  if (!(c.opt.show_values && m.ch >= 11.0f * c.s && m.cw >= 14.0f * c.s)) return;
-  const float text_size = std::min(c.fs, m.ch * 0.55f);
+  if (!c.opt.show_values) return;
+  // Numbers at a readable size or not at all: at least kMinCellTextPx (× the UI scale), in one
+  // format for the whole matrix (the longest that fits every visible cell), each on a backing
+  // plate so it reads against whatever colour is behind it.
+  const float text_size = std::min(c.fs, m.ch * 0.8f);
+  auto hide = [&] { c.report.numbers_hidden = true; };
+  if (text_size < kMinCellTextPx * c.s) return hide();
+  ImFont* font = ImGui::GetFont();
+  auto width = [&](const std::string& t) { return font->CalcTextSizeA(text_size, 1e9f, 0.0f, t.c_str()).x; };
+  const float room = m.cw - 3.0f * c.s;
+  int format = -1;  // digits 3, 2, 1, or 0 for tiny_number
+  for (int digits = 3; digits >= 0 && format < 0; --digits) {
+    bool fits = true;
+    for (int r = r_begin; r < r_end && fits; ++r)
+      for (int col = c_begin; col < c_end && fits; ++col) {
+        const std::size_t k = src.index(r, col);
+        if (!(*src.defined)[k]) continue;
+        const double v = (*src.values)[k];
+        fits = width(digits > 0 ? compact_number(v, digits) : tiny_number(v)) <= room;
+      }
+    if (fits) format = digits;
+  }
+  if (format < 0) return hide();
+  c.report.number_px = c.report.number_px > 0 ? std::min(c.report.number_px, text_size) : text_size;
   for (int r = r_begin; r < r_end; ++r)
     for (int col = c_begin; col < c_end; ++col) {
       const std::size_t k = src.index(r, col);
@@ -122,20 +148,21 @@ void draw_cells(const Ctx& c, const Mat& m, const ValueRange& range) {
       const ImVec2 p0 = cell_pos(m, static_cast<float>(r), static_cast<float>(col));
       if (fill == c.pal.nonfinite)
         hatch(c.dl, p0, ImVec2(p0.x + m.cw, p0.y + m.ch), IM_COL32(0, 0, 0, 70), 6.0f * c.s);
-      for (int digits = 2; digits >= 0; --digits) {
-        const std::string t = digits > 0 ? compact_number(v, digits) : tiny_number(v);
-        if (ImGui::GetFont()->CalcTextSizeA(text_size, 1e9f, 0.0f, t.c_str()).x <= m.cw - 3.0f) {
-          text_centered(c.dl, ImVec2(p0.x + m.cw * 0.5f + 0.5f, p0.y + m.ch * 0.5f + 0.5f), text_over(fill),
-                        t.c_str(), text_size);
-          break;
-        }
-      }
+      const std::string t = format > 0 ? compact_number(v, format) : tiny_number(v);
+      const float tw = width(t);
+      const ImVec2 centre(p0.x + m.cw * 0.5f, p0.y + m.ch * 0.5f);
+      const ImU32 ink = text_over(fill);
+      // The plate: black under light text, white under dark, 3/4 opaque: 7:1 over any fill.
+      const bool light_ink = ((ink >> IM_COL32_R_SHIFT) & 0xFF) > 128;
+      const ImU32 plate = light_ink ? IM_COL32(0, 0, 0, 190) : IM_COL32(255, 255, 255, 190);
+      const float pad = 1.0f * c.s;
+      c.dl->AddRectFilled(ImVec2(std::floor(centre.x - tw * 0.5f) - pad, std::floor(centre.y - text_size * 0.5f)),
+                          ImVec2(std::ceil(centre.x + tw * 0.5f) + pad, std::ceil(centre.y + text_size * 0.5f)),
+                          plate);
+      text_centered(c.dl, ImVec2(centre.x + 0.5f, centre.y + 0.5f), ink, t.c_str(), text_size);
     }
 }
 
-// S and P̃ of the tiled lessons: only the step's tile is on chip. Earlier tiles are drawn as
-// faint ghosts marked "discarded" (they left SRAM once folded into O, m and l), tiles above the
-// causal diagonal and masked scores are hatched, tiles still to come stay empty.
 void draw_tile_states(const Ctx& c, const Mat& m, const TileStates& tiles) {
   if (tiles.Tr == 0 || !m.query_rows || !m.key_cols || m.transposed) return;
   const ImU32 ghost = with_alpha(c.pal.background, 0.80f);
@@ -388,7 +415,8 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   const std::uint64_t content = opt.cache.fingerprint * 31 +
                                 static_cast<std::uint64_t>(in.playhead + 1) * 1000003 + in.palette.cell * 7 +
                                 in.palette.nonfinite * 13 + in.palette.background;
-  Ctx c{in, rec, in.cursor.state(), in.palette, nullptr, s, fs, opt, content};
+  opt.drawn = {};
+  Ctx c{in, rec, in.cursor.state(), in.palette, nullptr, s, fs, opt, content, opt.drawn};
 
   const int bK = rec.find_buffer("K"), bV = rec.find_buffer("V"), bS = rec.find_buffer("S"),
             bP = rec.find_buffer("P"), bO = rec.find_buffer("O"), bA = rec.find_buffer("O_acc");
@@ -494,6 +522,15 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   if (opt.zoom > 0 && opt.follow && in.playhead != opt.followed_step) {
     opt.followed_step = in.playhead;
     scroll_to_step(c, mats, origin, inner);
+  }
+  if (opt.drawn.numbers_hidden) {
+    // Said where the numbers would be, so a projector without hover still tells the room why.
+    const char* hint = "zoom in for numbers";
+    const ImVec2 ts = ImGui::CalcTextSize(hint);
+    const ImVec2 p(origin.x + std::max(inner.x - ts.x - 6 * s, 0.0f), origin.y + 2 * s);
+    c.dl->AddRectFilled(ImVec2(p.x - 4 * s, p.y - 1), ImVec2(p.x + ts.x + 4 * s, p.y + ts.y + 1),
+                        with_alpha(in.palette.background, 0.85f), 3.0f * s);
+    c.dl->AddText(p, in.palette.text_dim, hint);
   }
   ImGui::SetCursorScreenPos(origin);
   ImGui::Dummy(ImVec2(L.width, L.height));

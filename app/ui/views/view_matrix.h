@@ -16,6 +16,9 @@
 
 namespace flashstep::ui {
 
+// Cell numbers are drawn at this size or larger (times the UI scale), or not at all.
+inline constexpr float kMinCellTextPx = 11.0f;
+
 void draw_matrix_view(const ViewInput& in, MatrixViewOptions& opt);
 
 }  // namespace flashstep::ui
