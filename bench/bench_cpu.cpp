@@ -7,7 +7,7 @@
 #include "bench/bench_report.h"
 #include "core/engine.h"
 #include "core/fast.h"
-#include "core/peak_memory.h"
+#include "core/workspace.h"
 
 #include <benchmark/benchmark.h>
 
@@ -144,10 +144,11 @@ void BM_attention(benchmark::State& state, Attn kind) {
   const int N = static_cast<int>(state.range(0)), d = static_cast<int>(state.range(1));
   const MatRM<float> Q = random_matrix(N, d, 5), K = random_matrix(N, d, 6), V = random_matrix(N, d, 7);
   MatRM<float> O(N, d);
-  run_attention(kind, Q, K, V, O);  // warm up, and O allocated before the probe
-  PeakProbe probe;
+  run_attention(kind, Q, K, V, O);  // warm up, and O allocated before counting
+  Workspace::reset_peak();
+  const std::int64_t base = Workspace::current();
   run_attention(kind, Q, K, V, O);
-  state.counters["peak_extra_bytes"] = static_cast<double>(probe.peak_extra());
+  state.counters["workspace_bytes"] = static_cast<double>(Workspace::peak() - base);
   for (auto _ : state) {
     run_attention(kind, Q, K, V, O);
     benchmark::DoNotOptimize(O.data());

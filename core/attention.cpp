@@ -7,6 +7,7 @@
 // writes is in narration_attention.cpp, shared with the GPU backend.
 #include "core/engine.h"
 #include "core/narration_attention.h"
+#include "core/workspace.h"
 
 #include <algorithm>
 #include <cmath>
@@ -113,12 +114,14 @@ void attn_naive(const Resolved& r, Recorder& rec) {
 
   // Kernel 1: S = Q Kᵀ · s, written to HBM (N² writes).
   MatRM<T> S(N, N);
+  const Workspace::Hold held_s(static_cast<std::int64_t>(sizeof(T)) * N * N);
   for (int i = 0; i < N; ++i) {
     S.row(i) = a.scores(i, 1, 0, N);
     say.scores_row(i, rows(S, i, 1));
   }
   // Kernel 2: P = softmax(S), one row at a time (safe softmax in registers), P written to HBM.
   MatRM<T> P(N, N);
+  const Workspace::Hold held_p(static_cast<std::int64_t>(sizeof(T)) * N * N);
   for (int i = 0; i < N; ++i) {
     T m = -inf_of<T>();
     for (int j = 0; j < N; ++j) m = std::max(m, S(i, j));
@@ -189,6 +192,7 @@ void attn_tiled(const Resolved& r, Recorder& rec) {
       const MatRM<T> S = a.scores(r0, br, c0, bc);
       // Line 10: m̃_ij, P̃_ij, l̃_ij of the tile alone.
       MatRM<T> P(br, bc);
+      const Workspace::Hold held(static_cast<std::int64_t>(sizeof(T)) * 2 * br * bc);
       std::vector<T> mt(static_cast<std::size_t>(br)), lt(static_cast<std::size_t>(br));
       for (int a_ = 0; a_ < br; ++a_) {
         T mx = -inf_of<T>();
@@ -245,6 +249,7 @@ void attn_tiled_v2(const Resolved& r, Recorder& rec) {
       const MatRM<T> S = a.scores(r0, br, c0, bc);
       // Lines 8-9: new running max, P̃ against it, rescaled running sum.
       MatRM<T> P(br, bc);
+      const Workspace::Hold held(static_cast<std::int64_t>(sizeof(T)) * 2 * br * bc);
       std::vector<T> f(static_cast<std::size_t>(br));
       TileRowNumbers first{to_double(m[0]), to_double(l[0]), 0, 0};
       for (int a_ = 0; a_ < br; ++a_) {

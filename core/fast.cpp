@@ -1,10 +1,13 @@
 #include "core/fast.h"
 
+#include "core/workspace.h"
+
 #include <Eigen/Dense>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -188,6 +191,7 @@ void softmax_online(const float* x, float* y, std::int64_t rows, std::int64_t n,
 void softmax_chunked(const float* x, float* y, std::int64_t rows, std::int64_t n, int K, float* m_out,
                      float* l_out) {
   std::vector<ML> parts(static_cast<std::size_t>(K));
+  const Workspace::Hold held(static_cast<std::int64_t>(sizeof(ML)) * K);
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* xr = x + r * n;
 #pragma omp parallel for schedule(static)
@@ -215,8 +219,10 @@ void attention_naive(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
   const Eigen::Index N = Q.rows();
   // S = scale·QKᵀ: one SGEMM (Eigen runs it on every core), N × N in memory.
   MatRM<float> S(N, N);
+  const Workspace::Hold held_s(static_cast<std::int64_t>(sizeof(float)) * N * N);
   S.noalias() = scale * Q * K.transpose();
   MatRM<float> P(N, N);
+  const Workspace::Hold held_p(static_cast<std::int64_t>(sizeof(float)) * N * N);
 #pragma omp parallel for schedule(static)
   for (Eigen::Index i = 0; i < N; ++i) {
     const std::int64_t len = causal ? i + 1 : N;  // masked scores contribute exp(-inf) = 0
@@ -243,6 +249,7 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
     // Per thread, on chip in the paper's model: Q_i (pre-scaled), S_ij / P~_ij, O_i, m_i, l_i.
     MatRM<float> Qi(Br, d), S(Br, Bc), Oi(Br, d);
     Eigen::ArrayXf m(Br), l(Br);
+    const Workspace::Hold held(static_cast<std::int64_t>(sizeof(float)) * (2LL * Br * d + Br * Bc + 2LL * Br));
 #pragma omp for schedule(dynamic, 1)
     for (int i = 0; i < Tr; ++i) {
       const int r0 = i * Br, br = std::min(Br, N - r0);
@@ -285,10 +292,24 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
   const int N = static_cast<int>(Q.rows()), d = static_cast<int>(Q.cols());
   const int Tr = (N + Br - 1) / Br, Tc = (N + Bc - 1) / Bc;
   O.setZero(N, d);
-  std::vector<float> m(static_cast<std::size_t>(N), kNegInf), l(static_cast<std::size_t>(N), 0.0f);
+  // The running m and l of every row live in HBM between tiles: the caller's m_out and l_out
+  // when given (outputs), else buffers of our own (workspace).
+  std::vector<float> m_own, l_own;
+  std::unique_ptr<Workspace::Hold> held_ml;
+  if (!m_out || !l_out) {
+    m_own.resize(static_cast<std::size_t>(N));
+    l_own.resize(static_cast<std::size_t>(N));
+    held_ml = std::make_unique<Workspace::Hold>(static_cast<std::int64_t>(sizeof(float)) * 2 * N);
+  }
+  float* m = m_out && l_out ? m_out : m_own.data();
+  float* l = m_out && l_out ? l_out : l_own.data();
+  std::fill(m, m + N, kNegInf);
+  std::fill(l, l + N, 0.0f);
 #pragma omp parallel
   {
     MatRM<float> S(Br, Bc), PV(Br, d);
+    Eigen::ArrayXf mt(Br), lt(Br);
+    const Workspace::Hold held(static_cast<std::int64_t>(sizeof(float)) * (1LL * Br * Bc + 1LL * Br * d + 2LL * Br));
     for (int j = 0; j < Tc; ++j) {
       const int c0 = j * Bc, bc = std::min(Bc, N - c0);
 #pragma omp for schedule(dynamic, 1)
@@ -298,7 +319,6 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
         auto Sij = S.topLeftCorner(br, bc);
         Sij.noalias() = scale * Q.middleRows(r0, br) * K.middleRows(c0, bc).transpose();
         const bool diagonal = causal && c0 + bc - 1 > r0;
-        Eigen::ArrayXf mt(br), lt(br);
         for (int a = 0; a < br; ++a) {
           const int len = diagonal ? std::clamp(r0 + a - c0 + 1, 0, bc) : bc;
           mt[a] = len ? max_of(S.row(a).data(), len) : kNegInf;
@@ -321,7 +341,8 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
       }
     }
   }
-  for (int i = 0; i < N; ++i) keep_ml(m_out, l_out, i, m[static_cast<std::size_t>(i)], l[static_cast<std::size_t>(i)]);
+  if (m != m_out || l != l_out)
+    for (int i = 0; i < N; ++i) keep_ml(m_out, l_out, i, m[i], l[i]);
 }
 
 }  // namespace flashstep::fast

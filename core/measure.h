@@ -18,7 +18,7 @@ struct MeasurePoint {
   std::int64_t n = 0;           // softmax length or attention N
   int d = 0;                    // attention head dimension (0 for softmax)
   double time_ms = 0;           // best of the repeats
-  std::int64_t peak_bytes = 0;  // extra memory beyond inputs and output
+  std::int64_t peak_bytes = 0;  // working memory beyond inputs and output (core/workspace.h)
   bool skipped = false;         // not run: it would not fit in memory
   std::string note;             // "would need 4.0 GiB for S and P" when skipped
 };

@@ -4,7 +4,7 @@
 #include "core/engine.h"
 #include "core/fast.h"
 #include "core/io_model.h"
-#include "core/peak_memory.h"
+#include "core/workspace.h"
 
 #include <chrono>
 #include <cmath>
@@ -19,17 +19,19 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// Runs `body` `repeat` times; returns the best time and the peak extra memory of the first.
+// Runs `body` `repeat` times; returns the best time and the largest workspace it held
+// (core/workspace.h).
 template <class Body>
 std::pair<double, std::int64_t> time_best(int repeat, Body body) {
   double best = std::numeric_limits<double>::infinity();
   std::int64_t peak = 0;
   for (int k = 0; k < repeat; ++k) {
-    PeakProbe probe;
+    const std::int64_t base = Workspace::current();
+    Workspace::reset_peak();
     const auto t0 = Clock::now();
     body();
     best = std::min(best, ms_since(t0));
-    if (k == 0) peak = probe.peak_extra();
+    peak = std::max(peak, Workspace::peak() - base);
   }
   return {best, peak};
 }

@@ -13,7 +13,7 @@ namespace flashstep {
 struct TimedRun {
   Recording rec;                // summary only: output (unless !keep_output), m, l, lse, io
   double time_ms = 0;           // best kernel time of the repeats, inputs excluded
-  std::int64_t peak_bytes = 0;  // peak resident memory beyond inputs and outputs
+  std::int64_t peak_bytes = 0;  // the most working memory the kernel held (core/workspace.h)
   std::string kernel;           // "fast" or "reference"
 };
 

@@ -22,7 +22,7 @@ struct Series {
 // A log-log plot of `value(point)` against n for each series, drawn with the draw list.
 template <class Value>
 void plot(const char* id, const std::vector<MeasurePoint>& points, std::initializer_list<Series> series,
-          Value value, const char* unit, ImVec2 size) {
+          Value value, const char* unit, ImVec2 size, bool legend_top = false) {
   ImGui::PushID(id);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("plot", size);
@@ -64,13 +64,15 @@ void plot(const char* id, const std::vector<MeasurePoint>& points, std::initiali
       const float tw = ImGui::CalcTextSize(s.c_str()).x;
       dl->AddText(ImVec2(X(double(p.n)) - tw / 2, b.y + 4), IM_COL32(170, 170, 180, 255), s.c_str());
     }
-  // The legend sits in the lower right corner, where the rising curves leave room.
+  // The legend sits in the lower right corner, where rising curves leave room, or in the upper
+  // left, where a rising curve and a flat one along the bottom leave it.
   float legend_w = 0;
   for (const Series& s : series) legend_w = std::max(legend_w, ImGui::CalcTextSize(s.label).x);
-  float legend_y = b.y - 6 - 16.0f * static_cast<float>(series.size());
-  const float legend_x = b.x - legend_w - 30;
+  float legend_y = legend_top ? a.y + 6 : b.y - 6 - 16.0f * static_cast<float>(series.size());
+  const float legend_x = legend_top ? a.x + 8 : b.x - legend_w - 30;
   for (const Series& s : series) {
     ImVec2 prev(-1, -1);
+    double last_value = 0;
     for (const MeasurePoint& p : points) {
       const double v = value(p);
       if (p.algorithm != s.algorithm) continue;
@@ -84,6 +86,13 @@ void plot(const char* id, const std::vector<MeasurePoint>& points, std::initiali
       dl->AddCircleFilled(c, 4, s.colour);
       if (prev.x >= 0) dl->AddLine(prev, c, s.colour, 2);
       prev = c;
+      last_value = v;
+    }
+    // The last point's value beside it: a flat curve below the lowest grid line still reads.
+    if (prev.x >= 0) {
+      const std::string t = strf("%.3g %s", last_value, unit);
+      const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
+      dl->AddText(ImVec2(std::min(prev.x - ts.x * 0.5f, b.x - ts.x - 2), prev.y - ts.y - 4), s.colour, t.c_str());
     }
     dl->AddRectFilled(ImVec2(legend_x, legend_y + 3), ImVec2(legend_x + 10, legend_y + 13), s.colour);
     dl->AddText(ImVec2(legend_x + 14, legend_y), IM_COL32(220, 220, 228, 255), s.label);
@@ -142,12 +151,16 @@ void draw_measure_lab(MeasureLab& lab, float scale) {
   const ImU32 naive_c = IM_COL32(230, 159, 0, 255), tiled_c = IM_COL32(86, 180, 233, 255);
   ImGui::TextUnformatted("attention time against N");
   ImGui::SameLine(w + 10 * scale);
-  ImGui::TextUnformatted("attention extra memory against N");
+  ImGui::TextUnformatted("attention working memory against N");
+  ImGui::SameLine();
+  help_marker("The memory each kernel allocates beyond Q, K, V and O, counted where it allocates it: "
+              "naive attention holds S and P, 2·N²·4 bytes; the tiled loop holds one set of tiles per "
+              "thread (Q_i, O_i, S_ij, m_i, l_i), the same for every N.");
   plot("attn_time", points, {{ar.slow, ar.slow_label, naive_c}, {ar.fast, ar.fast_label, tiled_c}},
        [](const MeasurePoint& p) { return p.time_ms; }, "ms", size);
   ImGui::SameLine(0, 10 * scale);
   plot("attn_mem", points, {{ar.slow, ar.slow_label, naive_c}, {ar.fast, ar.fast_label, tiled_c}},
-       [](const MeasurePoint& p) { return p.peak_bytes / 1048576.0; }, "MiB", size);
+       [](const MeasurePoint& p) { return p.peak_bytes / 1048576.0; }, "MiB", size, true);
   ImGui::TextUnformatted("softmax time against n");
   plot("soft_time", points, {{sr.slow, sr.slow_label, naive_c}, {sr.fast, sr.fast_label, tiled_c}},
        [](const MeasurePoint& p) { return p.time_ms; }, "ms", ImVec2(w, 200 * scale));
