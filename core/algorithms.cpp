@@ -26,12 +26,12 @@ std::vector<AlgorithmInfo> make_table() {
     a.fast = false;
     a.gpu = true;
     a.pseudocode = {
-        "l_0 <- 0",
-        "for i <- 1, n do                      # pass 1: sum",
-        "    l_i <- l_(i-1) + exp(x_i)",
+        "l_{0} ← 0",
+        "for i ← 1, n do                      # pass 1: sum",
+        "    l_{i} ← l_{i−1} + exp(x_{i})",
         "end",
-        "for i <- 1, n do                      # pass 2: normalize",
-        "    y_i <- exp(x_i) / l_n",
+        "for i ← 1, n do                      # pass 2: normalize",
+        "    y_{i} ← exp(x_{i}) / l_{n}",
         "end",
     };
     a.compare_a = Algorithm::naive, a.compare_b = Algorithm::safe;
@@ -51,16 +51,16 @@ std::vector<AlgorithmInfo> make_table() {
     a.fast = true;
     a.gpu = true;
     a.pseudocode = {
-        "m_0 <- -inf",
-        "for i <- 1, n do                      # pass 1: max",
-        "    m_i <- max(m_(i-1), x_i)",
+        "m_{0} ← −∞",
+        "for i ← 1, n do                      # pass 1: max",
+        "    m_{i} ← max(m_{i−1}, x_{i})",
         "end",
-        "l_0 <- 0",
-        "for i <- 1, n do                      # pass 2: sum",
-        "    l_i <- l_(i-1) + exp(x_i - m_n)",
+        "l_{0} ← 0",
+        "for i ← 1, n do                      # pass 2: sum",
+        "    l_{i} ← l_{i−1} + exp(x_{i} − m_{n})",
         "end",
-        "for i <- 1, n do                      # pass 3: normalize",
-        "    y_i <- exp(x_i - m_n) / l_n",
+        "for i ← 1, n do                      # pass 3: normalize",
+        "    y_{i} ← exp(x_{i} − m_{n}) / l_{n}",
         "end",
     };
     a.compare_a = Algorithm::safe, a.compare_b = Algorithm::online;
@@ -81,13 +81,13 @@ std::vector<AlgorithmInfo> make_table() {
     a.fast = true;
     a.gpu = true;
     a.pseudocode = {
-        "m_0 <- -inf,  l_0 <- 0",
-        "for i <- 1, n do                      # pass 1: max and sum together",
-        "    m_i <- max(m_(i-1), x_i)",
-        "    l_i <- l_(i-1) * exp(m_(i-1) - m_i) + exp(x_i - m_i)",
+        "m_{0} ← −∞,  l_{0} ← 0",
+        "for i ← 1, n do                      # pass 1: max and sum together",
+        "    m_{i} ← max(m_{i−1}, x_{i})",
+        "    l_{i} ← l_{i−1} · exp(m_{i−1} − m_{i}) + exp(x_{i} − m_{i})",
         "end",
-        "for i <- 1, n do                      # pass 2: normalize",
-        "    y_i <- exp(x_i - m_n) / l_n",
+        "for i ← 1, n do                      # pass 2: normalize",
+        "    y_{i} ← exp(x_{i} − m_{n}) / l_{n}",
         "end",
     };
     a.compare_a = Algorithm::safe, a.compare_b = Algorithm::online;
@@ -110,14 +110,14 @@ std::vector<AlgorithmInfo> make_table() {
     a.fast = true;
     a.gpu = true;
     a.pseudocode = {
-        "split x into n_w chunks; worker k owns chunk k",
-        "in parallel, each worker k: m_k <- -inf, l_k <- 0",
-        "    for x_i in chunk k:  m_k' <- max(m_k, x_i)",
-        "        l_k <- l_k * exp(m_k - m_k') + exp(x_i - m_k');  m_k <- m_k'",
-        "merge pairs up a tree:  m <- max(m_a, m_b)",
-        "    l <- l_a * exp(m_a - m) + l_b * exp(m_b - m)",
-        "in parallel, each worker k: for x_i in chunk k:",
-        "    y_i <- exp(x_i - m) / l          # (m, l) of the root",
+        "split x into n_{w} chunks; worker k owns chunk k",
+        "in parallel, each worker k: m_{k} ← −∞, l_{k} ← 0",
+        "    for x_{i} in chunk k:  m_{k}' ← max(m_{k}, x_{i})",
+        "        l_{k} ← l_{k} · exp(m_{k} − m_{k}') + exp(x_{i} − m_{k}');  m_{k} ← m_{k}'",
+        "merge pairs up a tree:  m ← max(m_{a}, m_{b})",
+        "    l ← l_{a} · exp(m_{a} − m) + l_{b} · exp(m_{b} − m)",
+        "in parallel, each worker k: for x_{i} in chunk k:",
+        "    y_{i} ← exp(x_{i} − m) / l          # (m, l) of the root",
     };
     a.compare_a = Algorithm::online, a.compare_b = Algorithm::chunked;
     t.push_back(std::move(a));
@@ -137,14 +137,14 @@ std::vector<AlgorithmInfo> make_table() {
     a.fast = false;
     a.gpu = true;
     a.pseudocode = {
-        "m_0 <- -inf,  l_0 <- 0",
-        "for i <- 1, n do                      # pass 1: online max and sum",
-        "    m_i <- max(m_(i-1), x_i)",
-        "    l_i <- l_(i-1) * exp(m_(i-1) - m_i) + exp(x_i - m_i)",
+        "m_{0} ← −∞,  l_{0} ← 0",
+        "for i ← 1, n do                      # pass 1: online max and sum",
+        "    m_{i} ← max(m_{i−1}, x_{i})",
+        "    l_{i} ← l_{i−1} · exp(m_{i−1} − m_{i}) + exp(x_{i} − m_{i})",
         "end",
-        "LSE <- m_n + log(l_n)",
-        "for i <- 1, n do                      # pass 2: log-softmax",
-        "    log y_i <- x_i - LSE",
+        "LSE ← m_{n} + log(l_{n})",
+        "for i ← 1, n do                      # pass 2: log-softmax",
+        "    log y_{i} ← x_{i} − LSE",
         "end",
     };
     a.compare_a = Algorithm::safe, a.compare_b = Algorithm::online;
@@ -164,7 +164,7 @@ std::vector<AlgorithmInfo> make_table() {
     a.fast = true;
     a.gpu = true;
     a.pseudocode = {
-        "Load Q, K by blocks from HBM, compute S = QK^T * s, write S to HBM",
+        "Load Q, K by blocks from HBM, compute S = QKᵀ · s, write S to HBM",
         "Read S from HBM, compute P = softmax(S), write P to HBM",
         "Load P and V by blocks from HBM, compute O = PV, write O to HBM",
         "Return O",
@@ -188,14 +188,14 @@ std::vector<AlgorithmInfo> make_table() {
     a.gpu = true;
     a.pseudocode = {
         "for each query row i do",
-        "    m <- -inf,  l <- 0,  o <- 0                  # registers",
-        "    for j <- 1, N do                             # j <= i when causal",
-        "        s <- (q_i . k_j) * scale",
-        "        m' <- max(m, s)",
-        "        o <- o * exp(m - m') + exp(s - m') * v_j",
-        "        l <- l * exp(m - m') + exp(s - m');  m <- m'",
+        "    m ← −∞,  l ← 0,  o ← 0                  # registers",
+        "    for j ← 1, N do                             # j ≤ i when causal",
+        "        s ← (q_{i} · k_{j}) · scale",
+        "        m' ← max(m, s)",
+        "        o ← o · exp(m − m') + exp(s − m') · v_{j}",
+        "        l ← l · exp(m − m') + exp(s − m');  m ← m'",
         "    end",
-        "    O_i <- o / l                                 # write to HBM",
+        "    O_{i} ← o / l                                 # write to HBM",
         "end",
     };
     a.compare_a = Algorithm::attn_naive, a.compare_b = Algorithm::attn_tiled;
@@ -217,19 +217,19 @@ std::vector<AlgorithmInfo> make_table() {
     a.fast = true;
     a.gpu = true;
     a.pseudocode = {
-        "Set block sizes Bc = ceil(M/4d), Br = min(ceil(M/4d), d)",
-        "Initialize O = (0)_Nxd, l = (0)_N, m = (-inf)_N in HBM",
-        "Divide Q into Tr blocks Q_1..Q_Tr of Br x d; K, V into Tc blocks of Bc x d",
-        "Divide O into Tr blocks O_i, l into Tr blocks l_i, m into Tr blocks m_i",
-        "for 1 <= j <= Tc do",
-        "    Load K_j, V_j from HBM to on-chip SRAM",
-        "    for 1 <= i <= Tr do",
-        "        Load Q_i, O_i, l_i, m_i from HBM to on-chip SRAM",
-        "        On chip, compute S_ij = Q_i K_j^T * s  (Br x Bc)",
-        "        On chip, m~_ij = rowmax(S_ij), P~_ij = exp(S_ij - m~_ij), l~_ij = rowsum(P~_ij)",
-        "        On chip, m_new = max(m_i, m~_ij), l_new = exp(m_i - m_new) l_i + exp(m~_ij - m_new) l~_ij",
-        "        Write O_i <- diag(l_new)^-1 (diag(l_i) exp(m_i - m_new) O_i + exp(m~_ij - m_new) P~_ij V_j) to HBM",
-        "        Write l_i <- l_new, m_i <- m_new to HBM",
+        "Set block sizes B_{c} = ⌈M/4d⌉, B_{r} = min(⌈M/4d⌉, d)",
+        "Initialize O = (0)_{N×d}, l = (0)_{N}, m = (−∞)_{N} in HBM",
+        "Divide Q into T_{r} blocks Q_{1}…Q_{Tr} of B_{r} × d; K, V into T_{c} blocks of B_{c} × d",
+        "Divide O into T_{r} blocks O_{i}, l into T_{r} blocks l_{i}, m into T_{r} blocks m_{i}",
+        "for 1 ≤ j ≤ T_{c} do",
+        "    Load K_{j}, V_{j} from HBM to on-chip SRAM",
+        "    for 1 ≤ i ≤ T_{r} do",
+        "        Load Q_{i}, O_{i}, l_{i}, m_{i} from HBM to on-chip SRAM",
+        "        On chip, compute S_{ij} = Q_{i} K_{j}ᵀ · s  (B_{r} × B_{c})",
+        "        On chip, \\~m_{ij} = rowmax(S_{ij}), \\~P_{ij} = exp(S_{ij} − \\~m_{ij}), \\~l_{ij} = rowsum(\\~P_{ij})",
+        "        On chip, m_{new} = max(m_{i}, \\~m_{ij}), l_{new} = exp(m_{i} − m_{new}) l_{i} + exp(\\~m_{ij} − m_{new}) \\~l_{ij}",
+        "        Write O_{i} ← diag(l_{new})^{−1} (diag(l_{i}) exp(m_{i} − m_{new}) O_{i} + exp(\\~m_{ij} − m_{new}) \\~P_{ij} V_{j}) to HBM",
+        "        Write l_{i} ← l_{new}, m_{i} ← m_{new} to HBM",
         "    end for",
         "end for",
         "Return O",
@@ -253,20 +253,20 @@ std::vector<AlgorithmInfo> make_table() {
     a.fast = true;
     a.gpu = true;
     a.pseudocode = {
-        "Divide Q into Tr blocks Q_i of Br x d; K, V into Tc blocks K_j, V_j of Bc x d",
-        "for 1 <= i <= Tr do",
-        "    Load Q_i from HBM to on-chip SRAM",
-        "    On chip, initialize O_i(0) = (0)_Brxd, l_i(0) = (0)_Br, m_i(0) = (-inf)_Br",
-        "    for 1 <= j <= Tc do",
-        "        Load K_j, V_j from HBM to on-chip SRAM",
-        "        On chip, compute S_ij = Q_i K_j^T * s  (Br x Bc)",
-        "        On chip, m_i(j) = max(m_i(j-1), rowmax(S_ij)), P~_ij = exp(S_ij - m_i(j)),",
-        "                 l_i(j) = exp(m_i(j-1) - m_i(j)) l_i(j-1) + rowsum(P~_ij)",
-        "        On chip, O_i(j) = diag(exp(m_i(j-1) - m_i(j))) O_i(j-1) + P~_ij V_j",
+        "Divide Q into T_{r} blocks Q_{i} of B_{r} × d; K, V into T_{c} blocks K_{j}, V_{j} of B_{c} × d",
+        "for 1 ≤ i ≤ T_{r} do",
+        "    Load Q_{i} from HBM to on-chip SRAM",
+        "    On chip, initialize O_{i}^{(0)} = (0)_{Br×d}, l_{i}^{(0)} = (0)_{Br}, m_{i}^{(0)} = (−∞)_{Br}",
+        "    for 1 ≤ j ≤ T_{c} do",
+        "        Load K_{j}, V_{j} from HBM to on-chip SRAM",
+        "        On chip, compute S_{ij} = Q_{i} K_{j}ᵀ · s  (B_{r} × B_{c})",
+        "        On chip, m_{i}^{(j)} = max(m_{i}^{(j−1)}, rowmax(S_{ij})), \\~P_{ij} = exp(S_{ij} − m_{i}^{(j)}),",
+        "                 l_{i}^{(j)} = exp(m_{i}^{(j−1)} − m_{i}^{(j)}) l_{i}^{(j−1)} + rowsum(\\~P_{ij})",
+        "        On chip, O_{i}^{(j)} = diag(exp(m_{i}^{(j−1)} − m_{i}^{(j)})) O_{i}^{(j−1)} + \\~P_{ij} V_{j}",
         "    end for",
-        "    On chip, O_i = diag(l_i(Tc))^-1 O_i(Tc)",
-        "    On chip, L_i = m_i(Tc) + log(l_i(Tc))",
-        "    Write O_i and L_i to HBM",
+        "    On chip, O_{i} = diag(l_{i}^{(Tc)})^{−1} O_{i}^{(Tc)}",
+        "    On chip, L_{i} = m_{i}^{(Tc)} + log(l_{i}^{(Tc)})",
+        "    Write O_{i} and L_{i} to HBM",
         "end for",
         "Return O, L",
     };

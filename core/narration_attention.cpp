@@ -106,8 +106,8 @@ void AttnNaiveNarration::scores_row(int i, const BlockView& S_row) {
   Step st;
   st.pass = 1, st.line = 1, st.row = i;
   st.label = strf("S row %d", i + 1);
-  st.text = strf("S%s = q%s K^T%s = %s, written to HBM", sub(i + 1).c_str(), sub(i + 1).c_str(),
-                 scaled_ ? (" * " + num(r_.scale)).c_str() : "", list(S_row).c_str());
+  st.text = strf("S%s = q%s Kᵀ%s = %s, written to HBM", sub(i + 1).c_str(), sub(i + 1).c_str(),
+                 scaled_ ? ("·" + num(r_.scale)).c_str() : "", list(S_row).c_str());
   st.reads = {rows_of(bQ_, i, 1, d), rows_of(bK_, 0, N, d)};
   st.writes = {rows_of(bS_, i, 1, N)};
   rec_.commit(std::move(st));
@@ -127,7 +127,7 @@ void AttnNaiveNarration::softmax_row(int i, double m, double l, const BlockView&
   Step st;
   st.pass = 2, st.line = 2, st.row = i;
   st.label = strf("P row %d", i + 1);
-  st.text = strf("row %d: m = max S%s = %s, l = sum exp(S%s - m) = %s, P%s = exp(S%s - m) / l = %s",
+  st.text = strf("row %d: m = max S%s = %s, l = sum e^{S%s − m} = %s, P%s = e^{S%s − m} / l = %s",
                  i + 1, sub(i + 1).c_str(), num(m).c_str(), sub(i + 1).c_str(), num(l).c_str(),
                  sub(i + 1).c_str(), sub(i + 1).c_str(), list(P_row).c_str());
   st.reads = {rows_of(bS_, i, 1, N)};
@@ -188,9 +188,9 @@ void AttnOnlineNarration::key(int i, int j, const AttnOnlineNumbers& u, const Bl
   st.text = strf("s = q%s . k%s = %s;  m = max(%s, %s) = %s;  ", sub(i + 1).c_str(), sub(j + 1).c_str(),
                  num(u.s).c_str(), num(u.m_old).c_str(), num(u.s).c_str(), num(u.m).c_str());
   if (u.m != u.m_old && u.l_old != 0.0)
-    st.text += strf("o and l rescaled by exp(%s - %s) = %s;  ", num(u.m_old).c_str(), num(u.m).c_str(),
+    st.text += strf("o and l rescaled by e^{%s − %s} = %s;  ", num(u.m_old).c_str(), num(u.m).c_str(),
                     num(u.factor).c_str());
-  st.text += strf("l = %s * %s + %s = %s;  o += %s v%s", num(u.l_old).c_str(), num(u.factor).c_str(),
+  st.text += strf("l = %s·%s + %s = %s;  o += %s v%s", num(u.l_old).c_str(), num(u.factor).c_str(),
                   num(u.e).c_str(), num(u.l).c_str(), num(u.e).c_str(), sub(j + 1).c_str());
   st.reads = {rows_of(bQ_, i, 1, d), rows_of(bK_, j, 1, d), rows_of(bV_, j, 1, d)};
   st.writes = {{bS_, i, j, i + 1, j + 1}, {bm_, i, 0, i + 1, 1}, {bl_, i, 0, i + 1, 1},
@@ -259,8 +259,8 @@ void AttnTiledNarration::tile(int i, int j, bool load_kv, const TileRowNumbers& 
   Step st;
   st.pass = j + 1, st.line = 8, st.line_end = 13, st.tile_i = i, st.tile_j = j;
   st.label = strf("tile (i=%d, j=%d)", i + 1, j + 1);
-  st.text = strf("tile (i=%d, j=%d): S%d%d = Q%s K%s^T is %dx%d on chip. Row %d: m~ = %s, "
-                 "m_new = max(%s, %s) = %s, l_new = exp(%s - %s) * %s + exp(%s - %s) * %s = %s; "
+  st.text = strf("tile (i=%d, j=%d): S%d%d = Q%s K%sᵀ is %dx%d on chip. Row %d: \\~m = %s, "
+                 "m_{new} = max(%s, %s) = %s, l_{new} = e^{%s − %s}·%s + e^{%s − %s}·%s = %s; "
                  "O%s, l%s, m%s written back to HBM",
                  i + 1, j + 1, i + 1, j + 1, sub(i + 1).c_str(), sub(j + 1).c_str(), br, bc, r0 + 1,
                  num(first.m_tilde).c_str(), num(first.m_old).c_str(), num(first.m_tilde).c_str(),
@@ -323,8 +323,8 @@ void AttnTiledV2Narration::tile(int i, int j, const TileRowNumbers& first, const
   st.pass = i + 1, st.line = 6, st.line_end = 10, st.tile_i = i, st.tile_j = j;
   st.label = strf("tile (i=%d, j=%d)", i + 1, j + 1);
   st.text = strf("tile (i=%d, j=%d): K%s, V%s loaded, S%d%d is %dx%d on chip. Row %d: m = max(%s, "
-                 "rowmax S) = %s, l = exp(%s - %s) * %s + rowsum P~ = %s; O_i rescaled by %s "
-                 "and P~V added, not yet divided",
+                 "rowmax S) = %s, l = e^{%s − %s}·%s + rowsum \\~P = %s; O_i rescaled by %s "
+                 "and \\~PV added, not yet divided",
                  i + 1, j + 1, sub(j + 1).c_str(), sub(j + 1).c_str(), i + 1, j + 1, br, bc, r0 + 1,
                  num(first.m_old).c_str(), num(first.m).c_str(), num(first.m_old).c_str(),
                  num(first.m).c_str(), num(first.l_old).c_str(), num(first.l).c_str(),

@@ -94,7 +94,7 @@ void SoftmaxNarration::sum_exp(int row, int i, double z, double e, double l_old,
   Step st;
   st.pass = 1, st.line = 3, st.row = row;
   st.label = prefix(row) + "l" + sub(i + 1);
-  st.text = prefix(row) + strf("l%s = l%s + exp(%s) = %s + exp(%s) = %s + %s = %s", sub(i + 1).c_str(),
+  st.text = prefix(row) + strf("l%s = l%s + e^{%s} = %s + e^{%s} = %s + %s = %s", sub(i + 1).c_str(),
                                sub(i).c_str(), x_name(i).c_str(), num(l_old).c_str(), num(z).c_str(),
                                num(l_old).c_str(), num(e).c_str(), num(l).c_str()) +
             overflow_note(z, e);
@@ -129,7 +129,7 @@ void SoftmaxNarration::sum_exp_minus_max(int row, int i, double z, double m, dou
   Step st;
   st.pass = 2, st.line = 7, st.row = row;
   st.label = prefix(row) + "l" + sub(i + 1);
-  st.text = prefix(row) + strf("l%s = l%s + exp(%s - m) = %s + exp(%s - %s) = %s + %s = %s",
+  st.text = prefix(row) + strf("l%s = l%s + e^{%s − m} = %s + e^{%s − %s} = %s + %s = %s",
                                sub(i + 1).c_str(), sub(i).c_str(), x_name(i).c_str(), num(l_old).c_str(),
                                num(z).c_str(), num(m).c_str(), num(l_old).c_str(), num(e).c_str(),
                                num(l).c_str());
@@ -152,10 +152,14 @@ void SoftmaxNarration::online(int row, int i, const OnlineNumbers& u) {
   std::string t = strf("m%s = max(m%s = %s, %s = %s) = %s;  ", sub(i + 1).c_str(), sub(i).c_str(),
                        num(u.m_old).c_str(), x_name(i).c_str(), num(u.z).c_str(), num(u.m).c_str());
   if (u.m != u.m_old && u.l_old != 0.0)
-    t += strf("m changed, so the old sum is rescaled by exp(%s - %s) = %s:  ", num(u.m_old).c_str(),
+    t += strf("m changed, so the old sum is rescaled by e^{%s − %s} = %s:  ", num(u.m_old).c_str(),
               num(u.m).c_str(), num(u.factor).c_str());
-  t += strf("l%s = %s * %s + exp(%s - %s) = %s", sub(i + 1).c_str(), num(u.l_old).c_str(),
-            num(u.factor).c_str(), num(u.z).c_str(), num(u.m).c_str(), num(u.l).c_str());
+  // l_i = l_{i−1}·e^{m_{i−1} − m_i} + e^{x_i − m_i}, then the numbers.
+  t += strf("l%s = l%s·e^{m%s − m%s} + e^{%s − m%s} = ", sub(i + 1).c_str(), sub(i).c_str(), sub(i).c_str(),
+            sub(i + 1).c_str(), x_name(i).c_str(), sub(i + 1).c_str());
+  t += u.l_old == 0.0 ? strf("0 + %s = %s", num(u.e).c_str(), num(u.l).c_str())
+                      : strf("%s·%s + %s = %s", num(u.l_old).c_str(), num(u.factor).c_str(), num(u.e).c_str(),
+                             num(u.l).c_str());
   st.text = prefix(row) + t;
   st.reads = {cell(bx_, row, i), reg(bm_, row), reg(bl_, row)};
   st.writes = {cell(be_, row, i), reg(bm_, row), reg(bl_, row)};
@@ -174,11 +178,11 @@ void SoftmaxNarration::normalize(int row, int i, double z, double m, double l, d
   st.pass = normalize_pass_, st.line = normalize_line_, st.row = row;
   st.label = prefix(row) + "y" + sub(i + 1);
   if (subtract_m)
-    st.text = strf("y%s = exp(%s - m) / l = exp(%s - %s) / %s = %s / %s = %s", sub(i + 1).c_str(),
+    st.text = strf("y%s = e^{%s − m} / l = e^{%s − %s} / %s = %s / %s = %s", sub(i + 1).c_str(),
                    x_name(i).c_str(), num(z).c_str(), num(m).c_str(), num(l).c_str(), num(e).c_str(),
                    num(l).c_str(), num(y).c_str());
   else
-    st.text = strf("y%s = exp(%s) / l = %s / %s = %s", sub(i + 1).c_str(), x_name(i).c_str(),
+    st.text = strf("y%s = e^{%s} / l = %s / %s = %s", sub(i + 1).c_str(), x_name(i).c_str(),
                    num(e).c_str(), num(l).c_str(), num(y).c_str());
   st.text = prefix(row) + st.text + overflow_note(z, e) + nan_note(e, l, y);
   st.reads = {cell(bx_, row, i), reg(bl_, row)};
@@ -210,7 +214,7 @@ void SoftmaxNarration::log_softmax(int row, int i, double z, double lse, double 
   Step st;
   st.pass = 2, st.line = 8, st.row = row;
   st.label = prefix(row) + "log y" + sub(i + 1);
-  st.text = prefix(row) + strf("log y%s = %s - LSE = %s - %s = %s", sub(i + 1).c_str(), x_name(i).c_str(),
+  st.text = prefix(row) + strf("log y%s = %s − LSE = %s − %s = %s", sub(i + 1).c_str(), x_name(i).c_str(),
                                num(z).c_str(), num(lse).c_str(), num(y).c_str());
   st.reads = {cell(bx_, row, i), reg(blse_, row)};
   st.writes = {cell(by_, row, i)};
@@ -289,7 +293,7 @@ void ChunkedNarration::merge(int row, int id, double m_left, double l_left, doub
                    num(m).c_str(), num(l).c_str());
     st.reads = {cell(btm_, row, nd.left), cell(btl_, row, nd.left)};
   } else {
-    st.text = strf("m = max(%s, %s) = %s;  l = %s * exp(%s - %s) + %s * exp(%s - %s) = %s",
+    st.text = strf("m = max(%s, %s) = %s;  l = %s·e^{%s − %s} + %s·e^{%s − %s} = %s",
                    num(m_left).c_str(), num(m_right).c_str(), num(m).c_str(), num(l_left).c_str(),
                    num(m_left).c_str(), num(m).c_str(), num(l_right).c_str(), num(m_right).c_str(),
                    num(m).c_str(), num(l).c_str());
@@ -325,7 +329,7 @@ void ChunkedNarration::normalize_element(Step& st, int row, int i, double z, dou
   if (!rec_.on()) return;
   rec_.write(be_, row, i, e);
   if (st.text.size() < 400)
-    st.text += strf("%sy%s = exp(%s - %s) / %s = %s", st.text.empty() ? "" : "; ", sub(i + 1).c_str(),
+    st.text += strf("%sy%s = e^{%s − %s} / %s = %s", st.text.empty() ? "" : "; ", sub(i + 1).c_str(),
                     num(z).c_str(), num(m).c_str(), num(l).c_str(), num(y).c_str());
   st.reads.push_back(cell(bx_, row, i));
   st.writes.push_back(cell(by_, row, i));

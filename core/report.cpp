@@ -1,6 +1,7 @@
 #include "core/report.h"
 
 #include "core/engine.h"
+#include "core/markup.h"
 
 #include <cmath>
 
@@ -76,7 +77,7 @@ Json recording_json(const Recording& rec, bool include_steps, bool include_outpu
     for (int k = 0; k < rec.step_count(); ++k) {
       cur.seek(k);
       const Step& s = rec.steps[k];
-      Json st = {{"index", k}, {"pass", s.pass}, {"label", s.label}, {"text", s.text}};
+      Json st = {{"index", k}, {"pass", s.pass}, {"label", s.label}, {"text", plain_text(s.text)}};
       if (s.tile_i >= 0) st["tile_i"] = s.tile_i;
       if (s.tile_j >= 0) st["tile_j"] = s.tile_j;
       st["m"] = column_json(cur, bm, rows);

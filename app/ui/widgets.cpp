@@ -1,5 +1,6 @@
 #include "app/ui/widgets.h"
 
+#include "core/markup.h"
 #include "core/text.h"
 
 #include <imgui_stdlib.h>
@@ -61,30 +62,81 @@ void text_centered(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text, f
               ImVec2(std::floor(center.x - ts.x * 0.5f), std::floor(center.y - ts.y * 0.5f)), col, text);
 }
 
-float text_scripted(ImDrawList* dl, ImVec2 pos, ImU32 col, std::string_view text, float size, bool measure_only) {
+float draw_rich(ImDrawList* dl, ImVec2 pos, ImU32 col, std::string_view text, float size, bool measure_only) {
   if (!(size > 0)) size = ImGui::GetFontSize();
   ImFont* f = ImGui::GetFont();
-  const float small = size * 0.7f, raise = size * 0.38f;
+  const float small = size * 0.7f;
   float x = pos.x;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const std::size_t hat = text.find("^{", i);
-    const std::size_t close = hat == std::string_view::npos ? hat : text.find('}', hat);
-    const std::size_t plain_end = close == std::string_view::npos ? text.size() : hat;
-    if (plain_end > i) {
-      const char* b = text.data() + i;
-      const char* e = text.data() + plain_end;
-      if (!measure_only) dl->AddText(f, size, ImVec2(x, pos.y), col, b, e);
-      x += f->CalcTextSizeA(size, 1e9f, 0.0f, b, e).x;
+  auto width = [&](float sz, const std::string& t) { return f->CalcTextSizeA(sz, 1e9f, 0.0f, t.c_str()).x; };
+  for (const TextRun& r : parse_markup(text)) {
+    switch (r.kind) {
+      case RunKind::normal:
+        if (!measure_only) dl->AddText(f, size, ImVec2(x, pos.y), col, r.text.c_str());
+        x += width(size, r.text);
+        break;
+      case RunKind::sub:  // lowered: its baseline a third of the size below the line's
+        if (!measure_only) dl->AddText(f, small, ImVec2(x + size * 0.02f, pos.y + size * 0.42f), col, r.text.c_str());
+        x += width(small, r.text) + size * 0.06f;
+        break;
+      case RunKind::sup:  // raised: its top a little above the line's
+        if (!measure_only) dl->AddText(f, small, ImVec2(x + size * 0.04f, pos.y - size * 0.08f), col, r.text.c_str());
+        x += width(small, r.text) + size * 0.08f;
+        break;
+      case RunKind::tilde: {  // the letter, with a tilde drawn over it
+        const float w = width(size, r.text);
+        if (!measure_only) {
+          dl->AddText(f, size, ImVec2(x, pos.y), col, r.text.c_str());
+          const float tw = width(size * 0.8f, "~");
+          dl->AddText(f, size * 0.8f, ImVec2(x + (w - tw) * 0.5f, pos.y - size * 0.5f), col, "~");
+        }
+        x += w;
+        break;
+      }
     }
-    if (close == std::string_view::npos) break;
-    const char* b = text.data() + hat + 2;
-    const char* e = text.data() + close;
-    if (!measure_only) dl->AddText(f, small, ImVec2(x + size * 0.04f, pos.y + size - raise - small), col, b, e);
-    x += f->CalcTextSizeA(small, 1e9f, 0.0f, b, e).x + size * 0.08f;
-    i = close + 1;
   }
   return x - pos.x;
+}
+
+std::vector<std::string> wrap_rich(std::string_view text, float width, float size) {
+  std::vector<std::string> lines;
+  std::string line;
+  auto w = [&](const std::string& t) { return draw_rich(nullptr, ImVec2(0, 0), 0, t, size, true); };
+  std::size_t i = 0;
+  while (i <= text.size()) {
+    std::size_t j = text.find(' ', i);
+    if (j == std::string_view::npos) j = text.size();
+    const std::string word(text.substr(i, j - i));
+    const std::string candidate = line.empty() ? word : line + " " + word;
+    if (line.empty() || w(candidate) <= width) {
+      line = candidate;
+    } else {
+      lines.push_back(line);
+      line = word;
+    }
+    i = j + 1;
+  }
+  lines.push_back(line);
+  return lines;
+}
+
+void text_rich(std::string_view text, float width, float hanging) {
+  const float size = ImGui::GetFontSize();
+  const ImU32 col = ImGui::GetColorU32(ImGuiCol_Text);
+  const float x = ImGui::GetCursorPosX();
+  std::size_t start = 0;
+  bool first = true;
+  while (start <= text.size()) {
+    const std::size_t nl = std::min(text.find('\n', start), text.size());
+    for (const std::string& line : wrap_rich(text.substr(start, nl - start), width - (first ? 0 : hanging), size)) {
+      if (!first) ImGui::SetCursorPosX(x + hanging);
+      first = false;
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const float w = draw_rich(ImGui::GetWindowDrawList(), p, col, line, size);
+      ImGui::Dummy(ImVec2(std::max(w, 1.0f), ImGui::GetTextLineHeight()));
+    }
+    if (nl >= text.size()) break;
+    start = nl + 1;
+  }
 }
 
 float text_fit(ImDrawList* dl, ImVec2 pos, ImU32 col, std::initializer_list<const char*> candidates,

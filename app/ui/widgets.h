@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace flashstep::ui {
 
@@ -34,10 +35,15 @@ ImU32 cell_fill(const Palette& pal, CellKind kind, float t);
 // `unicode` when the current font has the glyph `probe`, `ascii` otherwise ("Kᵀ" / "K^T").
 const char* pick(const char* unicode, ImWchar probe, const char* ascii);
 void text_centered(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text, float size = 0);
-// Text with superscripts written "e^{m₀ − m₁}": each ^{…} is drawn inline at 0.7× the size on
-// a raised baseline (as a paper prints it). Returns the width; draws nothing if measure_only.
-float text_scripted(ImDrawList* dl, ImVec2 pos, ImU32 col, std::string_view text, float size = 0,
-                    bool measure_only = false);
+// Text in the markup of core/markup.h, laid out as a paper prints it: x_{i} and e^{m₀ − m₁} at
+// 0.7× the size on a lowered or raised baseline, \~m with a tilde drawn over the letter.
+// draw_rich draws one line at pos and returns its width (nothing is drawn if measure_only);
+// wrap_rich breaks text into lines no wider than width at spaces; text_rich draws it wrapped at
+// the cursor in the current font and colour, continuation lines `hanging` px further in.
+float draw_rich(ImDrawList* dl, ImVec2 pos, ImU32 col, std::string_view text, float size = 0,
+                bool measure_only = false);
+std::vector<std::string> wrap_rich(std::string_view text, float width, float size);
+void text_rich(std::string_view text, float width, float hanging = 0);
 // Draws the first candidate no wider than max_w at pos (left-aligned); returns its width.
 float text_fit(ImDrawList* dl, ImVec2 pos, ImU32 col, std::initializer_list<const char*> candidates,
                float max_w, float size = 0);

@@ -54,7 +54,7 @@ void draw_explanation_panel(AppState& app, const PanelRect& r) {
     text_wrapped_words("pass " + std::to_string(step->pass) + ": " + pass + "  ·  " + step->label, width);
     ImGui::PopStyleColor();
     ImGui::PushFont(font(FontRole::large));
-    text_wrapped_words(step->text, width);
+    text_rich(step->text, width);
     ImGui::PopFont();
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
@@ -86,7 +86,7 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
     const float indent = num_w + static_cast<float>(lead) * indent_w;
     // Continuation lines hang two indent steps further in, so a wrapped line reads as one.
     const float hanging = 4.0f * indent_w;
-    const std::vector<std::string> rows = wrap_words(text, std::max(width - indent - hanging, 40.0f * s));
+    const std::vector<std::string> rows = wrap_rich(text, std::max(width - indent - hanging, 40.0f * s), ImGui::GetFontSize());
     const bool on = i >= first && i <= last;
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float h = static_cast<float>(rows.size()) * line_h - ImGui::GetStyle().ItemSpacing.y;
@@ -97,13 +97,15 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
     }
     const float x0 = ImGui::GetCursorPosX();
     ImGui::TextDisabled("%d", i);
-    ImGui::PushStyleColor(ImGuiCol_Text, on ? palette_of(app.theme).text : mix(palette_of(app.theme).text, palette_of(app.theme).text_dim, 0.5f));
+    const Palette& pal = palette_of(app.theme);
+    const ImU32 ink = on ? pal.text : mix(pal.text, pal.text_dim, 0.5f);
     for (std::size_t k = 0; k < rows.size(); ++k) {
       if (k == 0) ImGui::SameLine(x0 + indent);
       else ImGui::SetCursorPosX(x0 + indent + hanging);
-      ImGui::TextUnformatted(rows[k].c_str());
+      const ImVec2 at = ImGui::GetCursorScreenPos();
+      const float w = draw_rich(dl, at, ink, rows[k], ImGui::GetFontSize());
+      ImGui::Dummy(ImVec2(std::max(w, 1.0f), ImGui::GetTextLineHeight()));
     }
-    ImGui::PopStyleColor();
     // Keep the highlighted line in view as the playhead moves, without fighting the user's
     // own scrolling while it stays put.
     if (on && i == first && app.pseudocode.follow &&

@@ -73,7 +73,7 @@ void side(AppState& app, Played& p, int playhead, VectorViewOptions& vv, MatrixV
   const ViewInput vi{rec, *p.cursor, k, st, palette_of(app.theme), app.ui_scale};
   draw_recording_view(vi, vv, mv, cv);
   ImGui::EndChild();
-  text_wrapped_words(st->text, ImGui::GetContentRegionAvail().x);
+  text_rich(st->text, ImGui::GetContentRegionAvail().x);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // happened yet: their m and l stay empty.
 #include "app/ui/model/step_registers.h"
 #include "app/ui/panels/panels.h"
+#include "app/ui/widgets.h"
 #include "core/text.h"
 
 #include <memory>
@@ -72,7 +73,7 @@ void draw_steps_table(AppState& app) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(st.label.c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(st.text.c_str());
+      text_rich(st.text, ImGui::GetContentRegionAvail().x);
       if (i <= playhead) {
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(register_text(regs.m[static_cast<std::size_t>(i)], has_m).c_str());

@@ -207,7 +207,7 @@ float draw_bars(const Ctx& c, float y, float h, int buffer, ImU32 colour, const 
     const std::string f = "× " + num(rescale->factor);
     c.dl->AddText(ImGui::GetFont(), small, ImVec2(lx, fy + small * 1.1f), pal.current, f.c_str());
     const std::string e = "= e^{" + num(rescale->m_old) + " − " + num(rescale->m_new) + "}";
-    text_scripted(c.dl, ImVec2(lx, fy + small * 2.3f), pal.current, e, small);
+    draw_rich(c.dl, ImVec2(lx, fy + small * 2.3f), pal.current, e, small);
   }
   return h;
 }
@@ -305,8 +305,8 @@ float draw_registers(const Ctx& c, float y, float avail_w) {
     else
       t = "m unchanged: × e^{0} = 1";
     const ImVec2 tp(p0.x + pad, p0.y + pad * 2 + fs);
-    if (text_scripted(c.dl, tp, 0, t, fs, true) <= p1.x - p0.x - 2 * pad)
-      text_scripted(c.dl, tp, rescaled ? pal.text : pal.text_dim, t, fs);
+    if (draw_rich(c.dl, tp, 0, t, fs, true) <= p1.x - p0.x - 2 * pad)
+      draw_rich(c.dl, tp, rescaled ? pal.text : pal.text_dim, t, fs);
     h = std::max(h, p1.y - p0.y);
   }
   return h;
