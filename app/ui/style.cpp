@@ -15,7 +15,8 @@ const ImWchar* glyph_ranges() {
     b.AddRanges(ImGui::GetIO().Fonts->GetGlyphRangesDefault());
     // Greek, sub/superscripts, arrows, maths operators, box drawing and shapes (▶ ◀ ■).
     static const ImWchar kExtra[] = {0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x209F, 0x2190,
-                                     0x21FF, 0x2200, 0x23FF, 0x2500, 0x25FF, 0};
+                                     0x21FF, 0x2200, 0x23FF, 0x2500, 0x25FF,
+                                     0x2C7C, 0x2C7C, 0};  // ⱼ, the subscript j
     b.AddRanges(kExtra);
     b.BuildRanges(&ranges);
   }

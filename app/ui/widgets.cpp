@@ -101,10 +101,19 @@ std::vector<std::string> wrap_rich(std::string_view text, float width, float siz
   std::vector<std::string> lines;
   std::string line;
   auto w = [&](const std::string& t) { return draw_rich(nullptr, ImVec2(0, 0), 0, t, size, true); };
+  // The next space that is not inside a sub- or superscript's braces.
+  auto next_space = [&](std::size_t from) {
+    int depth = 0;
+    for (std::size_t k = from; k < text.size(); ++k) {
+      if (text[k] == '{') ++depth;
+      else if (text[k] == '}' && depth > 0) --depth;
+      else if (text[k] == ' ' && depth == 0) return k;
+    }
+    return text.size();
+  };
   std::size_t i = 0;
   while (i <= text.size()) {
-    std::size_t j = text.find(' ', i);
-    if (j == std::string_view::npos) j = text.size();
+    const std::size_t j = next_space(i);
     const std::string word(text.substr(i, j - i));
     const std::string candidate = line.empty() ? word : line + " " + word;
     if (line.empty() || w(candidate) <= width) {

@@ -2,7 +2,9 @@
 #include "app/ui/panels/panels.h"
 #include "app/ui/style.h"
 #include "app/ui/widgets.h"
+#include "core/markup.h"
 
+#include <algorithm>
 #include <string>
 
 namespace flashstep::ui {
@@ -20,17 +22,35 @@ std::string fit_title(const std::string& title, float width) {
 }  // namespace
 
 void draw_lessons_panel(AppState& app, const PanelRect& r) {
-  if (begin_panel("Lessons", r, &app.panels.lessons)) {
-    ImGui::TextDisabled("Up/Down: previous/next lesson");
+  if (begin_panel("Lessons", r, &app.panels.lessons, ImGuiWindowFlags_NoScrollbar)) {
     const float width = ImGui::GetContentRegionAvail().x;
+    // The summary is read whole; the list above it scrolls when the panel is short, keeping the
+    // open lesson in view.
+    const std::string& summary = app.current_lesson().summary;
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    const float summary_h =
+        static_cast<float>(wrap_rich(summary, width - ImGui::GetStyle().ScrollbarSize, ImGui::GetFontSize()).size()) *
+            line +
+        ImGui::GetStyle().ItemSpacing.y * 2;
+    const float list_h = std::max(ImGui::GetContentRegionAvail().y - summary_h, line * 3);
+    ImGui::BeginChild("lesson-list", ImVec2(0, list_h));
+    const float list_w = ImGui::GetContentRegionAvail().x;
+    static int scrolled_to = -1;  // the lesson the list last scrolled to
     for (int i = 0; i < static_cast<int>(lessons().size()); ++i) {
       const Lesson& l = lessons()[static_cast<std::size_t>(i)];
-      const std::string label = fit_title(l.heading(), width) + "##" + l.id;
+      const std::string label = fit_title(l.heading(), list_w) + "##" + l.id;
       if (ImGui::Selectable(label.c_str(), i == app.lesson) && i != app.lesson) app.open_lesson(i);
-      if (ImGui::IsItemHovered()) tooltip(l.heading(), l.summary);
+      if (ImGui::IsItemHovered()) tooltip(l.heading(), plain_text(l.summary) + "\n\nUp/Down: previous/next lesson");
+      if (i == app.lesson && scrolled_to != i) {
+        ImGui::SetScrollHereY(0.5f);
+        scrolled_to = i;
+      }
     }
+    ImGui::EndChild();
     ImGui::Separator();
-    text_wrapped_words(app.current_lesson().summary, width);
+    ImGui::BeginChild("lesson-summary", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollbar);
+    text_rich(summary, width - ImGui::GetStyle().ScrollbarSize);
+    ImGui::EndChild();
   }
   ImGui::End();
 }
