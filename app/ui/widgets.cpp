@@ -37,6 +37,11 @@ ImU32 text_over(ImU32 fill) {
                                                        : IM_COL32(245, 245, 250, 255);
 }
 
+ImU32 value_fill(const Palette& pal, CellKind kind, const ValueRange& r, double v) {
+  if (kind == CellKind::finite && r.signed_values()) return heat_signed(r.signed_t(v));
+  return cell_fill(pal, kind, r.t(v));
+}
+
 ImU32 cell_fill(const Palette& pal, CellKind kind, float t) {
   switch (kind) {
     case CellKind::finite: return heat(t);
@@ -289,14 +294,15 @@ ImVec2 register_box(ImDrawList* dl, const Palette& pal, ImVec2 p0, float width, 
   return size;
 }
 
-void colour_bar(ImDrawList* dl, ImVec2 p0, ImVec2 size) {
+void colour_bar(ImDrawList* dl, ImVec2 p0, ImVec2 size, bool signed_map) {
   constexpr int kSegments = 16;
+  auto map = [&](float t) { return signed_map ? heat_signed(t) : heat(t); };
   const float w = size.x / kSegments;
   for (int i = 0; i < kSegments; ++i) {
     const float t0 = static_cast<float>(i) / kSegments, t1 = static_cast<float>(i + 1) / kSegments;
     const ImVec2 a(p0.x + w * static_cast<float>(i), p0.y),
         b(p0.x + w * static_cast<float>(i + 1), p0.y + size.y);
-    dl->AddRectFilledMultiColor(a, b, heat(t0), heat(t1), heat(t1), heat(t0));
+    dl->AddRectFilledMultiColor(a, b, map(t0), map(t1), map(t1), map(t0));
   }
 }
 

@@ -30,6 +30,9 @@ ImU32 mix(ImU32 a, ImU32 b, float t);
 ImU32 text_over(ImU32 fill);  // black or white, whichever reads on `fill`
 // The fill of a heatmap or vector cell: heat(t), red for inf/nan, grey for undefined/−∞.
 ImU32 cell_fill(const Palette& pal, CellKind kind, float t);
+// The fill of value v of a heatmap with range r: viridis, or the diverging map when r holds
+// values of both signs.
+ImU32 value_fill(const Palette& pal, CellKind kind, const ValueRange& r, double v);
 
 // ---- text ----
 // `unicode` when the current font has the glyph `probe`, `ascii` otherwise ("Kᵀ" / "K^T").
@@ -111,7 +114,7 @@ ImVec2 register_box(ImDrawList* dl, const Palette& pal, ImVec2 p0, float width, 
                     float scale);
 
 // The colour bar of the heatmap map, with "low" and "high" labels.
-void colour_bar(ImDrawList* dl, ImVec2 p0, ImVec2 size);
+void colour_bar(ImDrawList* dl, ImVec2 p0, ImVec2 size, bool signed_map = false);
 // One line of swatches: read, written, current tile, inf/nan, not yet computed. Advances the
 // ImGui cursor.
 void mark_legend(const Palette& pal, float scale, bool with_current);

@@ -102,7 +102,16 @@ void draw_view_panel(AppState& app, const PanelRect& r) {
   if (ImGui::BeginTabBar("tabs")) {
     // The lesson's own tab carries its title: the panel has no title bar, to leave the
     // matrices every pixel of height.
-    const std::string lesson_tab = app.current_lesson().heading() + "###lesson";
+    // The lesson's heading when the tabs all fit beside it, else "Lesson 9": a tab title is
+    // never cut (the heading is in the Lessons panel and the window's title).
+    const Lesson& lesson = app.current_lesson();
+    const ImGuiStyle& st = ImGui::GetStyle();
+    float others = 0;
+    for (const char* t : {"Steps", "Compare", "Overflow lab", "1/√d lab", "Measure it yourself"})
+      others += ImGui::CalcTextSize(t).x + st.FramePadding.x * 2 + st.ItemInnerSpacing.x;
+    const bool room = ImGui::CalcTextSize(lesson.heading().c_str()).x + st.FramePadding.x * 2 + others <=
+                      ImGui::GetContentRegionAvail().x;
+    const std::string lesson_tab = (room ? lesson.heading() : "Lesson " + std::to_string(lesson.number)) + "###lesson";
     if (tab(lesson_tab.c_str(), Tab::lesson, app)) {
       ImGui::BeginChild("lesson-view");
       draw_lesson_view(app);

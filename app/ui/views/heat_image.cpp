@@ -32,7 +32,7 @@ ImU32 block_fill(const Palette& pal, const HeatSource& src, int r, int c, int g)
       }
     }
   if (n_alarm > 0) return cell_fill(pal, CellKind::nan, 0);
-  if (n_fin > 0) return cell_fill(pal, CellKind::finite, src.range.t(sum / n_fin));
+  if (n_fin > 0) return value_fill(pal, CellKind::finite, src.range, sum / n_fin);
   return cell_fill(pal, n_def > 0 ? CellKind::neg_inf : CellKind::undefined, 0);
 }
 

@@ -32,6 +32,19 @@ ImU32 heat(float t) {
   return IM_COL32(ch(0), ch(1), ch(2), 255);
 }
 
+ImU32 heat_signed(float t) {
+  if (!(t >= 0.0f)) t = 0.0f;
+  if (t > 1.0f) t = 1.0f;
+  // Dark blue → pale grey → dark orange: lightness says |v|, hue says the sign.
+  static const float kStops[5][3] = {
+      {45, 0, 75}, {128, 115, 172}, {225, 225, 228}, {224, 130, 20}, {127, 59, 8}};
+  const float x = t * 4.0f;
+  const int i = std::min(static_cast<int>(x), 3);
+  const float f = x - static_cast<float>(i);
+  auto ch = [&](int c) { return static_cast<int>(std::lround(kStops[i][c] + f * (kStops[i + 1][c] - kStops[i][c]))); };
+  return IM_COL32(ch(0), ch(1), ch(2), 255);
+}
+
 Palette dark_palette() { return Palette{}; }
 
 Palette light_palette() {

@@ -30,8 +30,11 @@ struct Palette {
   bool light = false;
 };
 
-// Maps t in [0, 1] to the heatmap colour map.
+// Maps t in [0, 1] to the heatmap colour map (viridis).
 ImU32 heat(float t);
+// Maps t in [0, 1] to the diverging map for signed values, 0.5 (zero) in the middle: blue for
+// negative, orange for positive, both colour-blind safe (after ColorBrewer's PuOr).
+ImU32 heat_signed(float t);
 
 struct ViewInput {
   const Recording& rec;

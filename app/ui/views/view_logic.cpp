@@ -27,6 +27,12 @@ float ValueRange::t(double v) const {
   return static_cast<float>(std::clamp((v - lo) / (hi - lo), 0.0, 1.0));
 }
 
+float ValueRange::signed_t(double v) const {
+  const double a = std::max(std::fabs(lo), std::fabs(hi));
+  if (empty || !(a > 0)) return 0.5f;
+  return static_cast<float>(std::clamp(0.5 + 0.5 * v / a, 0.0, 1.0));
+}
+
 ValueRange buffer_range(const Recording& rec, int buffer) {
   ValueRange r;
   if (buffer < 0 || buffer >= static_cast<int>(rec.initial.values.size())) return r;

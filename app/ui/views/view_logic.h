@@ -27,6 +27,10 @@ struct ValueRange {
   bool empty = true;
   void add(double v);       // ignores inf and nan
   float t(double v) const;  // v mapped to [0, 1]; 0.5 when the range is one point
+  // Values of both signs: drawn with a diverging map centred on 0 (signed_t), where the sign is
+  // what a student reads first (S: a negative score is an unlikely key).
+  bool signed_values() const { return !empty && lo < 0 && hi > 0; }
+  float signed_t(double v) const;  // 0.5 + v / (2·max|v|): 0 maps to the middle
 };
 
 // Every finite value the buffer ever holds in the recording (its start and every write), so a

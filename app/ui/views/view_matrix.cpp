@@ -23,6 +23,8 @@ struct Mat {
   std::vector<std::string> titles;  // longest first; the first that fits is drawn
   float cw = 0, ch = 0;             // cell size on screen
   int rows = 0, cols = 0;           // display shape
+  bool below_free = false;          // room under it for its colour scale
+  float below_offset = 0;           // where that room starts under its bottom edge
 };
 
 struct Ctx {
@@ -35,6 +37,8 @@ struct Ctx {
   const MatrixViewOptions& opt;
   std::uint64_t content;  // what the heat textures show: recording, step, palette
   MatrixViewOptions::Drawn& report;  // what this frame drew (numbers' size, hidden numbers)
+  const std::vector<ValueRange>& ranges;  // each buffer's colour range
+  const ValueRange& range_of(int buffer) const { return ranges[static_cast<std::size_t>(buffer)]; }
 };
 
 // Display cell (r, c) of m → buffer cell.
@@ -144,7 +148,7 @@ void draw_cells(const Ctx& c, const Mat& m, const ValueRange& range) {
       const std::size_t k = src.index(r, col);
       if (!(*src.defined)[k]) continue;
       const double v = (*src.values)[k];
-      const ImU32 fill = cell_fill(c.pal, cell_kind(true, v), range.t(v));
+      const ImU32 fill = value_fill(c.pal, cell_kind(true, v), range, v);
       const ImVec2 p0 = cell_pos(m, static_cast<float>(r), static_cast<float>(col));
       if (fill == c.pal.nonfinite)
         hatch(c.dl, p0, ImVec2(p0.x + m.cw, p0.y + m.ch), IM_COL32(0, 0, 0, 70), 6.0f * c.s);
@@ -314,6 +318,24 @@ void hover(const Ctx& c, const Mat& m) {
   tooltip(title, body);
 }
 
+// The matrix's colour scale with its values, "−2.1 ▬▬ 2.2" (0 in the middle of a signed one),
+// at `p` in at most `max_w`; returns the width drawn, 0 when it does not fit.
+float draw_scale(const Ctx& c, const ValueRange& r, ImVec2 p, float max_w) {
+  if (r.empty) return 0;
+  const float size = c.fs * 0.8f;
+  ImFont* f = ImGui::GetFont();
+  const bool sym = r.signed_values();
+  const double a = std::max(std::fabs(r.lo), std::fabs(r.hi));
+  const std::string lo = compact_number(sym ? -a : r.lo, 2), hi = compact_number(sym ? a : r.hi, 2);
+  const float lw = f->CalcTextSizeA(size, 1e9f, 0, lo.c_str()).x, hw = f->CalcTextSizeA(size, 1e9f, 0, hi.c_str()).x;
+  const float bar_w = std::clamp(max_w - lw - hw - 8 * c.s, 0.0f, 60.0f * c.s);
+  if (bar_w < 24.0f * c.s) return 0;
+  c.dl->AddText(f, size, p, c.pal.text_dim, lo.c_str());
+  colour_bar(c.dl, ImVec2(p.x + lw + 4 * c.s, p.y + size * 0.3f), ImVec2(bar_w, size * 0.55f), sym);
+  c.dl->AddText(f, size, ImVec2(p.x + lw + 8 * c.s + bar_w, p.y), c.pal.text_dim, hi.c_str());
+  return lw + hw + bar_w + 8 * c.s;
+}
+
 void draw_title(const Ctx& c, const Mat& m, float max_w) {
   const float y = m.rect.y - c.fs - 3.0f * c.s;
   float w = 0;
@@ -330,7 +352,14 @@ void draw_title(const Ctx& c, const Mat& m, float max_w) {
     const std::string help = b.description + " (lives in " + std::string(space_name(b.space)) + ", " +
                              std::to_string(b.rows) + "×" + std::to_string(b.cols) + ")";
     help_marker_at(ImVec2(m.rect.x + w + 4 * c.s, y), help.c_str());
+    w += c.fs * 1.6f;
   }
+  // The colour scale after the title where it fits, else under the matrix (when a stack of
+  // matrices does not sit there).
+  const ValueRange& r = c.range_of(m.buffer);
+  const float after = m.rect.x + std::max(w, 0.0f) + 6 * c.s;
+  if (w >= 0 && draw_scale(c, r, ImVec2(after, y + c.fs * 0.1f), m.rect.x + max_w - after) > 0) return;
+  if (m.below_free) draw_scale(c, r, ImVec2(m.rect.x, m.rect.y + m.rect.h + m.below_offset), m.rect.w);
 }
 
 // Row indices (or block labels i = …) left of the first matrix, block labels j = … under S, P.
@@ -416,7 +445,7 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
                                 static_cast<std::uint64_t>(in.playhead + 1) * 1000003 + in.palette.cell * 7 +
                                 in.palette.nonfinite * 13 + in.palette.background;
   opt.drawn = {};
-  Ctx c{in, rec, in.cursor.state(), in.palette, nullptr, s, fs, opt, content, opt.drawn};
+  Ctx c{in, rec, in.cursor.state(), in.palette, nullptr, s, fs, opt, content, opt.drawn, rg};
 
   const int bK = rec.find_buffer("K"), bV = rec.find_buffer("V"), bS = rec.find_buffer("S"),
             bP = rec.find_buffer("P"), bO = rec.find_buffer("O"), bA = rec.find_buffer("O_acc");
@@ -448,7 +477,9 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   li.gap = std::max(14.0f * s, fs * 0.9f);
   li.title_h = fs + 6 * s;
   li.margin_left = ImGui::CalcTextSize("i=10").x + 8 * s;
-  li.margin_bottom = rec.Bc > 0 ? fs + 6 * s : 2 * s;
+  // Under the main band: the block labels j = … (tiled), then a row for the colour scales.
+  const float axis_h = rec.Bc > 0 ? fs + 6 * s : 2 * s;
+  li.margin_bottom = axis_h + fs + 4 * s;
   li.avail_w = inner.x - 4 * s;
   li.avail_h = inner.y - 4 * s;
   li.cell = opt.zoom * s;
@@ -480,6 +511,8 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
     m.cols = tr ? b.rows : b.cols;
     m.cw = r.w / static_cast<float>(m.cols);
     m.ch = r.h / static_cast<float>(m.rows);
+    m.below_free = qrows;  // the main band: queries are rows, nothing stacked under it
+    m.below_offset = axis_h;
     mats.push_back(std::move(m));
   };
   const std::string kt = pick("Kᵀ", 0x1D40, "K^T"), vt = pick("Vᵀ", 0x1D40, "V^T");

@@ -54,24 +54,18 @@ void draw_matrix_toolbar(const Recording& rec, MatrixViewOptions& opt, float s) 
 
 void draw_matrix_legend(const Recording& rec, const Palette& pal, const std::vector<int>& buffers,
                         const std::vector<ValueRange>& ranges, float s) {
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float fs = ImGui::GetFontSize();
-  const ImVec2 p = ImGui::GetCursorScreenPos();
-  const ImVec2 bar(110 * s, fs * 0.8f);
-  dl->AddText(p, pal.text_dim, "low");
-  const float lw = ImGui::CalcTextSize("low ").x;
-  colour_bar(dl, ImVec2(p.x + lw, p.y + (fs - bar.y) * 0.5f + 1), bar);
-  dl->AddText(ImVec2(p.x + lw + bar.x + 4 * s, p.y), pal.text_dim, "high");
-  ImGui::Dummy(ImVec2(lw + bar.x + ImGui::CalcTextSize(" high").x, fs));
+  // Each matrix's own scale is drawn beside its title; this says how to read them.
+  ImGui::TextDisabled("colour scales");
   std::string scales =
-      "Each matrix has its own scale, fixed for the whole run (viridis, readable with "
-      "colour-blindness and in greyscale):";
+      "Each matrix has its own scale, fixed for the whole run, drawn beside its name: viridis "
+      "(dark to yellow) for values of one sign, a diverging map (blue through grey to orange, "
+      "grey at 0) for values of both signs. Both read with colour-blindness and in greyscale.";
   for (int b : buffers) {
     const ValueRange& r = ranges[b];
     if (!r.empty) scales += "\n" + rec.buffers[b].name + ": " + num(r.lo) + " … " + num(r.hi);
   }
   help_marker(scales.c_str());
-  ImGui::SameLine(0, fs);
+  ImGui::SameLine(0, ImGui::GetFontSize());
   mark_legend(pal, s, rec.Br > 0);
 }
 
