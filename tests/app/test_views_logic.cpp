@@ -2,6 +2,7 @@
 // the old → new values it shows, the reasons it gives for inf and nan, its layout and the IO
 // totals it compares.
 #include "app/ui/views/view_logic.h"
+#include "app/ui/widgets.h"
 
 #include "core/engine.h"
 #include "core/io_model.h"
@@ -10,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -323,4 +325,29 @@ TEST_CASE("the compared totals are the IO model's for the same shape") {
   CHECK(fa.Br == 16);
   CHECK(expected_io(fa).hbm_accesses() <
         expected_io(comparable(naive, Algorithm::attn_naive)).hbm_accesses());
+}
+
+TEST_CASE("signed values get a diverging map centred on 0, one-signed values viridis") {
+  ValueRange r;
+  r.add(-2);
+  r.add(3);
+  CHECK(r.signed_values());
+  CHECK(r.signed_t(0) == doctest::Approx(0.5));
+  CHECK(r.signed_t(-3) == doctest::Approx(0.0));
+  CHECK(r.signed_t(3) == doctest::Approx(1.0));
+  auto rgb = [](ImU32 c) {
+    return std::array<int, 3>{static_cast<int>((c >> IM_COL32_R_SHIFT) & 0xFF), static_cast<int>((c >> IM_COL32_G_SHIFT) & 0xFF),
+                              static_cast<int>((c >> IM_COL32_B_SHIFT) & 0xFF)};
+  };
+  const auto zero = rgb(value_fill(Palette{}, CellKind::finite, r, 0.0));
+  CHECK(std::abs(zero[0] - zero[2]) < 16);  // grey at 0
+  const auto neg = rgb(value_fill(Palette{}, CellKind::finite, r, -2.0));
+  const auto pos = rgb(value_fill(Palette{}, CellKind::finite, r, 3.0));
+  CHECK(neg[2] > neg[0]);  // negative: blue side
+  CHECK(pos[0] > pos[2]);  // positive: orange side
+  ValueRange p;
+  p.add(0.1);
+  p.add(0.9);
+  CHECK_FALSE(p.signed_values());
+  CHECK(value_fill(Palette{}, CellKind::finite, p, 0.9) == heat(1.0f));
 }
