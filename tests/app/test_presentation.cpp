@@ -149,3 +149,40 @@ TEST_CASE("matrix view: cell numbers are drawn at 11 px or more, or not at all w
   }
   io.DisplaySize = ImVec2(1280, 800);
 }
+
+TEST_CASE("matrix view: a double-clicked tile fills the view with readable numbers, and a second double-click fits all") {
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("attn-tiled"));
+  app.seek(5);
+  for (int f = 0; f < 3; ++f) h.frame(app);
+  REQUIRE(app.matrix_view.zoom == 0.0f);
+  // Double-click across the view until a matrix cell is hit.
+  bool zoomed = false;
+  for (float fy = 0.15f; fy < 0.6f && !zoomed; fy += 0.05f)
+    for (float fx = 0.25f; fx < 0.7f && !zoomed; fx += 0.05f) {
+      const ImVec2 p(io.DisplaySize.x * fx, io.DisplaySize.y * fy);
+      h.click(app, p);
+      h.click(app, p);  // within the double-click time: ImGui's clock advances 1/60 s a frame
+      zoomed = app.matrix_view.zoom > 0.0f;
+    }
+  REQUIRE(zoomed);
+  for (int f = 0; f < 3; ++f) h.frame(app);
+  const MatrixViewOptions::ZoomTarget& z = app.matrix_view.zoom_target;
+  CHECK(z.buffer == -1);  // brought into view, then done
+  CHECK(app.matrix_view.drawn.number_px >= kMinCellTextPx);
+  // The region (a tile of Br × Bc = 4 × 4, or a block) takes most of the view: cells are large.
+  CHECK(app.matrix_view.zoom >= 30.0f);
+  // Double-click any cell again (the zoomed tile fills the middle of the view).
+  bool fitted = false;
+  for (float fy = 0.15f; fy < 0.6f && !fitted; fy += 0.05f)
+    for (float fx = 0.25f; fx < 0.7f && !fitted; fx += 0.05f) {
+      const ImVec2 p(io.DisplaySize.x * fx, io.DisplaySize.y * fy);
+      h.click(app, p);
+      h.click(app, p);
+      fitted = app.matrix_view.zoom == 0.0f;
+    }
+  CHECK(fitted);
+}

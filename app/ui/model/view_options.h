@@ -36,6 +36,13 @@ struct MatrixViewOptions {
 
   int followed_step = -2;  // the step the view last scrolled to
 
+  // A region of a buffer (double-clicked) to bring into view once the zoom it asked for is laid
+  // out; buffer −1: none.
+  struct ZoomTarget {
+    int buffer = -1, r0 = 0, r1 = 0, c0 = 0, c1 = 0;
+    bool scrolled = false;
+  } zoom_target;
+
   // What the view drew in its last frame, for tests and for the hint it shows.
   struct Drawn {
     float number_px = 0;          // the smallest size cell numbers were drawn at; 0 = none drawn

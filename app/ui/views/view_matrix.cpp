@@ -409,6 +409,28 @@ void draw_axes(const Ctx& c, const MatrixLayout& L, const std::vector<Mat>& mats
 }
 
 // Centres the first region this step writes (S or P first: the tile is what the step is about).
+// Double-click on a cell: the region to fill the view with, in buffer coordinates. The tile
+// (i, j) for S and P of a tiled recording, the block of the cell's rows elsewhere, at most
+// 8 × 8 cells around it otherwise. False when the mouse did not double-click in m.
+bool double_clicked_region(const Ctx& c, const Mat& m, MatrixViewOptions::ZoomTarget& z) {
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (!ImGui::IsMouseDoubleClicked(0) || !m.rect.contains(mouse.x, mouse.y)) return false;
+  const int r = std::clamp(static_cast<int>((mouse.y - m.rect.y) / m.ch), 0, m.rows - 1);
+  const int col = std::clamp(static_cast<int>((mouse.x - m.rect.x) / m.cw), 0, m.cols - 1);
+  int br, bc;
+  to_buffer(m, r, col, br, bc);
+  const BufferInfo& b = c.rec.buffers[m.buffer];
+  z.buffer = m.buffer;
+  if (c.rec.Br > 0 && c.rec.Bc > 0 && m.query_rows && m.key_cols) {
+    z.r0 = br / c.rec.Br * c.rec.Br, z.r1 = std::min(z.r0 + c.rec.Br, b.rows);
+    z.c0 = bc / c.rec.Bc * c.rec.Bc, z.c1 = std::min(z.c0 + c.rec.Bc, b.cols);
+  } else {
+    z.r0 = std::max(0, std::min(br - 4, b.rows - 8)), z.r1 = std::min(b.rows, z.r0 + 8);
+    z.c0 = std::max(0, std::min(bc - 4, b.cols - 8)), z.c1 = std::min(b.cols, z.c0 + 8);
+  }
+  return true;
+}
+
 void scroll_to_step(const Ctx& c, const std::vector<Mat>& mats, ImVec2 origin, ImVec2 view) {
   if (!c.in.step) return;
   const Mat* best = nullptr;
@@ -550,15 +572,53 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
     draw_title(c, m, limit - m.rect.x - 4 * s);
   }
   draw_axes(c, L, mats, origin.x);
-  if (ImGui::IsWindowHovered())
+  if (ImGui::IsWindowHovered()) {
     for (const Mat& m : mats) hover(c, m);
+    // Double-click: that tile (or block) fills the view; double-click again: fit everything.
+    MatrixViewOptions::ZoomTarget z;
+    for (const Mat& m : mats)
+      if (double_clicked_region(c, m, z)) {
+        if (opt.zoom > 0) {
+          opt.zoom = 0;
+          opt.follow = true;
+        } else {
+          const float rows = static_cast<float>(z.r1 - z.r0), cols = static_cast<float>(z.c1 - z.c0);
+          const bool tr = m.transposed;
+          const float px = std::min(inner.x / (tr ? rows : cols), (inner.y - li.title_h) / (tr ? cols : rows));
+          opt.zoom = std::clamp(px * 0.9f / s, 4.0f, 160.0f);
+          opt.follow = false;
+          opt.zoom_target = z;
+        }
+        break;
+      }
+  }
+  if (opt.zoom_target.buffer >= 0) {
+    // The layout of this frame has the zoom asked for last frame: bring the region into view.
+    for (const Mat& m : mats)
+      if (m.buffer == opt.zoom_target.buffer) {
+        Region g;
+        g.buffer = m.buffer;
+        g.r0 = opt.zoom_target.r0, g.r1 = opt.zoom_target.r1, g.c0 = opt.zoom_target.c0, g.c1 = opt.zoom_target.c1;
+        int r0, r1, c0, c1;
+        region_display(m, g, r0, r1, c0, c1);
+        const ImVec2 a = cell_pos(m, static_cast<float>(r0), static_cast<float>(c0));
+        const ImVec2 b = cell_pos(m, static_cast<float>(r1), static_cast<float>(c1));
+        if (opt.zoom_target.scrolled) {
+          opt.zoom_target.buffer = -1;
+        } else {
+          ImGui::SetScrollX(std::max(0.0f, (a.x + b.x) * 0.5f - origin.x - inner.x * 0.5f));
+          ImGui::SetScrollY(std::max(0.0f, (a.y + b.y) * 0.5f - origin.y - inner.y * 0.5f));
+          opt.zoom_target.scrolled = true;
+        }
+      }
+  }
   if (opt.zoom > 0 && opt.follow && in.playhead != opt.followed_step) {
     opt.followed_step = in.playhead;
     scroll_to_step(c, mats, origin, inner);
   }
   if (opt.drawn.numbers_hidden) {
     // Said where the numbers would be, so a projector without hover still tells the room why.
-    const char* hint = "zoom in for numbers";
+    const char* hint = "double-click a tile to zoom in for numbers";
     const ImVec2 ts = ImGui::CalcTextSize(hint);
     const ImVec2 p(origin.x + std::max(inner.x - ts.x - 6 * s, 0.0f), origin.y + 2 * s);
     c.dl->AddRectFilled(ImVec2(p.x - 4 * s, p.y - 1), ImVec2(p.x + ts.x + 4 * s, p.y + ts.y + 1),
