@@ -33,6 +33,7 @@ struct MatrixViewOptions {
   bool follow = true;       // when zoomed in, scroll to the cells each new step writes
   bool show_toolbar = true;
   bool show_legend = true;
+  float legend_height = 0;  // what the legend took in the last frame (it wraps)
 
   int followed_step = -2;  // the step the view last scrolled to
 

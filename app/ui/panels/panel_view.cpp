@@ -78,6 +78,7 @@ void draw_tab_content(AppState& app, Tab t, bool toolbars) {
         draw_recording_view(view_input(app), vector, matrix, chunked);
         app.matrix_view.followed_step = matrix.followed_step;
         app.matrix_view.drawn = matrix.drawn;
+        app.matrix_view.legend_height = matrix.legend_height;
       }
       break;
     case Tab::steps: draw_steps_table(app); break;

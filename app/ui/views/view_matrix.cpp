@@ -477,11 +477,21 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
       if (rec.find_buffer(n) >= 0) stat_buffers.push_back(rec.find_buffer(n));
 
   // The legend: one line, two for the tiled lessons' longer list (it wraps where it must).
-  const float legend_h = opt.show_legend ? ImGui::GetFrameHeightWithSpacing() * (rec.Br > 0 ? 2.0f : 1.0f) : 0.0f;
+  // The legend wraps onto as many lines as the width and the font need: its height is what it
+  // took last frame (two lines before it has been drawn once).
+  const float legend_h = !opt.show_legend ? 0.0f
+                         : opt.legend_height > 0 ? opt.legend_height
+                                                 : ImGui::GetFrameHeightWithSpacing() * 2.0f;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 child(avail.x, std::max(avail.y - legend_h, 60.0f));
   ImGui::BeginChild("##matrices", child, false, ImGuiWindowFlags_HorizontalScrollbar);
   c.dl = ImGui::GetWindowDrawList();
+  // The labels among the matrices never crowd them out (a large font on a short view): at most
+  // a sixteenth of the area's height. Cell numbers keep their own minimum (kMinCellTextPx).
+  if (const float cap = std::max(ImGui::GetContentRegionAvail().y / 16.0f, 12.0f * s); fs > cap) {
+    ImGui::SetWindowFontScale(cap / fs);
+    c.fs = ImGui::GetFontSize();
+  }
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 inner = ImGui::GetContentRegionAvail();
 
@@ -496,12 +506,12 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   li.o_acc = opt.show_o_acc && bA >= 0;
   li.o = opt.show_o && bO >= 0;
   li.stat_cols = static_cast<int>(stat_buffers.size());
-  li.gap = std::max(14.0f * s, fs * 0.9f);
-  li.title_h = fs + 6 * s;
+  li.gap = std::max(12.0f * s, c.fs * 0.5f);
+  li.title_h = c.fs + 6 * s;
   li.margin_left = ImGui::CalcTextSize("i=10").x + 8 * s;
   // Under the main band: the block labels j = … (tiled), then a row for the colour scales.
-  const float axis_h = rec.Bc > 0 ? fs + 6 * s : 2 * s;
-  li.margin_bottom = axis_h + fs + 4 * s;
+  const float axis_h = rec.Bc > 0 ? c.fs + 6 * s : 2 * s;
+  li.margin_bottom = axis_h + c.fs + 4 * s;
   li.avail_w = inner.x - 4 * s;
   li.avail_h = inner.y - 4 * s;
   li.cell = opt.zoom * s;
@@ -620,7 +630,9 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
     // Said where the numbers would be, so a projector without hover still tells the room why.
     const char* hint = "double-click a tile to zoom in for numbers";
     const ImVec2 ts = ImGui::CalcTextSize(hint);
-    const ImVec2 p(origin.x + std::max(inner.x - ts.x - 6 * s, 0.0f), origin.y + 2 * s);
+    // Bottom right of the matrices' area, clear of the titles along the top.
+    const ImVec2 p(origin.x + ImGui::GetScrollX() + std::max(inner.x - ts.x - 6 * s, 0.0f),
+                   origin.y + ImGui::GetScrollY() + std::max(inner.y - ts.y - 4 * s, 0.0f));
     c.dl->AddRectFilled(ImVec2(p.x - 4 * s, p.y - 1), ImVec2(p.x + ts.x + 4 * s, p.y + ts.y + 1),
                         with_alpha(in.palette.background, 0.85f), 3.0f * s);
     c.dl->AddText(p, in.palette.text_dim, hint);
@@ -631,7 +643,9 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   if (opt.show_legend) {
     std::vector<int> shown;
     for (const Mat& m : mats) shown.push_back(m.buffer);
+    const float y0 = ImGui::GetCursorPosY();
     draw_matrix_legend(rec, in.palette, shown, rg, s);
+    opt.legend_height = ImGui::GetCursorPosY() - y0;
   }
 }
 
