@@ -157,7 +157,7 @@ std::vector<std::string> wrap_words(std::string_view text, float width) {
         line.clear();
         continue;  // the same word again, on a fresh line
       } else {
-        while (width_of(word) > width) {
+        while (!word.empty() && width_of(word) > width) {
           const std::size_t cut = fitting_prefix(word, width);
           lines.emplace_back(word.substr(0, cut));
           word.remove_prefix(cut);

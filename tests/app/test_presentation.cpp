@@ -186,3 +186,16 @@ TEST_CASE("matrix view: a double-clicked tile fills the view with readable numbe
     }
   CHECK(fitted);
 }
+
+TEST_CASE("wrapping text into no room at all cuts it into characters and never fails") {
+  Headless h;
+  ImGui::NewFrame();
+  for (float w : {0.0f, -5.0f, 1.0f}) {
+    CAPTURE(w);
+    const std::vector<std::string> lines = wrap_words("HBM traffic for N = 8", w);
+    std::string joined;
+    for (const std::string& l : lines) joined += l;
+    CHECK(joined == "HBMtrafficforN=8");
+  }
+  ImGui::EndFrame();
+}

@@ -265,11 +265,11 @@ void draw_comparison(const ViewInput& in) {
     io.push_back(expected_io(comparable(rec, a)));
     most = std::max(most, io.back().hbm_accesses());
   }
-  if (attention)
-    ImGui::Text("HBM traffic for N = %d, d = %d (FlashAttention with Br = %d, Bc = %d)", rec.n, rec.d,
-                comparable(rec, rec.algorithm).Br, comparable(rec, rec.algorithm).Bc);
-  else
-    ImGui::Text("HBM traffic for %d × %d elements", rec.rows, rec.n);
+  const std::string heading =
+      attention ? strf("HBM traffic for N = %d, d = %d (FlashAttention with Br = %d, Bc = %d)", rec.n, rec.d,
+                       comparable(rec, rec.algorithm).Br, comparable(rec, rec.algorithm).Bc)
+                : strf("HBM traffic for %d × %d elements", rec.rows, rec.n);
+  text_wrapped_words(heading, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("(?)").x - 8 * s);
   help_marker(
       "From the IO model (core/io_model.h) for the same shape, not from a run. Softmax: safe "
       "reads x three times (max, sum, normalize) and writes y once, 4 accesses per element; "
@@ -277,10 +277,25 @@ void draw_comparison(const ViewInput& in) {
       "moves N×N scores through HBM, FlashAttention never stores them.");
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float name_w = ImGui::CalcTextSize("attn-tiled-v2  ").x;
-  const float bar_w = std::max(ImGui::GetContentRegionAvail().x - name_w -
-                                   ImGui::CalcTextSize("000 000 000 (0.0 per element)").x - 20 * s,
-                               60 * s);
   const double elements = static_cast<double>(rec.rows) * rec.n;
+  std::vector<std::string> labels;
+  float label_w = 0;
+  for (std::size_t k = 0; k < algos.size(); ++k) {
+    std::string t = big(io[k].hbm_accesses());
+    if (!attention && elements > 0)
+      t += strf(" (%s per element)", num(static_cast<double>(io[k].hbm_accesses()) / elements).c_str());
+    else if (attention && io[0].hbm_accesses() > 0 && k > 0)
+      t += strf(" (%s%% of materialized)",
+                num(std::round(1000.0 * static_cast<double>(io[k].hbm_accesses()) /
+                               static_cast<double>(io[0].hbm_accesses())) /
+                    10.0)
+                    .c_str());
+    label_w = std::max(label_w, ImGui::CalcTextSize(t.c_str()).x);
+    labels.push_back(std::move(t));
+  }
+  const float avail_w = ImGui::GetContentRegionAvail().x;
+  const float bar_w = std::max(avail_w - name_w - label_w - 10 * s, 40 * s);
+  const float right_room = avail_w - name_w - bar_w - 8 * s;
   const std::uint64_t so_far = in.step ? in.step->io.hbm_accesses() : 0;
   for (std::size_t k = 0; k < algos.size(); ++k) {
     const bool current = algos[k] == rec.algorithm;
@@ -297,14 +312,9 @@ void draw_comparison(const ViewInput& in) {
       dl->AddRectFilled(a, ImVec2(a.x + done, b.y), pal.hbm, 2 * s);
       dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), pal.current, 2 * s, 0, 1.5f * s);
     }
-    std::string t = big(io[k].hbm_accesses());
-    if (!attention && elements > 0)
-      t += strf(" (%s per element)", num(static_cast<double>(io[k].hbm_accesses()) / elements).c_str());
-    else if (attention && io[0].hbm_accesses() > 0 && k > 0)
-      t += strf(" (%s%% of materialized)", num(std::round(1000.0 * static_cast<double>(io[k].hbm_accesses()) /
-                                                          static_cast<double>(io[0].hbm_accesses())) /
-                                               10.0)
-                                               .c_str());
+    // The number, and its share when the room allows it (the tooltip has the split).
+    std::string t = labels[k];
+    if (ImGui::CalcTextSize(t.c_str()).x > right_room) t = big(io[k].hbm_accesses());
     dl->AddText(ImVec2(b.x + 6 * s, p.y), current ? pal.text : pal.text_dim, t.c_str());
     ImGui::Dummy(ImVec2(name_w + bar_w, fs + 3 * s));
     if (ImGui::IsItemHovered())
@@ -329,8 +339,12 @@ static void draw_memory_panel_body(const ViewInput& in, MemoryPanelOptions& opt)
   draw_budget(in, opt, items);
   if (opt.show_counters && opt.show_comparison &&
       ImGui::BeginTable("##memory_lower", 2, ImGuiTableFlags_SizingStretchProp)) {
-    ImGui::TableSetupColumn("a", ImGuiTableColumnFlags_WidthStretch, 0.38f);
-    ImGui::TableSetupColumn("b", ImGuiTableColumnFlags_WidthStretch, 0.62f);
+    // The counters take the width their words and numbers need; the comparison the rest.
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float counters_w = ImGui::CalcTextSize("SRAM writes (?)").x + ImGui::CalcTextSize("whole run").x +
+                             ImGui::CalcTextSize("000 000 000").x + st.CellPadding.x * 6 + st.ItemSpacing.x * 2;
+    ImGui::TableSetupColumn("a", ImGuiTableColumnFlags_WidthFixed, counters_w);
+    ImGui::TableSetupColumn("b", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     draw_counters(in);
