@@ -157,7 +157,7 @@ bool write_cpu_section(const std::string& path, const std::vector<Result>& runs)
         "4000-element rows (16 KiB) a row stays in L1 between safe softmax's three passes, so both read "
         "memory once and the two are equally fast: the 4/3 needs rows larger than the cache.\n";
   md << "\n### Naive vs tiled attention against N (fp32, all cores)\n\n"
-     << "| N | d | naive time | tiled-v2 time | naive extra memory | tiled-v2 extra memory |\n|---|---|---|---|---|---|\n";
+     << "| N | d | naive time | tiled-v2 time | naive working memory | tiled-v2 working memory |\n|---|---|---|---|---|---|\n";
   for (int d : {64, 128})
     for (int N = 512; N <= 16384; N *= 2) {
       const Result* a = find(runs, strf("BM_attn_naive/%d/%d/", N, d));
