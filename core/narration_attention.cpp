@@ -356,7 +356,7 @@ void AttnTiledV2Narration::finish_block(int i, const BlockView& O, const BlockVi
   Step st;
   st.pass = i + 1, st.line = 11, st.line_end = 13, st.tile_i = i;
   st.label = strf("write O%d, L%d", i + 1, i + 1);
-  st.text = strf("Q block %d done: O%s = diag(l)^-1 O_acc (row %d: divided by l = %s once), "
+  st.text = strf("Q block %d done: O%s = diag(l)^{−1} O_acc (row %d: divided by l = %s once), "
                  "L = m + log l = %s; O%s and L%s written to HBM",
                  i + 1, sub(i + 1).c_str(), r0 + 1, num(l(0, 0)).c_str(), num(out.lse[r0]).c_str(),
                  sub(i + 1).c_str(), sub(i + 1).c_str());

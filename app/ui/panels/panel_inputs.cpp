@@ -197,12 +197,13 @@ bool backend_field(Inputs& in) {
   bool changed = false;
   ImGui::TextUnformatted("backend");
   ImGui::SameLine();
-  if (ImGui::RadioButton("CPU", in.backend == Backend::cpu)) {
+  const bool gpu_ok = static_cast<bool>(gpu_backend());
+  // Without a GPU backend the run is on the CPU, whatever the lesson or file asked for.
+  if (ImGui::RadioButton("CPU", in.backend == Backend::cpu || !gpu_ok)) {
     in.backend = Backend::cpu;
     changed = true;
   }
   ImGui::SameLine();
-  const bool gpu_ok = static_cast<bool>(gpu_backend());
   if (!gpu_ok) ImGui::BeginDisabled();
   if (ImGui::RadioButton("GPU", in.backend == Backend::gpu && gpu_ok)) {
     in.backend = Backend::gpu;
