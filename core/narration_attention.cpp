@@ -185,7 +185,7 @@ void AttnOnlineNarration::key(int i, int j, const AttnOnlineNumbers& u, const Bl
   Step st;
   st.pass = i + 1, st.line = 4, st.line_end = 7, st.row = i;
   st.label = strf("q%d . k%d", i + 1, j + 1);
-  st.text = strf("s = q%s . k%s = %s;  m = max(%s, %s) = %s;  ", sub(i + 1).c_str(), sub(j + 1).c_str(),
+  st.text = strf("s = q%s · k%s = %s;  m = max(%s, %s) = %s;  ", sub(i + 1).c_str(), sub(j + 1).c_str(),
                  num(u.s).c_str(), num(u.m_old).c_str(), num(u.s).c_str(), num(u.m).c_str());
   if (u.m != u.m_old && u.l_old != 0.0)
     st.text += strf("o and l rescaled by e^{%s − %s} = %s;  ", num(u.m_old).c_str(), num(u.m).c_str(),

@@ -123,24 +123,29 @@ void draw_cells(const Ctx& c, const Mat& m, const ValueRange& range) {
   // Numbers at a readable size or not at all: at least kMinCellTextPx (× the UI scale), in one
   // format for the whole matrix (the longest that fits every visible cell), each on a backing
   // plate so it reads against whatever colour is behind it.
-  const float text_size = std::min(c.fs, m.ch * 0.8f);
+  // The largest size from the font's down to the minimum at which some format fits every cell.
+  const float min_size = kMinCellTextPx * c.s;
   auto hide = [&] { c.report.numbers_hidden = true; };
-  if (text_size < kMinCellTextPx * c.s) return hide();
   ImFont* font = ImGui::GetFont();
-  auto width = [&](const std::string& t) { return font->CalcTextSizeA(text_size, 1e9f, 0.0f, t.c_str()).x; };
   const float room = m.cw - 3.0f * c.s;
+  float text_size = std::min(c.fs, m.ch * 0.8f);
   int format = -1;  // digits 3, 2, 1, or 0 for tiny_number
-  for (int digits = 3; digits >= 0 && format < 0; --digits) {
-    bool fits = true;
-    for (int r = r_begin; r < r_end && fits; ++r)
-      for (int col = c_begin; col < c_end && fits; ++col) {
-        const std::size_t k = src.index(r, col);
-        if (!(*src.defined)[k]) continue;
-        const double v = (*src.values)[k];
-        fits = width(digits > 0 ? compact_number(v, digits) : tiny_number(v)) <= room;
-      }
-    if (fits) format = digits;
+  for (; text_size >= min_size && format < 0; text_size = text_size > min_size ? std::max(text_size * 0.9f, min_size) : 0.0f) {
+    auto width = [&](const std::string& t) { return font->CalcTextSizeA(text_size, 1e9f, 0.0f, t.c_str()).x; };
+    for (int digits = 3; digits >= 0 && format < 0; --digits) {
+      bool fits = true;
+      for (int r = r_begin; r < r_end && fits; ++r)
+        for (int col = c_begin; col < c_end && fits; ++col) {
+          const std::size_t k = src.index(r, col);
+          if (!(*src.defined)[k]) continue;
+          const double v = (*src.values)[k];
+          fits = width(digits > 0 ? compact_number(v, digits) : tiny_number(v)) <= room;
+        }
+      if (fits) format = digits;
+    }
+    if (format >= 0) break;
   }
+  auto width = [&](const std::string& t) { return font->CalcTextSizeA(text_size, 1e9f, 0.0f, t.c_str()).x; };
   if (format < 0) return hide();
   c.report.number_px = c.report.number_px > 0 ? std::min(c.report.number_px, text_size) : text_size;
   for (int r = r_begin; r < r_end; ++r)
