@@ -349,48 +349,70 @@ void mark_legend(const Palette& pal, float scale, bool with_current) {
 }
 
 namespace {
-// Fields being edited: their text while it differs from the value in use. Where each field was
-// drawn, by id, for field_rect().
+// Fields being edited: their text while it differs from the form's value. What each field did in
+// the frame it was last drawn, by "window/id", for field_state().
 std::unordered_map<ImGuiID, std::string>& edits() {
   static std::unordered_map<ImGuiID, std::string> e;
   return e;
 }
-std::unordered_map<std::string, ImRect>& field_rects() {
-  static std::unordered_map<std::string, ImRect> r;
+std::unordered_map<std::string, FieldState>& field_states() {
+  static std::unordered_map<std::string, FieldState> r;
   return r;
 }
+constexpr ImU32 kRefused = IM_COL32(213, 94, 0, 255);
 }  // namespace
 
-FieldEdit edit_field(const char* id, const std::string& in_use, float width) {
+FieldEdit edit_field(const char* id, const std::string& value, float width, const std::string* running) {
   const ImGuiID gid = ImGui::GetID(id);
   auto it = edits().find(gid);
   FieldEdit e;
-  e.in_use = in_use;
-  e.text = it != edits().end() ? it->second : in_use;
+  e.key = std::string(ImGui::GetCurrentWindow()->Name) + "/" + id;
+  e.refused = running && *running != value;
+  e.in_use = e.refused ? *running : value;
+  e.text = it != edits().end() ? it->second : value;
+  if (e.refused) {
+    ImGui::PushStyleColor(ImGuiCol_FrameBg, IM_COL32(120, 35, 20, 255));
+    ImGui::PushStyleColor(ImGuiCol_Border, kRefused);
+    ImGui::PushStyleVar(ImGuiStyleVar_FrameBorderSize, std::max(1.5f, ImGui::GetFontSize() / 10.0f));
+  }
   ImGui::SetNextItemWidth(width);
   ImGui::InputText(id, &e.text);
-  field_rects()[std::string(ImGui::GetCurrentWindow()->Name) + "/" + id] =
-      ImRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+  if (e.refused) {
+    ImGui::PopStyleVar();
+    ImGui::PopStyleColor(2);
+  }
   if (ImGui::IsItemDeactivatedAfterEdit()) {
     edits().erase(gid);
-    e.committed = e.text != in_use;
+    e.committed = e.text != value;
   } else if (ImGui::IsItemActive()) {
     edits()[gid] = e.text;
-    e.pending = e.text != in_use;
+    e.pending = e.text != value;
   } else {
     edits().erase(gid);
   }
+  if (e.refused && ImGui::IsItemHovered() && !e.pending)
+    ImGui::SetTooltip("Not in use: %s stays in use until the form is fixed.", e.in_use.c_str());
+  FieldState& st = field_states()[e.key];
+  st = FieldState{};
+  st.rect = ImRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+  st.pending = e.pending;
+  st.refused = e.refused;
+  st.in_use = e.in_use;
   return e;
 }
 
 void not_applied_line(const FieldEdit& e) {
-  if (!e.pending) return;
-  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.62f, 0.0f, 1.0f));
-  ImGui::TextUnformatted("not applied");
+  if (!e.pending && !e.refused) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, e.pending ? ImVec4(0.95f, 0.62f, 0.0f, 1.0f) : ImGui::ColorConvertU32ToFloat4(kRefused));
+  ImGui::TextUnformatted(e.pending ? "not applied" : "not in use");
   ImGui::PopStyleColor();
   ImGui::SameLine();
   ImGui::TextDisabled("in use: %s", e.in_use.empty() ? "(empty)" : e.in_use.c_str());
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Enter, Tab or a click elsewhere applies it; Esc puts it back.");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(e.pending ? "Enter, Tab or a click elsewhere applies it; Esc puts it back."
+                                : "The form was refused (its message says why): the recording on screen "
+                                  "was made with the value in use.");
+  field_states()[e.key].marked = true;
 }
 
 bool parse_int(const std::string& text, int* v) {
@@ -398,6 +420,7 @@ bool parse_int(const std::string& text, int* v) {
   const char* e = b + text.size();
   while (b < e && *b == ' ') ++b;
   while (e > b && e[-1] == ' ') --e;
+  if (b < e && *b == '+') ++b;
   int x = 0;
   const auto [end, ec] = std::from_chars(b, e, x);
   if (ec != std::errc() || end != e || b == e) return false;
@@ -405,21 +428,25 @@ bool parse_int(const std::string& text, int* v) {
   return true;
 }
 
-bool commit_int(const char* id, const char* label, const char* help, int* v, float width, std::string* error) {
-  const FieldEdit e = edit_field(id, std::to_string(*v), width);
+bool commit_int(const char* id, const char* label, const char* help, int* v, float width, std::string* error,
+                const int* running, bool steppers) {
+  const std::string running_text = running ? std::to_string(*running) : std::string();
+  const FieldEdit e = edit_field(id, std::to_string(*v), width, running ? &running_text : nullptr);
   bool changed = false;
   if (e.committed) {
     if (parse_int(e.text, v)) changed = true;
     else *error = std::string(label) + ": '" + e.text + "' is not a whole number";
   }
   // − and + apply at once: a click is a commitment.
-  ImGui::PushID(id);
-  const float w = ImGui::GetFrameHeight();
-  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
-  if (ImGui::Button("−", ImVec2(w, 0))) --*v, changed = true;
-  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
-  if (ImGui::Button("+", ImVec2(w, 0))) ++*v, changed = true;
-  ImGui::PopID();
+  if (steppers) {
+    ImGui::PushID(id);
+    const float w = ImGui::GetFrameHeight();
+    ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+    if (ImGui::Button("−", ImVec2(w, 0))) --*v, changed = true;
+    ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+    if (ImGui::Button("+", ImVec2(w, 0))) ++*v, changed = true;
+    ImGui::PopID();
+  }
   ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
   ImGui::TextUnformatted(label);
   if (help) help_marker(help);
@@ -427,8 +454,10 @@ bool commit_int(const char* id, const char* label, const char* help, int* v, flo
   return changed;
 }
 
-bool commit_double(const char* id, const char* label, double* v, float width, std::string* error) {
-  const FieldEdit e = edit_field(id, num(*v), width);
+bool commit_double(const char* id, const char* label, double* v, float width, std::string* error,
+                   const double* running) {
+  const std::string running_text = running ? num(*running) : std::string();
+  const FieldEdit e = edit_field(id, num(*v), width, running ? &running_text : nullptr);
   ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
   ImGui::TextUnformatted(label);
   not_applied_line(e);
@@ -444,10 +473,12 @@ bool commit_double(const char* id, const char* label, double* v, float width, st
   return true;
 }
 
-ImRect field_rect(const std::string& window, const char* id) {
-  const auto it = field_rects().find(window + "/" + id);
-  return it == field_rects().end() ? ImRect() : it->second;
+FieldState field_state(const std::string& window, const char* id) {
+  const auto it = field_states().find(window + "/" + id);
+  return it == field_states().end() ? FieldState{} : it->second;
 }
+
+ImRect field_rect(const std::string& window, const char* id) { return field_state(window, id).rect; }
 
 ImVec4 error_colour() {
   const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_PopupBg];

@@ -55,26 +55,47 @@ void tooltip(const std::string& title, const std::string& body);
 
 // ---- fields ----
 // Fields whose value is applied only when the user commits it: Enter, Tab or leaving the field
-// (ImGui's deactivation after an edit). Escape puts back the value in use. While the text being
-// typed differs from the value in use the field is "pending", and not_applied_line() says so
-// with the value in use, so a keystroke in the middle of "2048" is never taken for 204.
+// (ImGui's deactivation after an edit). Escape puts back the form's value. While the text being
+// typed differs from it the field is "pending", and not_applied_line() says so with the value in
+// use, so a keystroke in the middle of "2048" is never taken for 204. A committed value that was
+// refused (its error is said by the caller) stays in the field with a red border, and the line
+// names the value still in use.
 struct FieldEdit {
+  std::string key;     // "window/id", for field_state()
   std::string text;    // what the field shows
   std::string in_use;  // the value in use, as text
   bool committed = false;  // this frame: a changed text was committed (text holds it)
-  bool pending = false;    // being edited, and different from the value in use
+  bool pending = false;    // being edited, and different from the form's value
+  bool refused = false;    // the form's value is not the one in use
 };
-FieldEdit edit_field(const char* id, const std::string& in_use, float width);  // id: "##N"
-void not_applied_line(const FieldEdit& e);  // "not applied · in use: …" when pending
-// A whole number: the field, − and + (which apply at once), the label and its (?) help, and the
-// pending line. A committed text that is not a whole number is refused: *error names it and *v
-// keeps the value in use. True when *v changed.
-bool commit_int(const char* id, const char* label, const char* help, int* v, float width, std::string* error);
-// The same for a number (a temperature), without buttons.
-bool commit_double(const char* id, const char* label, double* v, float width, std::string* error);
-// Where the field `id` of the window named `window` was last drawn (tests drive it with the
-// mouse; a child window's name is its parent's, "/", its own); an empty rect if never drawn.
-ImRect field_rect(const std::string& window, const char* id);
+// value: the form's value as text. running: the value in use when the form's value was refused
+// (nullptr when the form is in use).
+FieldEdit edit_field(const char* id, const std::string& value, float width, const std::string* running = nullptr);
+// "not applied · in use: …" while pending; "not in use · in use: …" while refused; nothing
+// otherwise.
+void not_applied_line(const FieldEdit& e);
+// A whole number as typed: optional spaces around an optional sign and digits. False otherwise.
+bool parse_int(const std::string& text, int* v);
+// A whole number: the field, − and + (which apply at once; steppers = false leaves them out),
+// the label and its (?) help, and the status line. A committed text that is not a whole number
+// is refused: *error names it and *v keeps its value. running: as for edit_field. True when *v
+// changed.
+bool commit_int(const char* id, const char* label, const char* help, int* v, float width, std::string* error,
+                const int* running = nullptr, bool steppers = true);
+// The same for a finite number (a temperature), without buttons.
+bool commit_double(const char* id, const char* label, double* v, float width, std::string* error,
+                   const double* running = nullptr);
+// What the field `id` of the window named `window` did in the last frame it was drawn (tests
+// drive it with the mouse and read it back; a child window's name is its parent's, "/", its own).
+struct FieldState {
+  ImRect rect;          // where it was drawn; empty if never drawn
+  bool pending = false;
+  bool refused = false;
+  bool marked = false;  // not_applied_line() drew its line for it
+  std::string in_use;   // the value in use it named
+};
+FieldState field_state(const std::string& window, const char* id);
+ImRect field_rect(const std::string& window, const char* id);  // field_state(…).rect
 
 // ---- dialogs ----
 // Red that reads on the popup's background, dark or light: a dialog's error line.

@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -15,10 +16,11 @@ using namespace flashstep::ui;
 
 namespace {
 
-// Clicks into the field `id` of the Inputs panel and selects its text (Ctrl+A).
-void focus_field(Headless& h, AppState& app, const char* id) {
+// Clicks into the field `id` of the window `window` (the Inputs panel unless said) and selects
+// its text (Ctrl+A).
+void focus_field(Headless& h, AppState& app, const char* id, const std::string& window = "Inputs") {
   for (int i = 0; i < 3; ++i) h.frame(app);  // the layout settles (the panels' heights)
-  const ImRect r = field_rect("Inputs", id);
+  const ImRect r = field_rect(window, id);
   REQUIRE(r.GetWidth() > 0);
   h.click(app, r.GetCenter());
   h.press(app, GLFW_KEY_A, false, true);
@@ -35,26 +37,57 @@ std::vector<double> first_row(const AppState& app) {
 
 }  // namespace
 
-TEST_CASE("fields: typing 2048 into N records nothing on the way, and the refused value leaves the recording") {
+TEST_CASE("fields: from N = 512, typing 2048 records nothing on the way, and the refused value leaves the recording") {
   Headless h;
   AppState app;
   app.background_allowed = false;
   REQUIRE(app.open_lesson("attn-naive"));
+  app.inputs.N = 512;
+  app.inputs_changed();
   const std::shared_ptr<const Recording> before = app.played.rec;
-  const int n0 = app.inputs.N;
+  REQUIRE(before->n == 512);
   const int steps0 = before->step_count();
   focus_field(h, app, "##N");
   for (const char c : std::string("2048")) {
     CAPTURE(c);
     h.type(app, static_cast<ImWchar>(c));
-    CHECK(app.inputs.N == n0);           // "2", "20", "204" are never applied
+    CHECK(app.inputs.N == 512);          // "2", "20", "204" are never applied
     CHECK(app.played.rec == before);     // nothing recorded mid-typing
+    const FieldState f = field_state("Inputs", "##N");
+    CHECK(f.pending);                    // the field says its text is not applied,
+    CHECK(f.marked);
+    CHECK(f.in_use == "512");            // and names the value in use
   }
   h.press(app, GLFW_KEY_ENTER);
   CHECK(app.inputs.N == 2048);                             // the committed value, refused:
   CHECK(app.input_error.find("512") != std::string::npos);  // the window's limit is named
   CHECK(app.played.rec == before);                         // and the last valid input stays
+  CHECK(app.played.rec->n == 512);
   CHECK(app.played.rec->step_count() == steps0);
+  // The field keeps 2048, marked as not in use beside the 512 that is.
+  const FieldState f = field_state("Inputs", "##N");
+  CHECK_FALSE(f.pending);
+  CHECK(f.refused);
+  CHECK(f.marked);
+  CHECK(f.in_use == "512");
+  // The fields that were not typed in are in use: nothing marks them.
+  CHECK_FALSE(field_state("Inputs", "##d").marked);
+}
+
+TEST_CASE("fields: a field that is not being edited carries no mark") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("attn-naive"));
+  for (int i = 0; i < 3; ++i) h.frame(app);
+  for (const char* id : {"##N", "##d", "##seed"}) {
+    CAPTURE(id);
+    const FieldState f = field_state("Inputs", id);
+    CHECK(f.rect.GetWidth() > 0);
+    CHECK_FALSE(f.pending);
+    CHECK_FALSE(f.refused);
+    CHECK_FALSE(f.marked);
+  }
 }
 
 TEST_CASE("fields: Tab and a click elsewhere commit, Escape puts the value in use back") {
@@ -83,10 +116,13 @@ TEST_CASE("fields: Tab and a click elsewhere commit, Escape puts the value in us
     const auto before = app.played.rec;
     focus_field(h, app, "##N");
     h.type_text(app, "9");
+    CHECK(field_state("Inputs", "##N").marked);
     h.press(app, GLFW_KEY_ESCAPE);
     h.frame(app);
     CHECK(app.inputs.N == n0);
     CHECK(app.played.rec == before);
+    CHECK_FALSE(field_state("Inputs", "##N").pending);  // the text is the value in use again
+    CHECK_FALSE(field_state("Inputs", "##N").marked);
   }
 }
 
@@ -102,11 +138,17 @@ TEST_CASE("fields: \"3, 1e999, 5\" typed into the vector is never run as a prefi
     CAPTURE(c);
     h.type(app, static_cast<ImWchar>(c));
     CHECK(app.played.rec == before);  // "3, 1e99" (= [3, 1e99]) is never recorded
+    CHECK(app.inputs.x == std::vector<std::vector<double>>{x0});
+    CHECK(field_state("Inputs", "##x").pending);
+    CHECK(field_state("Inputs", "##x").marked);
   }
   h.press(app, GLFW_KEY_ENTER);
   // 1e999 is too large for any format: refused by name, and the recording is the one before.
   CHECK(app.input_error.find("1e999") != std::string::npos);
   CHECK(first_row(app) == x0);
+  for (const double v : first_row(app)) CHECK(std::isfinite(v));  // never [3, inf]
+  CHECK(field_state("Inputs", "##x").refused);
+  CHECK(field_state("Inputs", "##x").in_use == format_rows({x0}));
   // Fixed and committed: applied.
   focus_field(h, app, "##x");
   h.type_text(app, "3, 1e9, 5");
@@ -114,6 +156,28 @@ TEST_CASE("fields: \"3, 1e999, 5\" typed into the vector is never run as a prefi
   h.press(app, GLFW_KEY_ENTER);
   CHECK(app.input_error.empty());
   CHECK(first_row(app) == std::vector<double>{3, 1e9, 5});
+  CHECK_FALSE(field_state("Inputs", "##x").refused);
+  CHECK_FALSE(field_state("Inputs", "##x").marked);
+}
+
+TEST_CASE("fields: the random vector's n and seed apply when committed") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("online"));
+  const int n0 = app.inputs.random_n;
+  focus_field(h, app, "##random_n");
+  h.type_text(app, "20");
+  CHECK(app.inputs.random_n == n0);
+  CHECK(field_state("Inputs", "##random_n").marked);
+  h.press(app, GLFW_KEY_TAB);
+  CHECK(app.inputs.random_n == 20);
+  const std::uint64_t seed0 = app.inputs.seed;
+  focus_field(h, app, "##random_seed");
+  h.type_text(app, "77");
+  CHECK(app.inputs.seed == seed0);
+  h.press(app, GLFW_KEY_ENTER);
+  CHECK(app.inputs.seed == 77);
 }
 
 TEST_CASE("fields: text that is not a whole number is refused at commit and the value in use stays") {
@@ -129,3 +193,29 @@ TEST_CASE("fields: text that is not a whole number is refused at commit and the 
   CHECK(app.status_line().text.find("'12x' is not a whole number") != std::string::npos);
 }
 
+
+TEST_CASE("fields: the 1/√d lab's seed is applied when committed, not per keystroke") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("scale"));
+  app.tab = Tab::scale_lab;
+  app.tab_changed = true;
+  for (int i = 0; i < 3; ++i) h.frame(app);
+  // The lab draws in a child window of the View panel, whose name ImGui suffixes with its id.
+  std::string window;
+  for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+    if (std::string(w->Name).rfind("View/scale-lab", 0) == 0) window = w->Name;
+  REQUIRE(!window.empty());
+  const int seed0 = app.scale_lab.seed;
+  REQUIRE(app.scale_lab.cached_seed == seed0);
+  focus_field(h, app, "##seed", window);
+  h.type_text(app, "42");
+  CHECK(app.scale_lab.seed == seed0);         // "4" is never applied
+  CHECK(app.scale_lab.cached_seed == seed0);  // nor computed
+  CHECK(field_state(window, "##seed").marked);
+  h.press(app, GLFW_KEY_ENTER);
+  CHECK(app.scale_lab.seed == 42);
+  CHECK(app.scale_lab.cached_seed == 42);
+  CHECK_FALSE(field_state(window, "##seed").marked);
+}

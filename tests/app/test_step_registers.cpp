@@ -2,6 +2,8 @@
 // the playhead's. Checked against the passes worked out here from the input in long double.
 #include "app/ui/model/step_registers.h"
 
+#include "app/ui/model/app_state.h"
+
 #include "core/engine.h"
 #include "tests/tolerance.h"
 
@@ -9,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +51,14 @@ Expected after_step(Algorithm a, const std::vector<double>& x, int k) {
     e.l = sum_against(seen, *e.m);
   }
   return e;
+}
+
+// The relative error allowed on l: a sum of at most n terms e^{x_j − m} ≤ 1, each exp in fp32
+// (tolerance.h points 1, 2, 4 and 5), for inputs spanning `range` below the max.
+double l_tolerance(int n, double range) {
+  const double u = tolerance::unit_roundoff(Precision::fp32);
+  return tolerance::gamma(n, u) + tolerance::exp_error(tolerance::Exp::cpu, Precision::fp32, range) + u * range +
+         2 * u;
 }
 
 }  // namespace
@@ -98,4 +109,59 @@ TEST_CASE("Steps tab: the issue's case, safe softmax: the m₁ row keeps m₁ wh
   CHECK((!regs.l[0] || *regs.l[0] == 0.0));
   CHECK(*regs.m[1] == 8.0);
   CHECK(*regs.m[5] == 9.0);  // pass 2 works against the global max
+}
+
+TEST_CASE("Steps tab: the safe softmax lesson's rows at several playheads show their own steps, not the playhead's") {
+  // The issue's case: x = [7, 8] typed into the safe softmax lesson. At step 5 the playhead's
+  // row holds m = 8, l = 1.3679; the m₁ row (step 1) must still read m = 7, l = 0.
+  for (const std::string text : {"7, 8", "3, 2, 5, 1"}) {
+    CAPTURE(text);
+    AppState app;
+    app.background_allowed = false;
+    REQUIRE(app.open_lesson("safe"));
+    REQUIRE(edit_vector_text(app.inputs, text));
+    app.inputs_changed();
+    REQUIRE(app.input_error.empty());
+    const std::vector<double> x = app.inputs.x[0];
+    const int n = static_cast<int>(x.size());
+    const int count = app.played.rec->step_count();
+    REQUIRE(count == 3 * n);  // pass 1: max, pass 2: sum of exp, pass 3: normalize
+    const double range = *std::max_element(x.begin(), x.end()) - *std::min_element(x.begin(), x.end());
+    const double rel = l_tolerance(n, range);
+    for (const int playhead : {0, 1, n - 1, n, n + 1, 4, 2 * n, count - 1}) {
+      CAPTURE(playhead);
+      app.seek(playhead);
+      const StepRegisters regs = step_registers(*app.played.rec);
+      for (int k = 0; k < count; ++k) {
+        CAPTURE(k);
+        const StepRow row = step_row(regs, k, playhead);
+        CHECK(row.shown == (k <= playhead));  // later steps have not happened yet
+        if (!row.shown) continue;
+        // m and l of the row after step k, worked out here: pass 1 takes the running max of
+        // x₁…x_{k+1}; pass 2 sums e^{x_j − m} over x₁…x_{k−n+1} against the full max; pass 3
+        // leaves both.
+        long double m = -INFINITY, l = 0;
+        for (int j = 0; j <= std::min(k, n - 1); ++j) m = std::max<long double>(m, x[static_cast<std::size_t>(j)]);
+        for (int j = 0; j < std::min(k - n + 1, n); ++j)
+          l += std::exp(static_cast<long double>(x[static_cast<std::size_t>(j)]) - m);
+        REQUIRE(row.m.has_value());
+        CHECK(*row.m == static_cast<double>(m));
+        if (k < n) {
+          CHECK((!row.l || *row.l == 0.0));
+        } else {
+          REQUIRE(row.l.has_value());
+          CHECK(std::fabs(*row.l - static_cast<double>(l)) <= rel * static_cast<double>(l));
+        }
+      }
+    }
+    if (text == std::string("7, 8")) {
+      const StepRegisters regs = step_registers(*app.played.rec);
+      const StepRow first = step_row(regs, 0, 4);  // the m₁ row with the playhead at step 5
+      CHECK(*first.m == 7.0);
+      CHECK((!first.l || *first.l == 0.0));
+      const StepRow fifth = step_row(regs, 4, 4);
+      CHECK(*fifth.m == 8.0);
+      CHECK(std::fabs(*fifth.l - (1.0 + std::exp(-1.0))) <= l_tolerance(2, 1.0) * (1.0 + std::exp(-1.0)));
+    }
+  }
 }

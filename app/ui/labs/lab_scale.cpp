@@ -107,9 +107,16 @@ void draw_scale_lab(ScaleLab& lab, float s) {
   if (ImGui::SliderInt("d", &d, 1, 1024, "%d", ImGuiSliderFlags_Logarithmic)) lab.d = std::clamp(d, 1, 1024);
   help_marker("The head dimension: the length of the query and key vectors q and k.");
   ImGui::SameLine(0, 20 * s);
-  ImGui::SetNextItemWidth(110 * s);
-  ImGui::InputInt("seed", &lab.seed);
-  help_marker("Seed of the random standard-normal q and k: another seed, another sample.");
+  std::string error;
+  if (commit_int("##seed", "seed", "Seed of the random standard-normal q and k: another seed, another sample.",
+                 &lab.seed, 60 * s, &error))
+    lab.seed_error.clear();
+  if (!error.empty()) lab.seed_error = error + " (the seed in use stays)";
+  if (!lab.seed_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(213, 94, 0, 255));
+    ImGui::TextUnformatted(lab.seed_error.c_str());
+    ImGui::PopStyleColor();
+  }
   update_scale_lab(lab);
 
   const float avail = ImGui::GetContentRegionAvail().x;

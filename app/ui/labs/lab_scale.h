@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace flashstep::ui {
@@ -38,6 +39,7 @@ inline constexpr int kScaleLabSamples = 4000;
 struct ScaleLab {
   int d = 64;
   int seed = 1;
+  std::string seed_error;  // why the last seed typed was refused; empty when it was not
   // Results for (cached_d, cached_seed); recomputed when the controls change.
   int cached_d = -1, cached_seed = -1;
   std::vector<double> dots;                  // q·k samples

@@ -28,4 +28,13 @@ StepRegisters step_registers(const Recording& rec) {
   return out;
 }
 
+StepRow step_row(const StepRegisters& regs, int step, int playhead) {
+  StepRow r;
+  if (step < 0 || step > playhead || step >= static_cast<int>(regs.m.size())) return r;
+  r.shown = true;
+  r.m = regs.m[static_cast<std::size_t>(step)];
+  r.l = regs.l[static_cast<std::size_t>(step)];
+  return r;
+}
+
 }  // namespace flashstep::ui

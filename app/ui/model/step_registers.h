@@ -19,4 +19,12 @@ struct StepRegisters {
 };
 StepRegisters step_registers(const Recording& rec);
 
+// What row `step` of the Steps tab shows with the playhead at `playhead`: that step's own m and l
+// for steps up to the playhead; steps after it have not happened yet and show nothing.
+struct StepRow {
+  bool shown = false;
+  std::optional<double> m, l;
+};
+StepRow step_row(const StepRegisters& regs, int step, int playhead);
+
 }  // namespace flashstep::ui

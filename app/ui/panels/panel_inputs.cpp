@@ -12,6 +12,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <climits>
 
 namespace flashstep::ui {
 
@@ -21,30 +22,33 @@ constexpr ImU32 kBad = IM_COL32(213, 94, 0, 255);
 float g_needed_height = 0;  // what the panel's contents took in the last frame
 constexpr ImU32 kOk = IM_COL32(0, 158, 115, 255);
 
+// The value a field's recording on screen was made with, when the form is not in use (a refused
+// value): the field is then marked with it. nullptr while the form is in use.
+template <typename T>
+const T* running(const AppState& app, const T& v, bool applies = true) {
+  return app.input_error.empty() || !applies ? nullptr : &v;
+}
+
 bool vector_field(AppState& app) {
   Inputs& in = app.inputs;
   bool changed = false;
-  const bool bad = !in.vector_error.empty();
-  if (bad) {
-    ImGui::PushStyleColor(ImGuiCol_FrameBg, IM_COL32(120, 35, 20, 255));
-    ImGui::PushStyleColor(ImGuiCol_Border, kBad);
-    ImGui::PushStyleVar(ImGuiStyleVar_FrameBorderSize, 1.5f * app.ui_scale);
-  }
-  const FieldEdit e = edit_field("##x", in.vector_text, ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 2.0f);
+  // The vector in use is the recording's, unless the form's is (refused text, or a vector that
+  // parses but is refused for another reason).
+  const bool refused = !app.input_error.empty() && !is_attention(app.scenario.algorithm) &&
+                       (!in.vector_error.empty() || app.scenario.x != in.x);
+  const std::string in_use = refused ? format_rows(app.scenario.x) : std::string();
+  const FieldEdit e = edit_field("##x", in.vector_text, ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 2.0f,
+                                 refused ? &in_use : nullptr);
   if (e.committed) {
     edit_vector_text(in, e.text);
     changed = true;
-  }
-  if (bad) {
-    ImGui::PopStyleVar();
-    ImGui::PopStyleColor(2);
   }
   help_marker("Numbers separated by commas or spaces; ';' starts another row (each row is its own "
               "softmax). inf, -inf, nan and the minus sign − are accepted; an empty value (1,,2) is "
               "not. Enter, Tab or a click elsewhere applies the text; until then, and while it does "
               "not parse, the last valid vector stays in use.");
   not_applied_line(e);
-  if (bad) {
+  if (!in.vector_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, kBad);
     ImGui::PushTextWrapPos(0);
     ImGui::TextUnformatted(in.vector_error.c_str());
@@ -70,28 +74,41 @@ bool vector_field(AppState& app) {
   }
   if (ImGui::IsItemHovered())
     tooltip("random", "n standard-normal values times 3, from the seed.");
-  // n and seed share what is left of the line.
+  // n and seed share what is left of the line; they take effect when random is pressed, and
+  // are committed as the other fields are.
   ImGui::SameLine();
   const float label_w = ImGui::CalcTextSize("n seed (?)").x + st.ItemInnerSpacing.x * 2 + st.ItemSpacing.x * 3;
   const float field_w = std::max((right - ImGui::GetCursorPosX() - label_w) * 0.5f, ImGui::GetFontSize() * 2.0f);
-  ImGui::SetNextItemWidth(field_w);
-  ImGui::InputInt("n##random", &in.random_n, 0);
-  in.random_n = std::clamp(in.random_n, 1, kMaxVectorN);
+  auto small_int = [&](const char* id, const char* label, int value, int lo, int hi, int* out) {
+    const FieldEdit f = edit_field(id, std::to_string(value), field_w);
+    ImGui::SameLine(0, st.ItemInnerSpacing.x);
+    ImGui::TextUnformatted(label);
+    int v = 0;
+    if (f.committed) {
+      if (parse_int(f.text, &v)) *out = std::clamp(v, lo, hi);
+      else app.note(Severity::error, std::string(label) + ": '" + f.text + "' is not a whole number");
+    }
+    return f;
+  };
+  const FieldEdit fn = small_int("##random_n", "n", in.random_n, 1, kMaxVectorN, &in.random_n);
   ImGui::SameLine();
   int seed = static_cast<int>(in.seed);
-  ImGui::SetNextItemWidth(field_w);
-  if (ImGui::InputInt("seed##random", &seed, 0)) in.seed = static_cast<std::uint64_t>(std::max(seed, 0));
+  const FieldEdit fs = small_int("##random_seed", "seed", seed, 0, INT_MAX, &seed);
+  in.seed = static_cast<std::uint64_t>(seed);
   help_marker("Length and seed of the random vector; press random to use it.");
+  not_applied_line(fn);
+  not_applied_line(fs);
   return changed;
 }
 
 // A whole-number field applied on Enter, Tab or leaving it. Out of range values are kept as
-// committed: check() names them above the form, and the last valid recording stays in use until
+// committed: check() names them above the form, the field is marked with the value still in
+// use (`in_use`, nullptr while the form is in use), and the last valid recording stays until
 // they are fixed. Text that is not a number is refused at once.
-bool int_field(AppState& app, const char* label, int* v, const char* help) {
+bool int_field(AppState& app, const char* label, int* v, const char* help, const int* in_use = nullptr) {
   std::string error;
   const std::string id = std::string("##") + label;
-  const bool changed = commit_int(id.c_str(), label, help, v, ImGui::GetFontSize() * 4.5f, &error);
+  const bool changed = commit_int(id.c_str(), label, help, v, ImGui::GetFontSize() * 4.5f, &error, in_use);
   if (!error.empty()) app.note(Severity::error, error + " (the value in use stays)");
   return changed;
 }
@@ -119,7 +136,9 @@ bool scale_field(AppState& app, Inputs& in) {
               "T > 1 flattens.");
   if (in.scale == ScaleChoice::temperature) {
     std::string error;
-    if (commit_double("##T", "T", &in.temperature, ImGui::GetFontSize() * 4.5f, &error)) changed = true;
+    const double T = 1.0 / app.scenario.scale_value;
+    const double* in_use = running(app, T, app.scenario.scale_mode == ScaleMode::value);
+    if (commit_double("##T", "T", &in.temperature, ImGui::GetFontSize() * 4.5f, &error, in_use)) changed = true;
     if (!error.empty()) app.note(Severity::error, error + " (the value in use stays)");
   }
   if (in.scale != ScaleChoice::none) ImGui::TextDisabled("scores × %s", num(scale_of(in)).c_str());
@@ -145,7 +164,8 @@ bool blocks_field(AppState& app) {
               "yourself.");
   changed |= int_field(app, "M (SRAM)", &in.M,
                        "On-chip memory (SRAM / shared memory) in elements. A GPU has about "
-                       "100-200 KB per streaming multiprocessor.");
+                       "100-200 KB per streaming multiprocessor.",
+                       running(app, app.scenario.sram, in.blocks == BlockChoice::from_sram && app.scenario.sram > 0));
   if (in.blocks == BlockChoice::from_sram) {
     blocks_from_sram(in.M, in.d, in.Br, in.Bc);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
@@ -153,8 +173,11 @@ bool blocks_field(AppState& app) {
                        ImGui::GetContentRegionAvail().x);
     ImGui::PopStyleColor();
   } else {
-    changed |= int_field(app, "Br", &in.Br, "Rows of a Q block (queries per tile).");
-    changed |= int_field(app, "Bc", &in.Bc, "Rows of a K/V block (keys per tile).");
+    const bool same_mode = app.scenario.block_rows > 0;
+    changed |= int_field(app, "Br", &in.Br, "Rows of a Q block (queries per tile).",
+                         running(app, app.scenario.block_rows, same_mode));
+    changed |= int_field(app, "Bc", &in.Bc, "Rows of a K/V block (keys per tile).",
+                         running(app, app.scenario.block_cols, same_mode));
   }
   // The tile at its real size (clamped to N, as the engine clamps it).
   const int Br = std::min(in.Br, in.N), Bc = std::min(in.Bc, in.N);
@@ -242,8 +265,11 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
     ImGui::SameLine();
     changed |= vector_field(app);
   } else {
-    bool shape = int_field(app, "N", &in.N, "Sequence length: Q, K and V are N×d, S and P are N×N.");
-    shape |= int_field(app, "d", &in.d, "Head dimension: the length of each q, k, v.");
+    const bool same_family = is_attention(app.scenario.algorithm);
+    bool shape = int_field(app, "N", &in.N, "Sequence length: Q, K and V are N×d, S and P are N×N.",
+                           running(app, app.scenario.n, same_family));
+    shape |= int_field(app, "d", &in.d, "Head dimension: the length of each q, k, v.",
+                       running(app, app.scenario.d, same_family));
     if (has_explicit_qkv(in)) {
       ImGui::TextDisabled("Q, K, V from the scenario file");
       help_marker("The scenario file gave Q, K and V. Changing N, d or pressing \"random\" "
@@ -252,7 +278,9 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
       if (ImGui::SmallButton("random")) shape = true;
     } else {
       int seed = static_cast<int>(in.seed);
-      if (int_field(app, "seed", &seed, "Q, K and V are standard-normal random numbers from this seed.")) {
+      const int seed_in_use = static_cast<int>(app.scenario.seed);
+      if (int_field(app, "seed", &seed, "Q, K and V are standard-normal random numbers from this seed.",
+                    running(app, seed_in_use, same_family))) {
         in.seed = static_cast<std::uint64_t>(std::max(seed, 0));
         changed = true;
       }
@@ -263,7 +291,8 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
   changed |= precision_field(in);
   changed |= scale_field(app, in);
   if (!attention && in.scale == ScaleChoice::inv_sqrt_d)
-    changed |= int_field(app, "d", &in.d, "The head dimension whose √d divides the scores.");
+    changed |= int_field(app, "d", &in.d, "The head dimension whose √d divides the scores.",
+                         running(app, app.scenario.d, !is_attention(app.scenario.algorithm)));
   if (attention) {
     if (ImGui::Checkbox("causal mask", &in.causal)) changed = true;
     help_marker("Query i may only attend to keys j ≤ i (a decoder): the upper triangle of S is "
@@ -276,7 +305,8 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
   if (info(in.algorithm).takes_workers)
     changed |= int_field(app, "workers n_w", &in.chunks,
                          "Number of workers; each runs the online softmax over its own chunk "
-                         "before the (m, l) pairs are merged.");
+                         "before the (m, l) pairs are merged.",
+                         running(app, app.scenario.chunks, !is_attention(app.scenario.algorithm)));
   ImGui::Separator();
   changed |= backend_field(in);
   if (changed) app.inputs_changed();

@@ -74,11 +74,11 @@ void draw_steps_table(AppState& app) {
       ImGui::TextUnformatted(st.label.c_str());
       ImGui::TableNextColumn();
       text_rich(st.text, ImGui::GetContentRegionAvail().x);
-      if (i <= playhead) {
+      if (const StepRow row = step_row(regs, i, playhead); row.shown) {
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(register_text(regs.m[static_cast<std::size_t>(i)], has_m).c_str());
+        ImGui::TextUnformatted(register_text(row.m, has_m).c_str());
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(register_text(regs.l[static_cast<std::size_t>(i)], has_l).c_str());
+        ImGui::TextUnformatted(register_text(row.l, has_l).c_str());
       }
     }
   }
