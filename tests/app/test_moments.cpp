@@ -27,6 +27,14 @@ void start_background_recording(AppState& app) {
   app.inputs_changed();
 }
 
+// Ticks the window until the background job has ended (at most 30 s).
+void wait_for_job(AppState& app) {
+  for (int i = 0; i < 3000 && app.job.busy(); ++i) {
+    app.tick(0.0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 bool says(const AppState& app, std::string_view words) {
   return app.status_line().text.find(words) != std::string::npos;
 }
@@ -40,10 +48,7 @@ TEST_CASE("status line: \"recording…\" is shown while the job runs and gone on
   start_background_recording(app);
   REQUIRE(app.job.busy());
   CHECK(says(app, "in the background"));
-  for (int i = 0; i < 3000 && app.job.busy(); ++i) {
-    app.tick(0.0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  wait_for_job(app);
   app.tick(0.0);
   REQUIRE_FALSE(app.job.busy());
   CHECK_FALSE(says(app, "in the background"));
@@ -58,10 +63,7 @@ TEST_CASE("status line: a recording superseded by a lesson switch leaves no \"re
   REQUIRE(app.job.busy());
   app.background_allowed = false;
   REQUIRE(app.open_lesson("online"));  // records at once and cancels the job
-  for (int i = 0; i < 3000 && app.job.busy(); ++i) {
-    app.tick(0.0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  wait_for_job(app);
   CHECK_FALSE(says(app, "in the background"));
   CHECK_FALSE(says(app, "Recorded"));
 }
