@@ -67,18 +67,6 @@ void AttnNarration::tile_io(int br, int bc) {
   io.sram_reads += static_cast<std::uint64_t>(br) * bc + static_cast<std::uint64_t>(bc) * d;
 }
 
-void AttnNarration::write_tile(const TileBuffers& b, int r0, int c0, const BlockView& S,
-                               const BlockView& P, const BlockView& O, const BlockView& m,
-                               const BlockView& l) {
-  write_block(b.S, r0, c0, S);
-  write_block(b.P, r0, c0, P);
-  write_block(b.O, r0, 0, O);
-  for (int a = 0; a < m.rows(); ++a) {
-    rec_.write(b.m, r0 + a, 0, m(a, 0));
-    rec_.write(b.l, r0 + a, 0, l(a, 0));
-  }
-}
-
 std::string AttnNarration::list(const BlockView& M, int r, int max_items) {
   std::string out = "[";
   for (int k = 0; k < M.cols() && k < max_items; ++k) out += (k ? ", " : "") + num(M(r, k));
@@ -255,10 +243,35 @@ void AttnTiledNarration::tile(int i, int j, bool load_kv, const TileRowNumbers& 
   io.sram_reads += static_cast<std::uint64_t>(br) * d;
   io.hbm_writes += static_cast<std::uint64_t>(br) * d + 2ull * br;
   if (!rec_.on()) return;
-  write_tile({bS_, bP_, bO_, bm_, bl_}, r0, c0, S, P, O, m, l);
   Step st;
   st.pass = j + 1, st.line = 8, st.line_end = 13, st.tile_i = i, st.tile_j = j;
   st.label = strf("tile (i=%d, j=%d)", i + 1, j + 1);
+  // Three parts, in the order the kernel does them: the scores, the tile's own softmax, the
+  // merge into the running (m_i, l_i, O_i) and the writes back to HBM.
+  write_block(bS_, r0, c0, S);
+  rec_.end_part(st, 8, 9,
+                strf("Q%s, O%s, l%s, m%s loaded; S%d%d = Q%s K%sᵀ is %dx%d on chip. Row %d: %s",
+                     sub(i + 1).c_str(), sub(i + 1).c_str(), sub(i + 1).c_str(), sub(i + 1).c_str(),
+                     i + 1, j + 1, sub(i + 1).c_str(), sub(j + 1).c_str(), br, bc, r0 + 1,
+                     list(S).c_str()));
+  write_block(bP_, r0, c0, P);
+  rec_.end_part(st, 10, 10,
+                strf("Row %d of the tile alone: \\~m = rowmax = %s, \\~P = e^{S − \\~m} = %s, "
+                     "\\~l = rowsum \\~P = %s",
+                     r0 + 1, num(first.m_tilde).c_str(), list(P).c_str(), num(first.l_tilde).c_str()));
+  write_block(bO_, r0, 0, O);
+  for (int a = 0; a < m.rows(); ++a) {
+    rec_.write(bm_, r0 + a, 0, m(a, 0));
+    rec_.write(bl_, r0 + a, 0, l(a, 0));
+  }
+  rec_.end_part(st, 11, 13,
+                strf("Row %d: m_{new} = max(%s, %s) = %s, l_{new} = e^{%s − %s}·%s + e^{%s − %s}·%s = %s; "
+                     "O%s rescaled and divided by l_{new}; O%s, l%s, m%s written back to HBM",
+                     r0 + 1, num(first.m_old).c_str(), num(first.m_tilde).c_str(), num(first.m).c_str(),
+                     num(first.m_old).c_str(), num(first.m).c_str(), num(first.l_old).c_str(),
+                     num(first.m_tilde).c_str(), num(first.m).c_str(), num(first.l_tilde).c_str(),
+                     num(first.l).c_str(), sub(i + 1).c_str(), sub(i + 1).c_str(), sub(i + 1).c_str(),
+                     sub(i + 1).c_str()));
   st.text = strf("tile (i=%d, j=%d): S%d%d = Q%s K%sᵀ is %dx%d on chip. Row %d: \\~m = %s, "
                  "m_{new} = max(%s, %s) = %s, l_{new} = e^{%s − %s}·%s + e^{%s − %s}·%s = %s; "
                  "O%s, l%s, m%s written back to HBM",
@@ -318,10 +331,32 @@ void AttnTiledV2Narration::tile(int i, int j, const TileRowNumbers& first, const
   io.flops += 4ull * br + 2ull * br * d;
   io.exps += br;
   if (!rec_.on()) return;
-  write_tile({bS_, bP_, bacc_, bm_, bl_}, r0, c0, S, P, O_acc, m, l);
   Step st;
   st.pass = i + 1, st.line = 6, st.line_end = 10, st.tile_i = i, st.tile_j = j;
   st.label = strf("tile (i=%d, j=%d)", i + 1, j + 1);
+  // Three parts, in the kernel's order: the scores, the running max and sum with the tile's
+  // P̃ against the new max, and the rescaled accumulator.
+  write_block(bS_, r0, c0, S);
+  rec_.end_part(st, 6, 7,
+                strf("K%s, V%s loaded; S%d%d = Q%s K%sᵀ is %dx%d on chip. Row %d: %s", sub(j + 1).c_str(),
+                     sub(j + 1).c_str(), i + 1, j + 1, sub(i + 1).c_str(), sub(j + 1).c_str(), br, bc,
+                     r0 + 1, list(S).c_str()));
+  write_block(bP_, r0, c0, P);
+  for (int a = 0; a < m.rows(); ++a) {
+    rec_.write(bm_, r0 + a, 0, m(a, 0));
+    rec_.write(bl_, r0 + a, 0, l(a, 0));
+  }
+  rec_.end_part(st, 8, 9,
+                strf("Row %d: m = max(%s, rowmax S) = %s, \\~P = e^{S − m} = %s, "
+                     "l = e^{%s − %s}·%s + rowsum \\~P = %s",
+                     r0 + 1, num(first.m_old).c_str(), num(first.m).c_str(), list(P).c_str(),
+                     num(first.m_old).c_str(), num(first.m).c_str(), num(first.l_old).c_str(),
+                     num(first.l).c_str()));
+  write_block(bacc_, r0, 0, O_acc);
+  rec_.end_part(st, 10, 10,
+                strf("O_acc rescaled by e^{%s − %s} = %s and \\~P V%s added: row %d is %s, not yet divided",
+                     num(first.m_old).c_str(), num(first.m).c_str(), num(first.factor).c_str(),
+                     sub(j + 1).c_str(), r0 + 1, list(O_acc).c_str()));
   st.text = strf("tile (i=%d, j=%d): K%s, V%s loaded, S%d%d is %dx%d on chip. Row %d: m = max(%s, "
                  "rowmax S) = %s, l = e^{%s − %s}·%s + rowsum \\~P = %s; O_i rescaled by %s "
                  "and \\~PV added, not yet divided",
@@ -354,7 +389,7 @@ void AttnTiledV2Narration::finish_block(int i, const BlockView& O, const BlockVi
   if (!rec_.on()) return;
   write_block(bO_, r0, 0, O);
   Step st;
-  st.pass = i + 1, st.line = 11, st.line_end = 13, st.tile_i = i;
+  st.pass = i + 1, st.line = 12, st.line_end = 14, st.tile_i = i;
   st.label = strf("write O%d, L%d", i + 1, i + 1);
   st.text = strf("Q block %d done: O%s = diag(l)^{−1} O_acc (row %d: divided by l = %s once), "
                  "L = m + log l = %s; O%s and L%s written to HBM",

@@ -61,12 +61,6 @@ class AttnNarration {
   // The work both tiled loop orders do for a br × bc tile: S_ij = Q_i K_jᵀ · s, its row max,
   // exp and sum (P̃_ij), and P̃_ij V_j, all on chip.
   void tile_io(int br, int bc);
-  // S_ij, P̃_ij and the rows of O (or O_acc) after a tile, then m_i and l_i.
-  struct TileBuffers {
-    int S, P, O, m, l;
-  };
-  void write_tile(const TileBuffers& b, int r0, int c0, const BlockView& S, const BlockView& P,
-                  const BlockView& O, const BlockView& m, const BlockView& l);
   static Region rows_of(int b, int r0, int nr, int cols) { return {b, r0, 0, r0 + nr, cols}; }
   // "[0.1, 0.2, 0.3, 0.4, …]": the first entries of row r of M.
   static std::string list(const BlockView& M, int r = 0, int max_items = 4);

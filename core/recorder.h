@@ -35,6 +35,8 @@ class Recorder {
   // Changes a cell during the step being built (no-op when !on()).
   void write(int buffer, int r, int c, double v);
   void undefine(int buffer, int r, int c);
+  // Ends a part of the step being built (StepPart): its writes are those made so far.
+  void end_part(Step& step, int line, int line_end, std::string text);
   // Closes the step: stamps the IO counters and the delta range, adds a keyframe when due.
   void commit(Step step);
 

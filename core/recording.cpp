@@ -35,7 +35,10 @@ std::size_t Recording::memory_bytes() const {
   b += deltas.capacity() * sizeof(Delta);
   for (const auto& s : steps)
     b += sizeof(Step) + s.label.capacity() + s.text.capacity() +
-         (s.reads.capacity() + s.writes.capacity()) * sizeof(Region);
+         (s.reads.capacity() + s.writes.capacity()) * sizeof(Region) +
+         s.parts.capacity() * sizeof(StepPart);
+  for (const auto& s : steps)
+    for (const auto& p : s.parts) b += p.text.capacity();
   b += static_cast<std::size_t>(output.size()) * sizeof(double);
   return b;
 }
@@ -107,6 +110,12 @@ void Recorder::watch(const std::atomic<bool>* cancel, std::atomic<float>* progre
   expected_steps_ = expected_steps;
 }
 
+void Recorder::end_part(Step& step, int line, int line_end, std::string text) {
+  if (!on()) return;
+  step.parts.push_back({line, std::max(line, line_end), static_cast<std::uint32_t>(rec_.deltas.size()),
+                        std::move(text)});
+}
+
 void Recorder::commit(Step step) {
   if (!on()) return;
   if (cancel_ && cancel_->load(std::memory_order_relaxed)) throw Cancelled();
@@ -116,6 +125,8 @@ void Recorder::commit(Step step) {
   step.io = rec_.io;
   step.delta_end = static_cast<std::uint32_t>(rec_.deltas.size());
   if (step.line_end < step.line) step.line_end = step.line;
+  if (step.parts.size() == 1) step.parts.clear();  // one part is the step itself
+  if (!step.parts.empty()) step.parts.back().delta_end = step.delta_end;
   rec_.steps.push_back(std::move(step));
   // A keyframe whenever the deltas since the last one outweigh one full state: seeking then
   // never replays more than about one state's worth of writes, and keyframes cost at most as
@@ -149,9 +160,37 @@ void Cursor::apply_backward(int step) {
   }
 }
 
-void Cursor::seek(int k) {
-  const int last = rec_->step_count() - 1;
-  k = std::clamp(k, -1, last);
+int normal_part(const Recording& rec, int k, int part) {
+  if (k < 0 || k >= rec.step_count()) return -1;
+  const int parts = static_cast<int>(rec.steps[static_cast<std::size_t>(k)].parts.size());
+  return part >= 0 && part < parts - 1 ? part : -1;
+}
+
+void Cursor::seek(int k, int part) {
+  k = std::clamp(k, -1, rec_->step_count() - 1);
+  part = normal_part(*rec_, k, part);
+  if (k == position() && part == part_) return;
+  if (part_ >= 0) {  // undo the part shown on top of pos_
+    const auto begin = rec_->delta_begin(pos_ + 1);
+    for (auto i = rec_->steps[pos_ + 1].parts[part_].delta_end; i > begin; --i) {
+      const Delta& d = rec_->deltas[i - 1];
+      state_.values[d.buffer][d.index] = d.old;
+      state_.defined[d.buffer][d.index] = d.old_defined;
+    }
+    part_ = -1;
+  }
+  if (part < 0) return seek_whole(k);
+  seek_whole(k - 1);
+  const auto end = rec_->steps[k].parts[part].delta_end;
+  for (auto i = rec_->delta_begin(k); i < end; ++i) {
+    const Delta& d = rec_->deltas[i];
+    state_.values[d.buffer][d.index] = d.value;
+    state_.defined[d.buffer][d.index] = d.defined;
+  }
+  part_ = part;
+}
+
+void Cursor::seek_whole(int k) {
   if (k == pos_) return;
   // Far jumps restart from the nearest keyframe at or before k; near ones walk the deltas.
   const auto kf = std::upper_bound(rec_->keyframe_steps.begin(), rec_->keyframe_steps.end(), k);

@@ -42,6 +42,15 @@ struct Region {
   int r0 = 0, c0 = 0, r1 = 0, c1 = 0;
 };
 
+// A part of a step that one pseudocode line (or a few) does on its own: a tile's S_ij, then
+// its P̃_ij, then the merge into O_i. The part's writes are the step's deltas up to delta_end;
+// the last part ends where the step does. ",", "." in the app step through them.
+struct StepPart {
+  int line = 0, line_end = 0;   // highlighted pseudocode lines of the part
+  std::uint32_t delta_end = 0;  // the step's deltas [delta_begin, delta_end) are done by now
+  std::string text;             // the part's sentence with its numbers
+};
+
 struct Step {
   int pass = 1;             // 1-based; pass_names[pass - 1] names it
   int line = 0;             // first highlighted pseudocode line (1-based), 0 = none
@@ -54,6 +63,7 @@ struct Step {
   std::vector<Region> reads, writes;
   IoCounters io;            // cumulative, after this step
   std::uint32_t delta_end = 0;  // this step's deltas are [previous step's delta_end, delta_end)
+  std::vector<StepPart> parts;  // empty, or two or more parts in order (see StepPart)
 };
 
 // One cell change. `old` makes stepping backward as cheap as forward.
@@ -115,12 +125,15 @@ struct Recording {
 };
 
 // Moves through a Recording's states. seek(k) leaves state() equal to the contents after
-// step k (k = -1: before the first step), whichever direction it came from.
+// step k (k = -1: before the first step), whichever direction it came from. seek(k, p) stops
+// inside step k, after its part p (p = -1, or the last part: the whole step).
 class Cursor {
  public:
   explicit Cursor(const Recording& rec);
-  void seek(int k);
-  int position() const { return pos_; }
+  void seek(int k) { seek(k, -1); }
+  void seek(int k, int part);
+  int position() const { return part_ < 0 ? pos_ : pos_ + 1; }
+  int part() const { return part_; }  // -1: the whole step
   const State& state() const { return state_; }
   double value(int buffer, int r, int c) const;
   bool defined(int buffer, int r, int c) const;
@@ -128,10 +141,15 @@ class Cursor {
  private:
   void apply_forward(int step);
   void apply_backward(int step);
+  void seek_whole(int k);
   const Recording* rec_;
   State state_;
-  int pos_ = -1;
+  int pos_ = -1;   // steps applied whole
+  int part_ = -1;  // the part of step pos_ + 1 applied on top, -1 when none
 };
+
+// The part of step k that seek(k, part) would show: -1 when part means the whole step.
+int normal_part(const Recording& rec, int k, int part);
 
 // Replays deltas from the initial state to step k: the plain definition seek() must equal.
 State replay(const Recording& rec, int k);

@@ -80,6 +80,13 @@ Json recording_json(const Recording& rec, bool include_steps, bool include_outpu
       Json st = {{"index", k}, {"pass", s.pass}, {"label", s.label}, {"text", plain_text(s.text)}};
       if (s.tile_i >= 0) st["tile_i"] = s.tile_i;
       if (s.tile_j >= 0) st["tile_j"] = s.tile_j;
+      if (s.line > 0) st["lines"] = {s.line, s.line_end};
+      if (!s.parts.empty()) {
+        Json parts = Json::array();
+        for (const StepPart& p : s.parts)
+          parts.push_back({{"lines", {p.line, p.line_end}}, {"text", plain_text(p.text)}});
+        st["parts"] = std::move(parts);
+      }
       st["m"] = column_json(cur, bm, rows);
       st["l"] = column_json(cur, bl, rows);
       steps.push_back(std::move(st));

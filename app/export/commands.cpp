@@ -110,9 +110,14 @@ int shot_command(const ShotOptions& o) {
   if (o.step.empty()) step = app.timeline.playhead();  // 0, or the scenario file's playhead
   if (step >= count)
     return bad("--step " + o.step + ": " + source(o) + " has steps 0.." + std::to_string(count - 1));
+  if (step < 0) step = count - 1;
+  const int parts = app.timeline.part_count_at(step);
+  if (o.part < 0 || (o.part > 0 && parts < 2) || o.part > parts)
+    return bad("--part " + std::to_string(o.part) + ": step " + std::to_string(step) +
+               (parts < 2 ? " has no parts; leave --part out" : " has parts 1.." + std::to_string(parts)));
   ui::OffscreenRenderer renderer;
   if (!renderer.ok()) return bad(renderer.error());
-  app.seek(step < 0 ? count - 1 : step);
+  app.seek(step, o.part - 1);
   ui::Image img;
   if (!renderer.render(app, render_options(o), img)) return bad(renderer.error());
   if (!o.panel.empty()) img = ui::cropped(img, ui::content_rect(img, panel_margin(o)));

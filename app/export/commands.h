@@ -22,6 +22,7 @@ struct PictureOptions {
 struct ShotOptions : PictureOptions {
   std::string step;             // step index from 0, or "last"; empty: 0, or the
                                 // scenario file's playhead
+  int part = 0;                 // a part of the step (1..parts), 0: the whole step
 };
 
 struct GifOptions : PictureOptions {

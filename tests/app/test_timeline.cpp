@@ -141,3 +141,44 @@ TEST_CASE("timeline: loads the segments of a real recording") {
     CHECK(lt.segments().front().start == 0);
   }
 }
+
+TEST_CASE("timeline: . and , walk a tiled step's parts, the last part being the whole step") {
+  // FA-2 on N = 4 with 2×2 tiles: per Q block two tile steps of three parts, then the write.
+  Scenario s;
+  s.algorithm = Algorithm::attn_tiled_v2;
+  s.n = 4;
+  s.d = 2;
+  s.block_rows = s.block_cols = 2;
+  const Recording rec = record(s);
+  Timeline t;
+  t.load(rec);
+  REQUIRE(t.count() == 6);
+  CHECK(t.part_count_at(0) == 3);
+  CHECK(t.part_count_at(1) == 3);
+  CHECK(t.part_count_at(2) == 0);
+  // Forward from the whole step 0: its parts are behind it; on into step 1's parts.
+  std::vector<std::pair<int, int>> walked;
+  while (t.step_part(1)) walked.push_back({t.playhead(), t.part()});
+  const std::vector<std::pair<int, int>> forward = {{1, 0}, {1, 1}, {1, -1}, {2, -1}, {3, 0}, {3, 1},
+                                                    {3, -1}, {4, 0}, {4, 1}, {4, -1}, {5, -1}};
+  CHECK(walked == forward);
+  CHECK(t.position_text() == "pass 2/2 · step 6/6");
+  // Backward visits the same positions in reverse, down to the whole step 0's earlier parts.
+  walked.clear();
+  while (t.step_part(-1)) walked.push_back({t.playhead(), t.part()});
+  const std::vector<std::pair<int, int>> backward = {{4, -1}, {4, 1}, {4, 0}, {3, -1}, {3, 1}, {3, 0},
+                                                     {2, -1}, {1, -1}, {1, 1}, {1, 0}, {0, -1},
+                                                     {0, 1}, {0, 0}};
+  CHECK(walked == backward);
+  CHECK(t.position_text() == "pass 1/2 · step 1/6 · part 1/3");
+  // A whole-step move leaves the parts.
+  CHECK(t.step(1));
+  CHECK(t.part() == -1);
+  CHECK(t.seek(1, 1));
+  CHECK(t.part() == 1);
+  CHECK(t.seek(1, 2));  // the last part is the whole step
+  CHECK(t.part() == -1);
+  CHECK(t.seek(2, 0));  // step 2 has no parts: the whole step
+  CHECK(t.part() == -1);
+  CHECK(t.playhead() == 2);
+}

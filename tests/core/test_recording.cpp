@@ -130,6 +130,82 @@ TEST_CASE("seek(k) equals replay(rec, k) across keyframes") {
   }
 }
 
+namespace {
+
+// The contents after the first `end` deltas, replayed plainly from the initial state.
+State replay_deltas(const Recording& rec, std::uint32_t end) {
+  State s = rec.initial;
+  for (std::uint32_t i = 0; i < end; ++i) {
+    const Delta& d = rec.deltas[i];
+    s.values[d.buffer][d.index] = d.value;
+    s.defined[d.buffer][d.index] = d.defined;
+  }
+  return s;
+}
+
+bool line_says(Algorithm a, int first, int last, const std::string& what) {
+  const auto& lines = pseudocode(a);
+  for (int i = first; i <= last; ++i)
+    if (lines[static_cast<std::size_t>(i - 1)].find(what) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a tile step's parts: S, then P~, then the merge, each under its own pseudocode line") {
+  for (Algorithm a : {Algorithm::attn_tiled, Algorithm::attn_tiled_v2}) {
+    for (bool causal : {false, true}) {
+      const Scenario s = attention_case(a, 11, 3, 3, 4, causal);
+      CAPTURE(describe(s));
+      const Recording rec = record(s);
+      const int bS = rec.find_buffer("S"), bP = rec.find_buffer("P");
+      const int bO = rec.find_buffer(a == Algorithm::attn_tiled ? "O" : "O_acc");
+      REQUIRE(bS >= 0);
+      REQUIRE(bP >= 0);
+      REQUIRE(bO >= 0);
+      int tiles = 0;
+      Cursor cur(rec);
+      std::mt19937_64 gen(7);
+      for (int k = 0; k < rec.step_count(); ++k) {
+        const Step& st = rec.steps[k];
+        if (st.tile_j < 0) {
+          CHECK(st.parts.empty());
+          continue;
+        }
+        ++tiles;
+        CAPTURE(k);
+        REQUIRE(st.parts.size() == 3);
+        CHECK(line_says(a, st.parts[0].line, st.parts[0].line_end, "S_{ij} = Q_{i} K_{j}ᵀ"));
+        CHECK(line_says(a, st.parts[1].line, st.parts[1].line_end, "\\~P_{ij} = exp"));
+        CHECK(line_says(a, st.parts[2].line, st.parts[2].line_end, "O_{i}"));
+        const State before = replay(rec, k - 1), after = replay(rec, k);
+        for (int p = 0; p < 3; ++p) {
+          CAPTURE(p);
+          // From anywhere: the cursor lands on exactly the prefix of the step's writes.
+          cur.seek(std::uniform_int_distribution<int>(-1, rec.step_count() - 1)(gen),
+                   std::uniform_int_distribution<int>(-1, 2)(gen));
+          cur.seek(k, p);
+          CHECK(cur.position() == k);
+          CHECK(cur.part() == (p == 2 ? -1 : p));
+          const State& at = cur.state();
+          CHECK(same_state(at, replay_deltas(rec, st.parts[static_cast<std::size_t>(p)].delta_end)));
+          // S is there from the first part, P~ from the second, the merged O from the third.
+          CHECK(at.values[bS] == after.values[bS]);
+          CHECK(at.defined[bS] == after.defined[bS]);
+          CHECK(at.defined[bP] == (p >= 1 ? after.defined[bP] : before.defined[bP]));
+          CHECK(at.values[bO] == (p >= 2 ? after.values[bO] : before.values[bO]));
+        }
+      }
+      CHECK(tiles > 3);
+      // seek(k) after a part shows the whole step again.
+      cur.seek(0, 0);
+      cur.seek(0);
+      CHECK(cur.part() == -1);
+      CHECK(same_state(cur.state(), replay(rec, 0)));
+    }
+  }
+}
+
 TEST_CASE("seek(-1) is the state before the first step") {
   SUBCASE("online softmax: x is the input, m = -inf and l = 0, y not yet written") {
     Scenario s = softmax_case(Algorithm::online, 2, 5);
@@ -263,6 +339,23 @@ TEST_CASE("every step names a pass, a pseudocode line and regions inside their b
       for (const Region& g : st.reads) CHECK(region_inside(rec, g));
       for (const Region& g : st.writes) CHECK(region_inside(rec, g));
       CHECK(st.delta_end >= previous_end);
+      // Parts: two or more, each inside the step's lines and after the one before, their
+      // writes a growing prefix of the step's, the last ending with the step.
+      if (!st.parts.empty()) {
+        CHECK(st.parts.size() >= 2);
+        int line_before = st.line - 1;
+        std::uint32_t end_before = previous_end;
+        for (const StepPart& p : st.parts) {
+          CHECK(p.line > line_before);
+          CHECK(p.line_end >= p.line);
+          CHECK(p.line_end <= st.line_end);
+          CHECK(p.delta_end >= end_before);
+          CHECK_FALSE(p.text.empty());
+          line_before = p.line_end;
+          end_before = p.delta_end;
+        }
+        CHECK(st.parts.back().delta_end == st.delta_end);
+      }
       previous_end = st.delta_end;
     }
     // No write is left outside a step, where seeking could never reach it.

@@ -42,6 +42,12 @@ const Step* Played::step() const {
   return k >= 0 && k < rec->step_count() ? &rec->steps[static_cast<std::size_t>(k)] : nullptr;
 }
 
+const StepPart* Played::part() const {
+  const Step* s = step();
+  const int p = cursor->part();
+  return s && p >= 0 && p < static_cast<int>(s->parts.size()) ? &s->parts[static_cast<std::size_t>(p)] : nullptr;
+}
+
 AppState::AppState() : start_time_(now_seconds()) {
   played.set(std::make_shared<Recording>());
   // Two views side by side: no room for the matrix view's toolbar in each.
@@ -230,14 +236,15 @@ void AppState::adopt(std::shared_ptr<const Recording> rec, const Scenario& s, bo
   news(played.rec->derived, before ? &before->derived : nullptr, Severity::info);
 }
 
-void AppState::seek(int k) {
-  timeline.seek(k);
+void AppState::seek(int k, int part) {
+  timeline.seek(k, part);
   sync_cursor();
 }
 
 void AppState::sync_cursor() {
-  if (played.cursor->position() != timeline.playhead() && !timeline.empty())
-    played.seek(timeline.playhead());
+  if ((played.cursor->position() != timeline.playhead() || played.cursor->part() != timeline.part()) &&
+      !timeline.empty())
+    played.seek(timeline.playhead(), timeline.part());
   if (tab == Tab::compare) compare_sync();
 }
 

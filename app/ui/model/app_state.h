@@ -66,8 +66,9 @@ struct Played {
   std::shared_ptr<const Recording> rec;
   std::unique_ptr<Cursor> cursor;
   void set(std::shared_ptr<const Recording> r);
-  void seek(int k) { cursor->seek(k); }
+  void seek(int k, int part = -1) { cursor->seek(k, part); }
   const Step* step() const;
+  const StepPart* part() const;  // the part of step() shown, nullptr for the whole step
 };
 
 // Two algorithms on the same input under one playhead.
@@ -163,7 +164,7 @@ class AppState {
   void smaller_font();
   // The playback speed of the lesson's and Compare's timelines: the nearest of Timeline::kSpeeds.
   void set_play_speed(double steps_per_second);
-  void seek(int k);                 // the lesson's playhead
+  void seek(int k, int part = -1);                 // the lesson's playhead
   void sync_cursor();               // after moving `timeline` directly
   // After the user moved or started the active timeline (keys, buttons, scrubber, Steps tab):
   // the recording it steps becomes visible, so a lab tab gives way to the lesson's view.

@@ -31,20 +31,67 @@ void Timeline::load(int steps, std::vector<Segment> segments, int pass_count, in
         break;
       }
   playhead_ = 0;
+  part_ = -1;
+  parts_.clear();
   acc_ = 0;
   if (count_ == 0) playing_ = false;
 }
 
 void Timeline::load(const Recording& rec) {
   load(rec.step_count(), segments_of(rec), rec.pass_count(), rec.rows);
+  for (std::size_t k = 0; k < rec.steps.size(); ++k) {
+    const std::size_t n = rec.steps[k].parts.size();
+    if (n == 0) continue;
+    if (parts_.empty()) parts_.assign(rec.steps.size(), 0);
+    parts_[k] = static_cast<std::uint8_t>(std::min<std::size_t>(n, 255));
+  }
 }
 
 bool Timeline::seek(int k) {
   if (count_ == 0) return false;
   const int to = std::clamp(k, 0, count_ - 1);
-  const bool moved = to != playhead_;
+  const bool moved = to != playhead_ || part_ != -1;
   playhead_ = to;
+  part_ = -1;
   return moved;
+}
+
+bool Timeline::seek(int k, int part) {
+  const int before = part_, at = playhead_;
+  seek(k);
+  if (part >= 0 && part < part_count() - 1) part_ = part;
+  return playhead_ != at || part_ != before;
+}
+
+int Timeline::part_count_at(int k) const {
+  return k >= 0 && k < static_cast<int>(parts_.size()) ? parts_[static_cast<std::size_t>(k)] : 0;
+}
+
+bool Timeline::step_part(int delta) {
+  if (count_ == 0 || delta == 0) return false;
+  if (delta > 0) {
+    const int n = part_count();
+    if (part_ >= 0) {  // on through this step's parts; its last part is the whole step
+      part_ = part_ + 1 < n - 1 ? part_ + 1 : -1;
+      return true;
+    }
+    if (playhead_ + 1 >= count_) return false;
+    ++playhead_;
+    part_ = part_count() >= 2 ? 0 : -1;
+    return true;
+  }
+  if (part_ > 0) {
+    --part_;
+    return true;
+  }
+  if (part_ < 0 && part_count() >= 2) {  // the whole step is its last part: back to the one before
+    part_ = part_count() - 2;
+    return true;
+  }
+  if (playhead_ == 0) return false;
+  --playhead_;
+  part_ = -1;
+  return true;
 }
 
 bool Timeline::next_pass() {
@@ -109,6 +156,7 @@ std::string Timeline::position_text() const {
   if (multi_row_ && segments_[s].row >= 0)
     out += strf("row %d/%d · ", segments_[s].row + 1, rows_);
   out += strf("pass %d/%d · step %d/%d", pass(), pass_count_, playhead_ + 1, count_);
+  if (const int n = part_count(); n >= 2) out += strf(" · part %d/%d", part_ < 0 ? n : part_ + 1, n);
   return out;
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/recording.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,13 +34,14 @@ class Timeline {
   // steps: the number of steps; segments ascending, the first starting at 0 (empty when
   // steps == 0); pass_count: how many passes the algorithm has; rows: softmax rows or N.
   void load(int steps, std::vector<Segment> segments, int pass_count, int rows);
-  void load(const Recording& rec);
+  void load(const Recording& rec);  // with the steps' part counts
 
   int count() const { return count_; }
   bool empty() const { return count_ == 0; }
   int playhead() const { return playhead_; }
 
-  // Moves; every one clamps to [0, count − 1] and returns whether the playhead changed.
+  // Moves; every one clamps to [0, count − 1], shows the whole step and returns whether the
+  // playhead changed.
   bool seek(int k);
   bool first() { return seek(0); }
   bool last() { return seek(count_ - 1); }
@@ -48,6 +50,17 @@ class Timeline {
   bool next_pass();
   // To the start of this segment, or of the previous one when already at a start.
   bool prev_pass();
+
+  // Parts of a step (core StepPart: a tile's S, then P̃, then the merge). part() is the part
+  // shown, -1 for the whole step; step_part(±1) walks them: forward from a whole step into the
+  // next step's first part, and from a step's second-to-last part to the whole step (its last
+  // part is the whole step). Steps without parts are one position each.
+  int part() const { return part_; }
+  int part_count() const { return part_count_at(playhead_); }  // 0: the step has no parts
+  int part_count_at(int k) const;
+  bool step_part(int delta);
+  // Step k after its part p (0-based; the last part, -1 or out of range: the whole step).
+  bool seek(int k, int part);
 
   bool playing() const { return playing_; }
   // Play from the start again when at the last step.
@@ -81,6 +94,8 @@ class Timeline {
  private:
   int count_ = 0;
   int playhead_ = 0;
+  int part_ = -1;
+  std::vector<std::uint8_t> parts_;  // per step, empty when no step has parts
   std::vector<Segment> segments_;
   int pass_count_ = 0;
   int rows_ = 1;

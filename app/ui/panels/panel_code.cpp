@@ -50,12 +50,26 @@ void draw_explanation_panel(AppState& app, const PanelRect& r) {
   } else {
     const std::string pass =
         step->pass >= 1 && step->pass <= rec.pass_count() ? rec.pass_names[static_cast<std::size_t>(step->pass - 1)] : "";
+    const StepPart* part = app.played.part();
+    const int parts = static_cast<int>(step->parts.size());
+    std::string where = "pass " + std::to_string(step->pass) + ": " + pass + "  ·  " + step->label;
+    if (parts >= 2)
+      where += "  ·  part " + std::to_string(part ? app.played.cursor->part() + 1 : parts) + "/" +
+               std::to_string(parts);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-    text_wrapped_words("pass " + std::to_string(step->pass) + ": " + pass + "  ·  " + step->label, width);
+    text_wrapped_words(where, width);
     ImGui::PopStyleColor();
     ImGui::PushFont(font(FontRole::large));
-    text_rich(step->text, width);
+    text_rich(part ? part->text : step->text, width);
     ImGui::PopFont();
+    if (parts >= 2 && !app.presenting) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+      text_wrapped_words(part ? "Keys . and , walk the parts; → the next whole step."
+                              : "This step has " + std::to_string(parts) +
+                                    " parts, one per pseudocode line: , and . walk through them.",
+                         width);
+      ImGui::PopStyleColor();
+    }
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
   for (const std::string& n : rec.notices) text_wrapped_words("note: " + n, width);
@@ -72,7 +86,11 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
   const Recording& rec = *app.played.rec;
   const Step* step = app.played.step();
   const auto& lines = pseudocode(rec.step_count() > 0 ? rec.algorithm : app.inputs.algorithm);
+  // The step's lines are highlighted; when one of its parts is shown, that part's lines are,
+  // and the rest of the step's lines only faintly.
+  const StepPart* part = app.played.part();
   const int first = step ? step->line : 0, last = step ? std::max(step->line, step->line_end) : 0;
+  const int part_first = part ? part->line : first, part_last = part ? part->line_end : last;
   const float s = app.ui_scale;
   const float width = ImGui::GetContentRegionAvail().x;
   const float num_w = ImGui::CalcTextSize("00  ").x;
@@ -87,18 +105,22 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
     // Continuation lines hang two indent steps further in, so a wrapped line reads as one.
     const float hanging = 4.0f * indent_w;
     const std::vector<std::string> rows = wrap_rich(text, std::max(width - indent - hanging, 40.0f * s), ImGui::GetFontSize());
-    const bool on = i >= first && i <= last;
+    const bool in_step = i >= first && i <= last;
+    const bool on = i >= part_first && i <= part_last;
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float h = static_cast<float>(rows.size()) * line_h - ImGui::GetStyle().ItemSpacing.y;
     if (on) {
       dl->AddRectFilled(ImVec2(p.x - 4 * s, p.y - 1), ImVec2(p.x + width, p.y + h + 1),
                         with_alpha(palette_of(app.theme).current, palette_of(app.theme).light ? 0.18f : 0.22f));
       dl->AddRectFilled(ImVec2(p.x - 4 * s, p.y - 1), ImVec2(p.x - 1 * s, p.y + h + 1), palette_of(app.theme).current);
+    } else if (in_step) {
+      dl->AddRectFilled(ImVec2(p.x - 4 * s, p.y - 1), ImVec2(p.x + width, p.y + h + 1),
+                        with_alpha(palette_of(app.theme).current, 0.07f));
     }
     const float x0 = ImGui::GetCursorPosX();
     ImGui::TextDisabled("%d", i);
     const Palette& pal = palette_of(app.theme);
-    const ImU32 ink = on ? pal.text : mix(pal.text, pal.text_dim, 0.5f);
+    const ImU32 ink = on || in_step ? pal.text : mix(pal.text, pal.text_dim, 0.5f);
     for (std::size_t k = 0; k < rows.size(); ++k) {
       if (k == 0) ImGui::SameLine(x0 + indent);
       else ImGui::SetCursorPosX(x0 + indent + hanging);
@@ -108,7 +130,7 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
     }
     // Keep the highlighted line in view as the playhead moves, without fighting the user's
     // own scrolling while it stays put.
-    if (on && i == first && app.pseudocode.follow &&
+    if (on && i == part_first && app.pseudocode.follow &&
         app.pseudocode.scrolled_to != app.played.cursor->position()) {
       ImGui::SetScrollHereY(0.3f);
       app.pseudocode.scrolled_to = app.played.cursor->position();

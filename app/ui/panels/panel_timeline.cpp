@@ -137,6 +137,7 @@ const std::vector<Shortcut>& shortcuts() {
   static const std::vector<Shortcut> kShortcuts = {
       {"Space", "play / pause"},
       {"→  /  ←", "next / previous step"},
+      {".  /  ,", "next / previous part of a step (a tile's S, P̃ and merge, one pseudocode line each)"},
       {"Shift+→  /  Shift+←", "next pass / start of this (or the previous) pass"},
       {"Home  /  End", "first / last step"},
       {"+  /  −", "play faster / slower"},
@@ -193,6 +194,10 @@ void handle_shortcuts(AppState& app) {
   for (ImWchar c : io.InputQueueCharacters) {
     if (c == '+' || c == '=') tl.faster();
     if (c == '-' || c == 0x2212) tl.slower();
+    // By characters, wherever . and , sit on the keyboard. Compare's two recordings share a
+    // playhead but not their parts, so it moves by whole steps only.
+    if (c == '.' && app.tab != Tab::compare) moved |= tl.step_part(1);
+    if (c == ',' && app.tab != Tab::compare) moved |= tl.step_part(-1);
   }
   if (ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) tl.faster();
   if (ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) tl.slower();
