@@ -256,7 +256,7 @@ void AttnTiledNarration::tile(int i, int j, bool load_kv, const TileRowNumbers& 
                      list(S).c_str()));
   write_block(bP_, r0, c0, P);
   rec_.end_part(st, 10, 10,
-                strf("Row %d of the tile alone: \\~m = rowmax = %s, \\~P = e^{S − \\~m} = %s, "
+                strf("Row %d of the tile alone: \\~m = rowmax = %s, \\~P = exp(S − \\~m) = %s, "
                      "\\~l = rowsum \\~P = %s",
                      r0 + 1, num(first.m_tilde).c_str(), list(P).c_str(), num(first.l_tilde).c_str()));
   write_block(bO_, r0, 0, O);

@@ -166,6 +166,19 @@ int normal_part(const Recording& rec, int k, int part) {
   return part >= 0 && part < parts - 1 ? part : -1;
 }
 
+Step step_as_of_part(const Recording& rec, int k, int part) {
+  Step st = rec.steps[static_cast<std::size_t>(k)];
+  part = normal_part(rec, k, part);
+  if (part < 0) return st;
+  std::vector<bool> written(rec.buffers.size(), false);
+  for (auto i = rec.delta_begin(k); i < st.parts[static_cast<std::size_t>(part)].delta_end; ++i)
+    written[rec.deltas[i].buffer] = true;
+  st.writes.erase(std::remove_if(st.writes.begin(), st.writes.end(),
+                                 [&](const Region& g) { return !written[static_cast<std::size_t>(g.buffer)]; }),
+                  st.writes.end());
+  return st;
+}
+
 void Cursor::seek(int k, int part) {
   k = std::clamp(k, -1, rec_->step_count() - 1);
   part = normal_part(*rec_, k, part);

@@ -151,6 +151,11 @@ class Cursor {
 // The part of step k that seek(k, part) would show: -1 when part means the whole step.
 int normal_part(const Recording& rec, int k, int part);
 
+// Step k as it stands after its part `part`: its writes only where the part or one before it
+// has written (a tile's O is not yet written back while its S is computed). The whole step
+// when `part` means the whole step.
+Step step_as_of_part(const Recording& rec, int k, int part);
+
 // Replays deltas from the initial state to step k: the plain definition seek() must equal.
 State replay(const Recording& rec, int k);
 

@@ -88,6 +88,15 @@ TEST_CASE("tiled lessons: one live tile, the earlier ones discarded, masked ones
             live += t.at(i, j) == TileState::live;
           }
         CHECK(live == (now.second >= 0 ? 1 : 0));
+        // Row blocks (FA-2's on-chip m, l, O_acc): the step's Q block is live, the blocks
+        // worked on before it are gone, the rest to come.
+        REQUIRE(t.row_block.size() == static_cast<std::size_t>(Tr));
+        for (int i = 0; i < Tr; ++i) {
+          bool earlier = false;
+          for (int q = 0; q < k; ++q) earlier |= order[static_cast<std::size_t>(q)].first == i;
+          const TileState want = now.first == i ? TileState::live : earlier ? TileState::discarded : TileState::not_yet;
+          CHECK(static_cast<int>(t.row_block[static_cast<std::size_t>(i)]) == static_cast<int>(want));
+        }
       }
     }
   }

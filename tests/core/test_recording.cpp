@@ -194,6 +194,16 @@ TEST_CASE("a tile step's parts: S, then P~, then the merge, each under its own p
           CHECK(at.defined[bS] == after.defined[bS]);
           CHECK(at.defined[bP] == (p >= 1 ? after.defined[bP] : before.defined[bP]));
           CHECK(at.values[bO] == (p >= 2 ? after.values[bO] : before.values[bO]));
+          // What the step writes counts as written once it is: O only with the last part, but
+          // FA-2's first tile of a Q block starts by setting O_acc, m, l to 0, 0, −∞ (line 4).
+          const Step as_of = step_as_of_part(rec, k, p);
+          bool writes_S = false, writes_O = false;
+          for (const Region& g : as_of.writes) {
+            writes_S |= g.buffer == bS;
+            writes_O |= g.buffer == bO;
+          }
+          CHECK(writes_S);
+          CHECK(writes_O == (p == 2 || (a == Algorithm::attn_tiled_v2 && st.tile_j == 0)));
         }
       }
       CHECK(tiles > 3);

@@ -37,9 +37,15 @@ void Played::set(std::shared_ptr<const Recording> r) {
   cursor->seek(rec->step_count() > 0 ? 0 : -1);
 }
 
+void Played::seek(int k, int part) {
+  cursor->seek(k, part);
+  if (cursor->part() >= 0) as_of_part_ = step_as_of_part(*rec, cursor->position(), cursor->part());
+}
+
 const Step* Played::step() const {
   const int k = cursor->position();
-  return k >= 0 && k < rec->step_count() ? &rec->steps[static_cast<std::size_t>(k)] : nullptr;
+  if (k < 0 || k >= rec->step_count()) return nullptr;
+  return cursor->part() >= 0 ? &as_of_part_ : &rec->steps[static_cast<std::size_t>(k)];
 }
 
 const StepPart* Played::part() const {

@@ -66,9 +66,14 @@ struct Played {
   std::shared_ptr<const Recording> rec;
   std::unique_ptr<Cursor> cursor;
   void set(std::shared_ptr<const Recording> r);
-  void seek(int k, int part = -1) { cursor->seek(k, part); }
+  void seek(int k, int part = -1);
+  // The step shown: rec.steps[k], or while a part of it is shown, the step as of that part
+  // (step_as_of_part: only what is written so far counts as written).
   const Step* step() const;
   const StepPart* part() const;  // the part of step() shown, nullptr for the whole step
+
+ private:
+  Step as_of_part_;
 };
 
 // Two algorithms on the same input under one playhead.

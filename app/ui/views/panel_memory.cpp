@@ -30,7 +30,7 @@ float place_shapes(ImDrawList* dl, const Palette& pal, std::vector<Shape>& shape
   float x = p0.x, y = p0.y, line_h = 0;
   for (Shape& sh : shapes) {
     const float lw = std::max(
-        {sh.w, ImGui::CalcTextSize(sh.label.c_str()).x, ImGui::CalcTextSize(sh.size.c_str()).x * 0.85f});
+        {sh.w, draw_rich(nullptr, ImVec2(0, 0), 0, sh.label, 0, true), ImGui::CalcTextSize(sh.size.c_str()).x * 0.85f});
     if (x > p0.x && x + lw > p0.x + width) {
       x = p0.x;
       y += line_h + gap;
@@ -38,7 +38,7 @@ float place_shapes(ImDrawList* dl, const Palette& pal, std::vector<Shape>& shape
     }
     const ImVec2 a(x, y + label_h), b(x + sh.w, y + label_h + sh.h);
     if (dl) {
-      dl->AddText(ImVec2(x, y), pal.text, sh.label.c_str());
+      draw_rich(dl, ImVec2(x, y), pal.text, sh.label);
       dl->AddRectFilled(a, b, sh.fill, 2 * s);
       if (extra) extra(sh, a, b);
       dl->AddText(ImGui::GetFont(), fs * 0.85f, ImVec2(x, b.y + 2 * s), pal.text_dim, sh.size.c_str());

@@ -18,9 +18,15 @@ TileStates tile_states(const Recording& rec, int playhead) {
       const int last_query = std::min(rec.n, (i + 1) * rec.Br) - 1;
       if (masked_score(rec, last_query, j * rec.Bc)) out.state[static_cast<std::size_t>(i * out.Tc + j)] = TileState::masked;
     }
+  out.row_block.assign(static_cast<std::size_t>(out.Tr), TileState::not_yet);
   const int last = std::min(playhead, rec.step_count() - 1);
   for (int k = 0; k <= last; ++k) {
     const Step& st = rec.steps[static_cast<std::size_t>(k)];
+    if (st.tile_i >= 0 && st.tile_i < out.Tr) {
+      for (TileState& b : out.row_block)
+        if (b == TileState::live) b = TileState::discarded;
+      out.row_block[static_cast<std::size_t>(st.tile_i)] = k == playhead ? TileState::live : TileState::discarded;
+    }
     if (st.tile_i < 0 || st.tile_j < 0 || st.tile_i >= out.Tr || st.tile_j >= out.Tc) continue;
     TileState& t = out.state[static_cast<std::size_t>(st.tile_i * out.Tc + st.tile_j)];
     if (t != TileState::masked) t = k == playhead ? TileState::live : TileState::discarded;

@@ -17,6 +17,10 @@ enum class TileState : std::uint8_t { not_yet, live, discarded, masked };
 struct TileStates {
   int Tr = 0, Tc = 0;  // 0: the recording does not keep S and P̃ tile by tile
   std::vector<TileState> state;  // row-major Tr × Tc
+  // The same for a block of Br query rows of an on-chip per-row buffer (FlashAttention-2's
+  // m, l and O_acc): live while the step works on Q block i, discarded once the loop has moved
+  // on to another block, not_yet before.
+  std::vector<TileState> row_block;  // Tr
   TileState at(int i, int j) const { return state[static_cast<std::size_t>(i * Tc + j)]; }
 };
 

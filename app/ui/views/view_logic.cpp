@@ -400,7 +400,7 @@ std::string region_name(const Recording& rec, const Step& step, const Region& g)
     const std::string i = sub(step.tile_i + 1), j = sub(step.tile_j + 1);
     if (n == "K" || n == "V") return n + j;
     if (n == "S") return "S" + i + j;
-    if (n == "P") return "P~" + i + j;  // ImGui cannot draw a combining tilde over P
+    if (n == "P") return "\\~P" + i + j;  // markup: the tilde drawn over P
     if (n == "O_acc") return "O" + i + " (not yet divided)";
     return n + i;
   }

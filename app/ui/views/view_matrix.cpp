@@ -172,7 +172,24 @@ void draw_cells(const Ctx& c, const Mat& m, const ValueRange& range) {
     }
 }
 
+// An on-chip per-row buffer (FA-2's m, l, O_acc) keeps only the Q block being worked on:
+// the blocks done before it have left SRAM and are drawn as ghosts.
+void draw_row_blocks(const Ctx& c, const Mat& m, const TileStates& tiles) {
+  if (tiles.Tr == 0 || !m.query_rows || m.key_cols || m.transposed) return;
+  if (c.rec.buffers[static_cast<std::size_t>(m.buffer)].space != Space::sram) return;
+  const ImU32 ghost = with_alpha(c.pal.background, 0.80f);
+  for (int i = 0; i < tiles.Tr; ++i) {
+    if (tiles.row_block[static_cast<std::size_t>(i)] != TileState::discarded) continue;
+    const int r0 = i * c.rec.Br, r1 = std::min(r0 + c.rec.Br, m.rows);
+    const ImVec2 p0 = cell_pos(m, static_cast<float>(r0), 0.0f);
+    const ImVec2 p1 = cell_pos(m, static_cast<float>(r1), static_cast<float>(m.cols));
+    c.dl->AddRectFilled(p0, p1, ghost);
+    c.dl->AddRect(p0, p1, with_alpha(c.pal.grid, 0.9f), 0.0f, 0, 1.0f * c.s);
+  }
+}
+
 void draw_tile_states(const Ctx& c, const Mat& m, const TileStates& tiles) {
+  draw_row_blocks(c, m, tiles);
   if (tiles.Tr == 0 || !m.query_rows || !m.key_cols || m.transposed) return;
   const ImU32 ghost = with_alpha(c.pal.background, 0.80f);
   const ImU32 stripes = with_alpha(c.pal.text_dim, 0.55f);
@@ -345,9 +362,9 @@ void draw_title(const Ctx& c, const Mat& m, float max_w) {
   const float y = m.rect.y - c.fs - 3.0f * c.s;
   float w = 0;
   for (const std::string& t : m.titles) {
-    const float tw = ImGui::CalcTextSize(t.c_str()).x;
+    const float tw = draw_rich(nullptr, ImVec2(0, 0), 0, t, 0, true);
     if (tw <= max_w || &t == &m.titles.back()) {
-      if (tw <= max_w) c.dl->AddText(ImVec2(m.rect.x, y), c.pal.text, t.c_str());
+      if (tw <= max_w) draw_rich(c.dl, ImVec2(m.rect.x, y), c.pal.text, t);
       w = tw <= max_w ? tw : -1;
       break;
     }
@@ -555,7 +572,7 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   const std::string kt = pick("Kᵀ", 0x1D40, "K^T"), vt = pick("Vᵀ", 0x1D40, "V^T");
   const std::string shape_nd = strf(" (%d×%d)", rec.n, rec.d), shape_dn = strf(" (%d×%d)", rec.d, rec.n);
   const bool tiled = rec.Br > 0;
-  const std::string p_tilde = "P~";  // ImGui cannot place a combining tilde over P
+  const std::string p_tilde = "\\~P";  // markup: the tilde drawn over P
   add(bQ, false, L.q, true, false, {"Q" + shape_nd, "Q"});
   add(bK, true, L.kt, false, true, {kt + shape_dn, kt});
   add(bS, false, L.s, true, true,
