@@ -118,6 +118,9 @@ int shot_command(const ShotOptions& o) {
   ui::OffscreenRenderer renderer;
   if (!renderer.ok()) return bad(renderer.error());
   app.seek(step, o.part - 1);
+  // An explicit step is a step of the recording: a lab tab would not show it (as in the window,
+  // where moving the playhead leaves a lab).
+  if (!o.step.empty()) app.timeline_used();
   ui::Image img;
   if (!renderer.render(app, render_options(o), img)) return bad(renderer.error());
   if (!o.panel.empty()) img = ui::cropped(img, ui::content_rect(img, panel_margin(o)));

@@ -306,7 +306,7 @@ void colour_bar(ImDrawList* dl, ImVec2 p0, ImVec2 size, bool signed_map) {
   }
 }
 
-void mark_legend(const Palette& pal, float scale, bool with_current) {
+void mark_legend(const Palette& pal, float scale, bool with_current, bool with_registers) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float fs = ImGui::GetFontSize();
   const float box = fs * 0.8f;
@@ -333,13 +333,17 @@ void mark_legend(const Palette& pal, float scale, bool with_current) {
   if (with_current) entry("current tile", "The tile (i, j) of this step: the one on chip.", outlined(pal.current));
   entry("inf / nan", "Overflowed or undefined values. Hover a cell for the reason.", filled(pal.nonfinite));
   entry("not computed yet", "Cells nothing has written so far.", filled(pal.cell));
-  if (with_current) {
-    // The tiled lessons' S and P̃: tiles that left SRAM, and scores the causal mask removes.
-    entry("discarded", "A tile computed at an earlier step: folded into O, m and l, then gone from SRAM.",
+  if (with_current || with_registers) {
+    // The tiled lessons' S and P̃: tiles that left SRAM; registers: values of an earlier row.
+    entry("discarded",
+          with_current ? "A tile computed at an earlier step: folded into O, m and l, then gone from SRAM."
+                       : "A value of an earlier query row or key: its register has been reused since.",
           [&](ImVec2 a, ImVec2 b) {
             dl->AddRectFilled(a, b, mix(pal.cell, pal.background, 0.8f));
             dl->AddRect(a, b, pal.grid, 0.0f, 0, 1.0f * scale);
           });
+  }
+  if (with_current) {
     entry("masked", "Scores the causal mask removes (key after query): never computed.", [&](ImVec2 a, ImVec2 b) {
       dl->AddRectFilled(a, b, pal.cell);
       hatch(dl, a, b, with_alpha(pal.text_dim, 0.55f), 4.0f * scale);

@@ -138,6 +138,6 @@ ImVec2 register_box(ImDrawList* dl, const Palette& pal, ImVec2 p0, float width, 
 void colour_bar(ImDrawList* dl, ImVec2 p0, ImVec2 size, bool signed_map = false);
 // One line of swatches: read, written, current tile, inf/nan, not yet computed. Advances the
 // ImGui cursor.
-void mark_legend(const Palette& pal, float scale, bool with_current);
+void mark_legend(const Palette& pal, float scale, bool with_current, bool with_registers = false);
 
 }  // namespace flashstep::ui

@@ -110,3 +110,32 @@ TEST_CASE("tiled lessons: the views of the other attention algorithms have no ti
     CHECK(tile_states(rec, rec.step_count() - 1).Tr == 0);
   }
 }
+
+TEST_CASE("registers: attention online keeps one score and one row's o, m and l at a time") {
+  Scenario s;
+  s.algorithm = Algorithm::attn_online;
+  s.n = 5;
+  s.d = 3;
+  const Recording rec = record(s);
+  const int bS = rec.find_buffer("S"), bm = rec.find_buffer("m"), bacc = rec.find_buffer("O_acc");
+  REQUIRE(bS >= 0);
+  REQUIRE(bm >= 0);
+  REQUIRE(bacc >= 0);
+  int keys = 0;
+  for (const Step& st : rec.steps) {
+    if (st.label.find("k") == std::string::npos || st.row < 0) continue;  // the key steps: "q2 . k4"
+    ++keys;
+    // The score of this (row, key) only: find it among the step's writes.
+    int live_scores = 0, live_m = 0;
+    for (int r = 0; r < rec.n; ++r) {
+      for (int c = 0; c < rec.n; ++c) live_scores += register_live(rec, &st, bS, r, c);
+      live_m += register_live(rec, &st, bm, r, 0);
+      for (int c = 0; c < rec.d; ++c) CHECK(register_live(rec, &st, bacc, r, c) == (r == st.row));
+    }
+    CHECK(live_scores == 1);
+    CHECK(live_m == 1);
+    CHECK(register_live(rec, &st, bm, st.row, 0));
+  }
+  CHECK(keys == rec.n * rec.n);
+  CHECK_FALSE(register_live(rec, nullptr, bm, 0, 0));  // before the first step nothing is live
+}

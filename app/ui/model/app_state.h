@@ -130,7 +130,10 @@ class AppState {
   MeasureLab measure_lab;
   struct PseudocodePanel {
     bool follow = true;    // scroll the highlighted line into view
-    int scrolled_to = -1;  // the step it last scrolled for
+    int scrolled_to = -1;  // the step (and part) it last scrolled for, at this panel height
+    int scrolled_part = -1;
+    float scrolled_height = 0;
+    int settle = 0;  // frames left to repeat the scroll while the layout settles
   } pseudocode;
 
   // ---- messages ----

@@ -130,10 +130,20 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
     }
     // Keep the highlighted line in view as the playhead moves, without fighting the user's
     // own scrolling while it stays put.
-    if (on && i == part_first && app.pseudocode.follow &&
-        app.pseudocode.scrolled_to != app.played.cursor->position()) {
-      ImGui::SetScrollHereY(0.3f);
-      app.pseudocode.scrolled_to = app.played.cursor->position();
+    // The key changes with the step, its part and the panel's height (a layout that settles
+    // over the first frames, a resized window).
+    auto& f = app.pseudocode;
+    const int at = app.played.cursor->position(), at_part = app.played.cursor->part();
+    const float height = ImGui::GetWindowHeight();
+    if (on && i == part_first && f.follow) {
+      if (f.scrolled_to != at || f.scrolled_part != at_part || f.scrolled_height != height) f.settle = 3;
+      if (f.settle > 0) {
+        ImGui::SetScrollHereY(0.3f);
+        --f.settle;
+      }
+      f.scrolled_to = at;
+      f.scrolled_part = at_part;
+      f.scrolled_height = height;
     }
   }
   ImGui::End();

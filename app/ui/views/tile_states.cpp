@@ -3,6 +3,7 @@
 #include "core/algorithms.h"
 
 #include <algorithm>
+#include <string>
 
 namespace flashstep::ui {
 
@@ -32,6 +33,15 @@ TileStates tile_states(const Recording& rec, int playhead) {
     if (t != TileState::masked) t = k == playhead ? TileState::live : TileState::discarded;
   }
   return out;
+}
+
+bool register_live(const Recording& rec, const Step* step, int buffer, int r, int c) {
+  if (!step) return false;
+  for (const Region& g : step->writes)
+    if (g.buffer == buffer && r >= g.r0 && r < g.r1 && c >= g.c0 && c < g.c1) return true;
+  // S and P hold one score at a time; the names are the papers' matrices.
+  const std::string& name = rec.buffers[static_cast<std::size_t>(buffer)].name;
+  return name != "S" && name != "P" && step->row == r;
 }
 
 }  // namespace flashstep::ui

@@ -28,6 +28,12 @@ struct TileStates {
 // takes blocks (its table row) and the recording has its tile sizes.
 TileStates tile_states(const Recording& rec, int playhead);
 
+// Registers (Space::reg) hold one query row at a time: attention online's scores s, its o, m
+// and l, attention materialized's m and l. Live at a step: the cells the step writes, and for
+// a per-row buffer (not the N×N scores) every cell of the step's row; everything else has
+// been overwritten by later rows and is drawn as gone.
+bool register_live(const Recording& rec, const Step* step, int buffer, int r, int c);
+
 // Whether score (query, key) is masked: causal and the key after the query.
 inline bool masked_score(const Recording& rec, int query, int key) { return rec.causal && key > query; }
 

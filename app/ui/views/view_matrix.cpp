@@ -188,7 +188,28 @@ void draw_row_blocks(const Ctx& c, const Mat& m, const TileStates& tiles) {
   }
 }
 
+// Registers keep one query row: the cells of other rows (and S's other scores) are drawn as
+// gone, run by run along each row.
+void draw_registers(const Ctx& c, const Mat& m) {
+  if (!m.query_rows || m.transposed) return;
+  if (c.rec.buffers[static_cast<std::size_t>(m.buffer)].space != Space::reg) return;
+  const ImU32 ghost = with_alpha(c.pal.background, 0.80f);
+  for (int r = 0; r < m.rows; ++r) {
+    int run = -1;
+    for (int k = 0; k <= m.cols; ++k) {
+      const bool gone = k < m.cols && !register_live(c.rec, c.in.step, m.buffer, r, k);
+      if (gone && run < 0) run = k;
+      if (!gone && run >= 0) {
+        c.dl->AddRectFilled(cell_pos(m, static_cast<float>(r), static_cast<float>(run)),
+                            cell_pos(m, static_cast<float>(r + 1), static_cast<float>(k)), ghost);
+        run = -1;
+      }
+    }
+  }
+}
+
 void draw_tile_states(const Ctx& c, const Mat& m, const TileStates& tiles) {
+  draw_registers(c, m);
   draw_row_blocks(c, m, tiles);
   if (tiles.Tr == 0 || !m.query_rows || !m.key_cols || m.transposed) return;
   const ImU32 ghost = with_alpha(c.pal.background, 0.80f);

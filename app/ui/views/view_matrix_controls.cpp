@@ -3,6 +3,8 @@
 #include "app/ui/widgets.h"
 #include "core/text.h"
 
+#include <algorithm>
+
 namespace flashstep::ui {
 
 const std::vector<ValueRange>& matrix_ranges(const Recording& rec, MatrixViewOptions& opt) {
@@ -24,9 +26,15 @@ const std::vector<ValueRange>& matrix_ranges(const Recording& rec, MatrixViewOpt
 void draw_matrix_toolbar(const Recording& rec, MatrixViewOptions& opt, float s) {
   const char* kt = pick("Kᵀ", 0x1D40, "K^T");
   const char* vt = pick("Vᵀ", 0x1D40, "V^T");
-  auto box = [](const char* label, bool* v) {
+  // The items flow onto a second line rather than run off a narrow panel.
+  bool first = true;
+  auto next = [&](float w) {
+    if (!first) flow_next(w);
+    first = false;
+  };
+  auto box = [&](const char* label, bool* v) {
+    next(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x);
     ImGui::Checkbox(label, v);
-    ImGui::SameLine();
   };
   box("Q", &opt.show_q);
   box(kt, &opt.show_kt);
@@ -36,10 +44,11 @@ void draw_matrix_toolbar(const Recording& rec, MatrixViewOptions& opt, float s) 
   if (rec.find_buffer("O_acc") >= 0) box("O_acc", &opt.show_o_acc);
   box("O", &opt.show_o);
   box("m, l", &opt.show_stats);
+  next(ImGui::CalcTextSize("|").x);
   ImGui::TextDisabled("|");
-  ImGui::SameLine();
   box("numbers", &opt.show_values);
   if (rec.Br > 0) box("tiles", &opt.show_tiles);
+  next(130 * s + ImGui::GetFontSize() * 1.6f);
   ImGui::SetNextItemWidth(130 * s);
   ImGui::SliderFloat("##zoom", &opt.zoom, 0.0f, 64.0f, opt.zoom <= 0 ? "zoom: fit" : "%.0f px/cell");
   if (opt.zoom > 0) {
@@ -67,7 +76,9 @@ void draw_matrix_legend(const Recording& rec, const Palette& pal, const std::vec
   }
   help_marker(scales.c_str());
   ImGui::SameLine(0, ImGui::GetFontSize());
-  mark_legend(pal, s, rec.Br > 0);
+  const bool registers = std::any_of(rec.buffers.begin(), rec.buffers.end(),
+                                     [](const BufferInfo& b) { return b.space == Space::reg; });
+  mark_legend(pal, s, rec.Br > 0, registers);
 }
 
 }  // namespace flashstep::ui

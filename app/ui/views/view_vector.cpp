@@ -385,7 +385,8 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
   Columns cols;
   cols.n = rec.n;
   cols.x0 = origin.x + label_w;
-  cols.cw = std::min(usable / static_cast<float>(rec.n), 110.0f * s);
+  // Wide enough to fill a projector with a short vector, not so wide a bar reads as a block.
+  cols.cw = std::min(usable / static_cast<float>(rec.n), 170.0f * s);
   cols.gap = cols.cw >= 20 ? 6.0f * s : (cols.cw >= 6 ? 1.0f : 0.0f);
 
   Ctx c{in,  rec,  in.cursor.state(),       b, ImGui::GetWindowDrawList(), s, fs,
