@@ -156,7 +156,7 @@ std::string Timeline::position_text() const {
   if (multi_row_ && segments_[s].row >= 0)
     out += strf("row %d/%d · ", segments_[s].row + 1, rows_);
   out += strf("pass %d/%d · step %d/%d", pass(), pass_count_, playhead_ + 1, count_);
-  if (const int n = part_count(); n >= 2) out += strf(" · part %d/%d", part_ < 0 ? n : part_ + 1, n);
+  if (part_ >= 0) out += strf(" · part %d/%d", part_ + 1, part_count());
   return out;
 }
 

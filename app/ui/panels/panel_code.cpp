@@ -54,8 +54,8 @@ void draw_explanation_panel(AppState& app, const PanelRect& r) {
     const int parts = static_cast<int>(step->parts.size());
     std::string where = "pass " + std::to_string(step->pass) + ": " + pass + "  ·  " + step->label;
     if (parts >= 2)
-      where += "  ·  part " + std::to_string(part ? app.played.cursor->part() + 1 : parts) + "/" +
-               std::to_string(parts);
+      where += part ? "  ·  part " + std::to_string(app.played.cursor->part() + 1) + "/" + std::to_string(parts)
+                    : "  ·  " + std::to_string(parts) + " parts";
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
     text_wrapped_words(where, width);
     ImGui::PopStyleColor();

@@ -38,8 +38,13 @@ struct Ctx {
   std::uint64_t content;  // what the heat textures show: recording, step, palette
   MatrixViewOptions::Drawn& report;  // what this frame drew (numbers' size, hidden numbers)
   const std::vector<ValueRange>& ranges;  // each buffer's colour range
+  const TileStates& tiles;                 // which tiles and row blocks are on chip
   const ValueRange& range_of(int buffer) const { return ranges[static_cast<std::size_t>(buffer)]; }
 };
+
+// Whether buffer cell (r, col) of m has left the chip: a discarded tile of S or P̃, a finished
+// Q block of an on-chip per-row buffer, a register reused since. Its ghost carries no number.
+bool cell_gone(const Ctx& c, const Mat& m, int r, int col);
 
 // Display cell (r, c) of m → buffer cell.
 inline void to_buffer(const Mat& m, int r, int c, int& br, int& bc) {
@@ -152,6 +157,9 @@ void draw_cells(const Ctx& c, const Mat& m, const ValueRange& range) {
     for (int col = c_begin; col < c_end; ++col) {
       const std::size_t k = src.index(r, col);
       if (!(*src.defined)[k]) continue;
+      int br = 0, bc = 0;
+      to_buffer(m, r, col, br, bc);
+      if (cell_gone(c, m, br, bc)) continue;
       const double v = (*src.values)[k];
       const ImU32 fill = value_fill(c.pal, cell_kind(true, v), range, v);
       const ImVec2 p0 = cell_pos(m, static_cast<float>(r), static_cast<float>(col));
@@ -170,6 +178,16 @@ void draw_cells(const Ctx& c, const Mat& m, const ValueRange& range) {
                           plate);
       text_centered(c.dl, ImVec2(centre.x + 0.5f, centre.y + 0.5f), ink, t.c_str(), text_size);
     }
+}
+
+bool cell_gone(const Ctx& c, const Mat& m, int r, int col) {
+  if (m.transposed || !m.query_rows) return false;
+  const Space space = c.rec.buffers[static_cast<std::size_t>(m.buffer)].space;
+  if (space == Space::reg) return !register_live(c.rec, c.in.step, m.buffer, r, col);
+  const TileStates& t = c.tiles;
+  if (t.Tr == 0 || c.rec.Br <= 0 || c.rec.Bc <= 0) return false;
+  if (m.key_cols) return t.at(r / c.rec.Br, col / c.rec.Bc) == TileState::discarded;
+  return space == Space::sram && t.row_block[static_cast<std::size_t>(r / c.rec.Br)] == TileState::discarded;
 }
 
 // An on-chip per-row buffer (FA-2's m, l, O_acc) keeps only the Q block being worked on:
@@ -510,7 +528,8 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
                                 static_cast<std::uint64_t>(in.playhead + 1) * 1000003 + in.palette.cell * 7 +
                                 in.palette.nonfinite * 13 + in.palette.background;
   opt.drawn = {};
-  Ctx c{in, rec, in.cursor.state(), in.palette, nullptr, s, fs, opt, content, opt.drawn, rg};
+  const TileStates tiles = tile_states(rec, in.playhead);
+  Ctx c{in, rec, in.cursor.state(), in.palette, nullptr, s, fs, opt, content, opt.drawn, rg, tiles};
 
   const int bK = rec.find_buffer("K"), bV = rec.find_buffer("V"), bS = rec.find_buffer("S"),
             bP = rec.find_buffer("P"), bO = rec.find_buffer("O"), bA = rec.find_buffer("O_acc");
@@ -612,7 +631,6 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
         {rec.buffers[stat_buffers[k]].name, rec.buffers[stat_buffers[k]].name.substr(0, 1)});
 
   for (const Mat& m : mats) draw_cells(c, m, rg[m.buffer]);
-  const TileStates tiles = tile_states(rec, in.playhead);
   for (const Mat& m : mats) draw_tile_states(c, m, tiles);
   for (const Mat& m : mats) draw_grid(c, m);
   for (const Mat& m : mats) draw_marks(c, m);
