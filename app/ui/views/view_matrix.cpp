@@ -232,7 +232,6 @@ void draw_tile_states(const Ctx& c, const Mat& m, const TileStates& tiles) {
   if (tiles.Tr == 0 || !m.query_rows || !m.key_cols || m.transposed) return;
   const ImU32 ghost = with_alpha(c.pal.background, 0.80f);
   const ImU32 stripes = with_alpha(c.pal.text_dim, 0.55f);
-  const float fs = std::min(c.fs, std::max(m.ch * 0.8f, 1.0f));
   for (int i = 0; i < tiles.Tr; ++i)
     for (int j = 0; j < tiles.Tc; ++j) {
       const int r0 = i * c.rec.Br, r1 = std::min(r0 + c.rec.Br, m.rows);
@@ -259,13 +258,15 @@ void draw_tile_states(const Ctx& c, const Mat& m, const TileStates& tiles) {
             hatch(c.dl, a, b, stripes, 6.0f * c.s);
           }
       if (t != TileState::discarded) continue;
-      const char* word = "discarded";
-      for (const char* w : {word, "disc.", ""}) {
-        const float tw = ImGui::GetFont()->CalcTextSizeA(fs, 1e9f, 0.0f, w).x;
-        if (tw <= p1.x - p0.x - 4 * c.s && fs <= p1.y - p0.y) {
+      // The word at the tile's size, up to the font's, and only where it is readable.
+      const float tile_fs = std::min(c.fs, (p1.y - p0.y) * 0.45f);
+      if (tile_fs < kMinCellTextPx * c.s) continue;
+      for (const char* w : {"discarded", "disc.", ""}) {
+        const float tw = ImGui::GetFont()->CalcTextSizeA(tile_fs, 1e9f, 0.0f, w).x;
+        if (tw <= p1.x - p0.x - 4 * c.s) {
           if (*w)
-            c.dl->AddText(ImGui::GetFont(), fs, ImVec2((p0.x + p1.x - tw) * 0.5f, (p0.y + p1.y - fs) * 0.5f),
-                          c.pal.text_dim, w);
+            c.dl->AddText(ImGui::GetFont(), tile_fs,
+                          ImVec2((p0.x + p1.x - tw) * 0.5f, (p0.y + p1.y - tile_fs) * 0.5f), c.pal.text_dim, w);
           break;
         }
       }
