@@ -124,13 +124,14 @@ void attn_naive(const Resolved& r, Recorder& rec) {
   const Workspace::Hold held_p(static_cast<std::int64_t>(sizeof(T)) * N * N);
   for (int i = 0; i < N; ++i) {
     T m = -inf_of<T>();
-    for (int j = 0; j < N; ++j) m = std::max(m, S(i, j));
+    for (int j = 0; j < N; ++j) m = nan_max(m, S(i, j));
     T l = T(0);
     for (int j = 0; j < N; ++j) {
       P(i, j) = p_of(S(i, j), m);
       l = l + P(i, j);
     }
-    for (int j = 0; j < N; ++j) P(i, j) = P(i, j) / l;
+    // A row with no finite score has no probability mass: P = 0 (and O = 0), not 0/0.
+    for (int j = 0; j < N; ++j) P(i, j) = l == T(0) ? T(0) : P(i, j) / l;
     say.softmax_row(i, to_double(m), to_double(l), rows(P, i, 1));
   }
   // Kernel 3: O = P V.
@@ -153,9 +154,11 @@ void attn_online(const Resolved& r, Recorder& rec) {
     const int last = a.causal ? i : N - 1;
     for (int j = 0; j <= last; ++j) {
       const T sc = a.scores(i, 1, j, 1)(0, 0);
-      const T m_new = std::max(m, sc);
-      const T f = exp(m - m_new);
-      const T e = p_of(sc, m_new);
+      const T m_new = nan_max(m, sc);
+      // Against exp_base(m_new): while every score so far is −∞, 0 instead of −∞, so the
+      // factor is exp(−∞) = 0 rather than exp(−∞ + ∞) = NaN.
+      const T f = exp(m - exp_base(m_new));
+      const T e = p_of(sc, exp_base(m_new));
       for (int c = 0; c < d; ++c) o(0, c) = o(0, c) * f + e * a.V(j, c);
       const T l_old = l, m_old = m;
       l = l * f + e;
@@ -164,9 +167,9 @@ void attn_online(const Resolved& r, Recorder& rec) {
                      to_double(f), to_double(e)},
               rows(o));
     }
-    // O_i = o / l: the only division, once per row.
+    // O_i = o / l: the only division, once per row; a row with no finite score is 0.
     MatRM<T> Oi(1, d);
-    for (int c = 0; c < d; ++c) Oi(0, c) = o(0, c) / l;
+    for (int c = 0; c < d; ++c) Oi(0, c) = l == T(0) ? T(0) : o(0, c) / l;
     say.finish_row(i, to_double(m), to_double(l), rows(Oi));
   }
 }
@@ -196,10 +199,10 @@ void attn_tiled(const Resolved& r, Recorder& rec) {
       std::vector<T> mt(static_cast<std::size_t>(br)), lt(static_cast<std::size_t>(br));
       for (int a_ = 0; a_ < br; ++a_) {
         T mx = -inf_of<T>();
-        for (int b = 0; b < bc; ++b) mx = std::max(mx, S(a_, b));
+        for (int b = 0; b < bc; ++b) mx = nan_max(mx, S(a_, b));
         T sum = T(0);
         for (int b = 0; b < bc; ++b) {
-          P(a_, b) = p_of(S(a_, b), mx);
+          P(a_, b) = p_of(S(a_, b), exp_base(mx));
           sum = sum + P(a_, b);
         }
         mt[a_] = mx;
@@ -210,11 +213,12 @@ void attn_tiled(const Resolved& r, Recorder& rec) {
       TileRowNumbers first{to_double(m[r0]), to_double(l[r0]), 0, 0};
       for (int a_ = 0; a_ < br; ++a_) {
         const int row = r0 + a_;
-        const T m_new = std::max(m[row], mt[a_]);
-        const T f_old = exp(m[row] - m_new), f_tile = exp(mt[a_] - m_new);
+        const T m_new = nan_max(m[row], mt[a_]);
+        // exp_base: a row or tile that has seen only −∞ scores rescales by exp(−∞) = 0.
+        const T f_old = exp(m[row] - exp_base(m_new)), f_tile = exp(mt[a_] - exp_base(m_new));
         const T l_new = f_old * l[row] + f_tile * lt[a_];
         for (int c = 0; c < d; ++c)
-          O(row, c) = (l[row] * f_old * O(row, c) + f_tile * PV(a_, c)) / l_new;
+          O(row, c) = l_new == T(0) ? T(0) : (l[row] * f_old * O(row, c) + f_tile * PV(a_, c)) / l_new;
         m[row] = m_new;
         l[row] = l_new;
       }
@@ -254,13 +258,14 @@ void attn_tiled_v2(const Resolved& r, Recorder& rec) {
       TileRowNumbers first{to_double(m[0]), to_double(l[0]), 0, 0};
       for (int a_ = 0; a_ < br; ++a_) {
         T mx = m[a_];
-        for (int b = 0; b < bc; ++b) mx = std::max(mx, S(a_, b));
+        for (int b = 0; b < bc; ++b) mx = nan_max(mx, S(a_, b));
         T sum = T(0);
         for (int b = 0; b < bc; ++b) {
-          P(a_, b) = p_of(S(a_, b), mx);
+          P(a_, b) = p_of(S(a_, b), exp_base(mx));
           sum = sum + P(a_, b);
         }
-        f[a_] = exp(m[a_] - mx);
+        // exp_base: while the row has seen only −∞ scores the factor is exp(−∞) = 0, not NaN.
+        f[a_] = exp(m[a_] - exp_base(mx));
         l[a_] = f[a_] * l[a_] + sum;
         m[a_] = mx;
       }
@@ -275,7 +280,8 @@ void attn_tiled_v2(const Resolved& r, Recorder& rec) {
     MatRM<T> Oi(br, d);
     std::vector<T> L(static_cast<std::size_t>(br));
     for (int a_ = 0; a_ < br; ++a_) {
-      for (int c = 0; c < d; ++c) Oi(a_, c) = Oacc(a_, c) / l[a_];
+      // A row with no finite score: O = 0 and L = −∞ + log 0 = −∞.
+      for (int c = 0; c < d; ++c) Oi(a_, c) = l[a_] == T(0) ? T(0) : Oacc(a_, c) / l[a_];
       L[a_] = m[a_] + log(l[a_]);
     }
     say.finish_block(i, rows(Oi), column(m, 0, br), column(l, 0, br), column(L, 0, br));

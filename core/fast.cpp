@@ -23,6 +23,8 @@ namespace ei = Eigen::internal;
 using Packet = ei::packet_traits<float>::type;
 constexpr std::int64_t kP = ei::unpacket_traits<Packet>::size;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+constexpr float kPosInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 // Pass 1 of the online kernel works on blocks this long: 16 KiB stays in L1 between the
 // block's max and its exponentials, so memory sees x once.
 constexpr std::int64_t kBlock = 4096;
@@ -33,19 +35,36 @@ struct ML {
   float m = kNegInf, l = 0.0f;
 };
 
-// The online merge of two partial (m, l): the larger max wins, the other sum is rescaled.
+// The larger of a and b, NaN if either is (std::max(a, NaN) is a).
+float nan_max(float a, float b) { return std::isnan(a) || std::isnan(b) ? kNaN : std::max(a, b); }
+
+// The online merge of two partial (m, l): the larger max wins, the other sum is rescaled. A
+// part that has seen only −∞ (m = −∞, l = 0) adds nothing instead of exp(−∞ + ∞) = NaN; a NaN
+// stays NaN; a +∞ makes l NaN (exp(∞ − ∞)), as the recording engines do.
 ML merge(ML a, ML b) {
-  const float m = std::max(a.m, b.m);
+  const float m = nan_max(a.m, b.m);
+  if (std::isnan(m)) return {kNaN, kNaN};
   if (m == kNegInf) return {m, 0.0f};
-  return {m, a.l * std::exp(a.m - m) + b.l * std::exp(b.m - m)};
+  if (m == kPosInf) return {m, kNaN};
+  const float fa = a.m == kNegInf ? 0.0f : std::exp(a.m - m);
+  const float fb = b.m == kNegInf ? 0.0f : std::exp(b.m - m);
+  return {m, a.l * fa + b.l * fb};
 }
 
+// The max of n floats, NaN if any of them is NaN: the vector max instructions (maxps) drop a
+// NaN, so a mask of the lanes that equal themselves is kept beside it.
 float max_of(const float* x, std::int64_t n) {
   Packet acc = ei::pset1<Packet>(kNegInf);
+  Packet ok = ei::ptrue(acc);
   std::int64_t i = 0;
-  for (; i + kP <= n; i += kP) acc = ei::pmax(acc, ei::ploadu<Packet>(x + i));
+  for (; i + kP <= n; i += kP) {
+    const Packet v = ei::ploadu<Packet>(x + i);
+    acc = ei::pmax(acc, v);
+    ok = ei::pand(ok, ei::pcmp_eq(v, v));
+  }
+  if (ei::predux_any(ei::pxor(ok, ei::ptrue(ok)))) return kNaN;
   float m = ei::predux_max(acc);
-  for (; i < n; ++i) m = std::max(m, x[i]);
+  for (; i < n; ++i) m = nan_max(m, x[i]);
   return m;
 }
 
@@ -69,16 +88,32 @@ float sum_exp(const float* x, std::int64_t n, float m, const float* next = nullp
   return s;
 }
 
+// Σ exp(x_i − m) for the max m of a whole row: NaN when m is (a NaN in the row) or is +∞
+// (exp(∞ − ∞)), 0 when the row is only −∞.
+float row_sum(const float* x, std::int64_t n, float m) {
+  if (std::isnan(m) || m == kPosInf) return kNaN;
+  if (m == kNegInf) return 0.0f;
+  return sum_exp(x, n, m);
+}
+
 // y_i = exp(x_i − m) / l. y is written with streaming stores where the ISA has them: the
 // output is not read again soon, and skipping the read-for-ownership saves a third stream.
 void normalize(const float* x, float* y, std::int64_t n, float m, float l) {
+  // A row with a NaN, a +∞ (l is NaN) or only −∞ (l = 0: 0/0) is NaN throughout.
+  if (std::isnan(m) || std::isnan(l) || l == 0.0f) {
+    std::fill(y, y + n, kNaN);
+    return;
+  }
   const float inv_l = 1.0f / l;
   const Packet pm = ei::pset1<Packet>(m), pinv = ei::pset1<Packet>(inv_l);
+  // −∞ entries weigh exactly 0: the packet exp of a very negative number is not always 0.
+  const Packet pneg = ei::pset1<Packet>(kNegInf);
+  auto term = [&](float v) { return v == kNegInf ? 0.0f : std::exp(v - m) * inv_l; };
   std::int64_t i = 0;
-  for (; i < n && (reinterpret_cast<std::uintptr_t>(y + i) % (kP * sizeof(float))) != 0; ++i)
-    y[i] = std::exp(x[i] - m) * inv_l;
+  for (; i < n && (reinterpret_cast<std::uintptr_t>(y + i) % (kP * sizeof(float))) != 0; ++i) y[i] = term(x[i]);
   for (; i + kP <= n; i += kP) {
-    const Packet v = ei::pmul(ei::pexp(ei::psub(ei::ploadu<Packet>(x + i), pm)), pinv);
+    const Packet xv = ei::ploadu<Packet>(x + i);
+    const Packet v = ei::pand(ei::pmul(ei::pexp(ei::psub(xv, pm)), pinv), ei::pcmp_lt(pneg, xv));
 #if defined(__AVX512F__)
     _mm512_stream_ps(y + i, v);
 #elif defined(__AVX__)
@@ -87,20 +122,26 @@ void normalize(const float* x, float* y, std::int64_t n, float m, float l) {
     ei::pstoreu(y + i, v);
 #endif
   }
-  for (; i < n; ++i) y[i] = std::exp(x[i] - m) * inv_l;
+  for (; i < n; ++i) y[i] = term(x[i]);
 #if defined(__AVX__)
   _mm_sfence();
 #endif
 }
 
+// (m, l) of x in blocks: a block's max, then its exponentials against the running max. A block
+// of only −∞ adds nothing; a NaN ends the row as NaN (its outputs are all NaN); a +∞ makes
+// l NaN and m +∞.
 ML online_ml(const float* x, std::int64_t n) {
   ML acc;
   for (std::int64_t b = 0; b < n; b += kBlock) {
     const std::int64_t len = std::min(kBlock, n - b);
-    const float m_new = std::max(acc.m, max_of(x + b, len));
+    const float m_new = nan_max(acc.m, max_of(x + b, len));
+    if (std::isnan(m_new)) return {kNaN, kNaN};
+    if (m_new == kPosInf) return {m_new, kNaN};
     if (m_new == kNegInf) continue;
     const float* next = b + kBlock + len <= n ? x + b + kBlock : nullptr;
-    acc.l = acc.l * std::exp(acc.m - m_new) + sum_exp(x + b, len, m_new, next);
+    const float f = acc.m == kNegInf ? 0.0f : std::exp(acc.m - m_new);
+    acc.l = acc.l * f + sum_exp(x + b, len, m_new, next);
     acc.m = m_new;
   }
   return acc;
@@ -143,7 +184,7 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, f
       [&](std::int64_t r) {
         const float* xr = x + r * n;
         const float m = max_of(xr, n);            // 1. max
-        const float l = sum_exp(xr, n, m);        // 2. sum
+        const float l = row_sum(xr, n, m);        // 2. sum
         normalize(xr, y + r * n, n, m, l);        // 3. normalize
         keep_ml(m_out, l_out, r, m, l);
       },
@@ -162,9 +203,9 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, f
           const std::int64_t b = part_begin(n, nt, t), e = part_begin(n, nt, t + 1);
           const float mt = max_of(xr + b, e - b);
 #pragma omp critical
-          m = std::max(m, mt);
+          m = nan_max(m, mt);
 #pragma omp barrier
-          const float lt = sum_exp(xr + b, e - b, m);
+          const float lt = row_sum(xr + b, e - b, m);
 #pragma omp atomic
           l += lt;
 #pragma omp barrier
@@ -227,10 +268,14 @@ void attention_naive(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
   for (Eigen::Index i = 0; i < N; ++i) {
     const std::int64_t len = causal ? i + 1 : N;  // masked scores contribute exp(-inf) = 0
     const float m = max_of(S.row(i).data(), len);
-    const float l = sum_exp(S.row(i).data(), len, m);
-    const float inv_l = 1.0f / l;
-    P.row(i).head(len) = ((S.row(i).head(len).array() - m).exp() * inv_l).matrix();
-    if (len < N) P.row(i).tail(N - len).setZero();
+    const float l = row_sum(S.row(i).data(), len, m);
+    if (l == 0.0f) {
+      P.row(i).setZero();  // no finite score: no probability mass, O = 0
+    } else {
+      const float inv_l = 1.0f / l;  // NaN when the row has a NaN or a +∞ score: so is P
+      P.row(i).head(len) = ((S.row(i).head(len).array() - m).exp() * inv_l).matrix();
+      if (len < N) P.row(i).tail(N - len).setZero();
+    }
     keep_ml(m_out, l_out, i, m, l);
   }
   O.resize(N, Q.cols());
@@ -267,10 +312,16 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
           // Keys past the diagonal are masked: only the first `len` columns of this row count.
           const int len = diagonal ? std::clamp(r0 + a - c0 + 1, 0, bc) : bc;
           float* s = S.row(a).data();
-          const float m_new = std::max(m[a], len ? max_of(s, len) : kNegInf);
-          const float f = std::exp(m[a] - m_new);
+          const float m_new = nan_max(m[a], len ? max_of(s, len) : kNegInf);
+          // While the row has seen only −∞ scores, exp against 0 (FlashAttention's guard): the
+          // factor is exp(−∞) = 0 instead of exp(−∞ + ∞) = NaN, and the tile adds nothing.
+          const float base = m_new == kNegInf ? 0.0f : m_new;
+          const float f = std::exp(m[a] - base);
           auto p = S.row(a).head(len).array();
-          p = (p - m_new).exp();
+          if (m_new == kNegInf)
+            p.setZero();
+          else
+            p = (p - base).exp();
           if (len < bc) S.row(a).segment(len, bc - len).setZero();
           l[a] = f * l[a] + p.sum();
           m[a] = m_new;
@@ -279,7 +330,10 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
         Oi.topRows(br).noalias() += Sij * V.middleRows(c0, bc);
       }
       for (int a = 0; a < br; ++a) {
-        O.row(r0 + a) = Oi.row(a) / l[a];
+        if (l[a] == 0.0f)
+          O.row(r0 + a).setZero();  // no finite score: O = 0, and L = −∞ + log 0 = −∞
+        else
+          O.row(r0 + a) = Oi.row(a) / l[a];
         if (lse) (*lse)[static_cast<std::size_t>(r0 + a)] = m[a] + std::log(l[a]);
         keep_ml(m_out, l_out, r0 + a, m[a], l[a]);
       }
@@ -323,18 +377,25 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
           const int len = diagonal ? std::clamp(r0 + a - c0 + 1, 0, bc) : bc;
           mt[a] = len ? max_of(S.row(a).data(), len) : kNegInf;
           auto p = S.row(a).head(len).array();
-          p = (p - mt[a]).exp();
+          if (mt[a] == kNegInf)
+            p.setZero();  // a tile row of only −∞ scores adds nothing
+          else
+            p = (p - mt[a]).exp();
           if (len < bc) S.row(a).segment(len, bc - len).setZero();
           lt[a] = p.sum();
         }
         PV.topRows(br).noalias() = Sij * V.middleRows(c0, bc);
         for (int a = 0; a < br; ++a) {
           const std::size_t row = static_cast<std::size_t>(r0 + a);
-          const float m_new = std::max(m[row], mt[a]);
-          const float f_old = std::exp(m[row] - m_new);
-          const float f_tile = mt[a] == kNegInf ? 0.0f : std::exp(mt[a] - m_new);
+          const float m_new = nan_max(m[row], mt[a]);
+          const float base = m_new == kNegInf ? 0.0f : m_new;  // the −∞ guard, as above
+          const float f_old = std::exp(m[row] - base);
+          const float f_tile = mt[a] == kNegInf ? 0.0f : std::exp(mt[a] - base);
           const float l_new = f_old * l[row] + f_tile * lt[a];
-          O.row(r0 + a) = (l[row] * f_old * O.row(r0 + a) + f_tile * PV.row(a)) / l_new;
+          if (l_new == 0.0f)
+            O.row(r0 + a).setZero();
+          else
+            O.row(r0 + a) = (l[row] * f_old * O.row(r0 + a) + f_tile * PV.row(a)) / l_new;
           m[row] = m_new;
           l[row] = l_new;
         }

@@ -72,6 +72,37 @@ inline T inf_of() {
   return std::numeric_limits<T>::infinity();
 }
 
+template <class T>
+inline T nan_of() {
+  return std::numeric_limits<T>::quiet_NaN();
+}
+
+template <class T>
+inline bool is_nan(T x) {
+  return std::isnan(to_double(x));
+}
+
+template <class T>
+inline bool is_neg_inf(T x) {
+  return to_double(x) == -std::numeric_limits<double>::infinity();
+}
+
+// The larger of a and b, NaN if either is NaN, as numpy's maximum. std::max(a, NaN) is a, so a
+// NaN read by a running max would vanish and leave m finite while l is NaN.
+template <class T>
+inline T nan_max(T a, T b) {
+  if (is_nan(a) || is_nan(b)) return nan_of<T>();
+  return a < b ? b : a;
+}
+
+// What exp(x − m) subtracts: m, or 0 while m is −∞ (nothing finite seen yet). Then an all −∞
+// row or tile gives exp(−∞ − 0) = 0 and rescale factors exp(−∞ − 0) = 0 instead of
+// exp(−∞ + ∞) = NaN: FlashAttention's kernels guard their row max exactly so.
+template <class T>
+inline T exp_base(T m) {
+  return is_neg_inf(m) ? T(0) : m;
+}
+
 // Calls f with a value of the scalar type of precision p: f(double{}), f(float{}), ...
 template <class F>
 decltype(auto) with_scalar(Precision p, F&& f) {

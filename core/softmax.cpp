@@ -54,12 +54,21 @@ void naive(const Resolved& r, Recorder& rec) {
   }
 }
 
+// exp(a - b), exactly 0 when a = -inf: a masked entry adds nothing and an (m, l) that has seen
+// only masked entries (m = -inf, l = 0) needs no rescale, even when b is -inf too and
+// exp(-inf + inf) would be nan.
+template <class T>
+T exp_diff(T a, T b) {
+  if (std::isinf(to_double(a)) && to_double(a) < 0) return T(0);
+  return exp(a - b);
+}
+
 // Pass 3 of safe, pass 2 of online: y_i = exp(x_i - m) / l, written to HBM.
 template <class T>
 void normalize_row(SoftmaxNarration& say, const Input<T>& load, int row, T m, T l) {
   for (int i = 0; i < load.r.n; ++i) {
     const T z = load(row, i);
-    const T e = exp(z - m);
+    const T e = exp_diff(z, m);
     say.normalize(row, i, to_double(z), to_double(m), to_double(l), to_double(e), to_double(e / l));
   }
 }
@@ -74,14 +83,14 @@ void safe(const Resolved& r, Recorder& rec) {
     for (int i = 0; i < r.n; ++i) {
       const T z = load(row, i);
       const T m_old = m;
-      m = std::max(m, z);
+      m = nan_max(m, z);  // a NaN makes m NaN, as numpy's max
       say.running_max(row, i, to_double(z), to_double(m_old), to_double(m));
     }
     // 2. sum of exp(x_i - m): every term is at most 1, so nothing overflows.
     T l = T(0);
     for (int i = 0; i < r.n; ++i) {
       const T z = load(row, i);
-      const T e = exp(z - m);
+      const T e = exp_diff(z, m);
       const T l_old = l;
       l = l + e;
       say.sum_exp_minus_max(row, i, to_double(z), to_double(m), to_double(e), to_double(l_old),
@@ -91,15 +100,6 @@ void safe(const Resolved& r, Recorder& rec) {
     normalize_row(say, load, row, m, l);
     say.finish_row(row, to_double(m), to_double(l));
   }
-}
-
-// exp(a - b), exactly 0 when a = -inf: a masked entry adds nothing and an (m, l) that has seen
-// only masked entries (m = -inf, l = 0) needs no rescale, even when b is -inf too and
-// exp(-inf + inf) would be nan.
-template <class T>
-T exp_diff(T a, T b) {
-  if (std::isinf(to_double(a)) && to_double(a) < 0) return T(0);
-  return exp(a - b);
 }
 
 // The online normalizer update (Milakov & Gimelshein): z folded into (m, l). The old sum is
@@ -112,7 +112,7 @@ struct OnlineUpdate {
 template <class T>
 OnlineUpdate<T> online_update(T m, T l, T z) {
   OnlineUpdate<T> u;
-  u.m = std::max(m, z);
+  u.m = nan_max(m, z);
   u.factor = exp_diff(m, u.m);
   u.e = exp_diff(z, u.m);
   u.l = l * u.factor + u.e;
@@ -201,7 +201,7 @@ void chunked(const Resolved& r, Recorder& rec) {
                   to_double(tl[id]));
       } else {
         const T ma = tm[nd.left], la = tl[nd.left], mb = tm[nd.right], lb = tl[nd.right];
-        const T m = std::max(ma, mb);
+        const T m = nan_max(ma, mb);
         const T fa = exp_diff(ma, m), fb = exp_diff(mb, m);
         tm[id] = m;
         tl[id] = la * fa + lb * fb;
@@ -218,7 +218,7 @@ void chunked(const Resolved& r, Recorder& rec) {
         const int i = say.begin(w) + t;
         if (i >= say.begin(w + 1)) continue;
         const T z = load(row, i);
-        const T e = exp(z - m);
+        const T e = exp_diff(z, m);
         say.normalize_element(st, row, i, to_double(z), to_double(m), to_double(l), to_double(e),
                               to_double(e / l));
       }
