@@ -33,6 +33,7 @@ constexpr std::int64_t kSplitRow = 1 << 16;
 
 struct ML {
   float m = kNegInf, l = 0.0f;
+  bool neg_inf = false;  // some entry is −∞: normalize() must write its exact 0
 };
 
 // The larger of a and b, NaN if either is (std::max(a, NaN) is a).
@@ -43,29 +44,59 @@ float nan_max(float a, float b) { return std::isnan(a) || std::isnan(b) ? kNaN :
 // stays NaN; a +∞ makes l NaN (exp(∞ − ∞)), as the recording engines do.
 ML merge(ML a, ML b) {
   const float m = nan_max(a.m, b.m);
-  if (std::isnan(m)) return {kNaN, kNaN};
-  if (m == kNegInf) return {m, 0.0f};
-  if (m == kPosInf) return {m, kNaN};
+  const bool neg_inf = a.neg_inf || b.neg_inf;
+  if (std::isnan(m)) return {kNaN, kNaN, neg_inf};
+  if (m == kNegInf) return {m, 0.0f, neg_inf};
+  if (m == kPosInf) return {m, kNaN, neg_inf};
   const float fa = a.m == kNegInf ? 0.0f : std::exp(a.m - m);
   const float fb = b.m == kNegInf ? 0.0f : std::exp(b.m - m);
-  return {m, a.l * fa + b.l * fb};
+  return {m, a.l * fa + b.l * fb, neg_inf};
 }
 
-// The max of n floats, NaN if any of them is NaN: the vector max instructions (maxps) drop a
-// NaN, so a mask of the lanes that equal themselves is kept beside it.
-float max_of(const float* x, std::int64_t n) {
+// The max of n floats, NaN if any of them is NaN. The vector max (maxps) drops a NaN, so a NaN
+// among finite values is caught later, by the sum it turns into NaN (see settle()); only a part
+// whose vector max is −∞, where nothing would be summed, is searched for a NaN here.
+// Whether the packet exp is exactly 0 at −∞: with AVX-512 it is; without, it is about 3e-39,
+// and rows with a −∞ entry need a mask to give it weight exactly 0. Where it is exact, the max
+// pass keeps no min and normalize() no mask.
+bool exp_exact_at_neg_inf() {
+  static const bool exact = ei::predux_max(ei::pexp(ei::pset1<Packet>(kNegInf))) == 0.0f;
+  return exact;
+}
+
+// Where a −∞ entry must be looked for: a flag for max_of, or nullptr when the exp is exact.
+bool* neg_inf_flag(bool& flag) { return exp_exact_at_neg_inf() ? nullptr : &flag; }
+
+// With `neg_inf`, also whether some entry is −∞ (a min kept beside the max).
+float max_of(const float* x, std::int64_t n, bool* neg_inf = nullptr) {
   Packet acc = ei::pset1<Packet>(kNegInf);
-  Packet ok = ei::ptrue(acc);
   std::int64_t i = 0;
-  for (; i + kP <= n; i += kP) {
-    const Packet v = ei::ploadu<Packet>(x + i);
-    acc = ei::pmax(acc, v);
-    ok = ei::pand(ok, ei::pcmp_eq(v, v));
+  if (neg_inf) {
+    Packet lo = ei::pset1<Packet>(kPosInf);
+    for (; i + kP <= n; i += kP) {
+      const Packet v = ei::ploadu<Packet>(x + i);
+      acc = ei::pmax(acc, v);
+      lo = ei::pmin(lo, v);
+    }
+    float mn = ei::predux_min(lo);
+    for (std::int64_t k = i; k < n; ++k) mn = std::min(mn, x[k]);
+    *neg_inf = mn == kNegInf;
+  } else {
+    for (; i + kP <= n; i += kP) acc = ei::pmax(acc, ei::ploadu<Packet>(x + i));
   }
-  if (ei::predux_any(ei::pxor(ok, ei::ptrue(ok)))) return kNaN;
   float m = ei::predux_max(acc);
   for (; i < n; ++i) m = nan_max(m, x[i]);
+  if (m == kNegInf) [[unlikely]]
+    for (std::int64_t k = 0; k < n; ++k)
+      if (std::isnan(x[k])) return kNaN;
   return m;
+}
+
+// The (m, l) of a row or part after its sum: an l that came out NaN while m is finite means a
+// NaN the vector max did not see, and m is NaN too, as numpy's max.
+ML settle(float m, float l) {
+  if (std::isnan(l) && !std::isnan(m) && m != kPosInf) m = kNaN;
+  return {m, l, false};
 }
 
 // Σ exp(x_i − m). With `next`, the next `n` elements are prefetched while the exponentials
@@ -98,22 +129,20 @@ float row_sum(const float* x, std::int64_t n, float m) {
 
 // y_i = exp(x_i − m) / l. y is written with streaming stores where the ISA has them: the
 // output is not read again soon, and skipping the read-for-ownership saves a third stream.
-void normalize(const float* x, float* y, std::int64_t n, float m, float l) {
-  // A row with a NaN, a +∞ (l is NaN) or only −∞ (l = 0: 0/0) is NaN throughout.
-  if (std::isnan(m) || std::isnan(l) || l == 0.0f) {
-    std::fill(y, y + n, kNaN);
-    return;
-  }
+template <bool kMask>
+void normalize_finite(const float* x, float* y, std::int64_t n, float m, float l) {
   const float inv_l = 1.0f / l;
   const Packet pm = ei::pset1<Packet>(m), pinv = ei::pset1<Packet>(inv_l);
-  // −∞ entries weigh exactly 0: the packet exp of a very negative number is not always 0.
+  // −∞ entries weigh exactly 0: the packet exp of a very negative number is not always 0
+  // (about 3e-39 without AVX-512), so rows that have one are masked.
   const Packet pneg = ei::pset1<Packet>(kNegInf);
   auto term = [&](float v) { return v == kNegInf ? 0.0f : std::exp(v - m) * inv_l; };
   std::int64_t i = 0;
   for (; i < n && (reinterpret_cast<std::uintptr_t>(y + i) % (kP * sizeof(float))) != 0; ++i) y[i] = term(x[i]);
   for (; i + kP <= n; i += kP) {
     const Packet xv = ei::ploadu<Packet>(x + i);
-    const Packet v = ei::pand(ei::pmul(ei::pexp(ei::psub(xv, pm)), pinv), ei::pcmp_lt(pneg, xv));
+    Packet v = ei::pmul(ei::pexp(ei::psub(xv, pm)), pinv);
+    if constexpr (kMask) v = ei::pand(v, ei::pcmp_lt(pneg, xv));
 #if defined(__AVX512F__)
     _mm512_stream_ps(y + i, v);
 #elif defined(__AVX__)
@@ -128,6 +157,16 @@ void normalize(const float* x, float* y, std::int64_t n, float m, float l) {
 #endif
 }
 
+void normalize(const float* x, float* y, std::int64_t n, float m, float l, bool neg_inf) {
+  // A row with a NaN, a +∞ (l is NaN) or only −∞ (l = 0: 0/0) is NaN throughout.
+  if (std::isnan(m) || std::isnan(l) || l == 0.0f)
+    std::fill(y, y + n, kNaN);
+  else if (neg_inf)
+    normalize_finite<true>(x, y, n, m, l);
+  else
+    normalize_finite<false>(x, y, n, m, l);
+}
+
 // (m, l) of x in blocks: a block's max, then its exponentials against the running max. A block
 // of only −∞ adds nothing; a NaN ends the row as NaN (its outputs are all NaN); a +∞ makes
 // l NaN and m +∞.
@@ -135,16 +174,20 @@ ML online_ml(const float* x, std::int64_t n) {
   ML acc;
   for (std::int64_t b = 0; b < n; b += kBlock) {
     const std::int64_t len = std::min(kBlock, n - b);
-    const float m_new = nan_max(acc.m, max_of(x + b, len));
-    if (std::isnan(m_new)) return {kNaN, kNaN};
-    if (m_new == kPosInf) return {m_new, kNaN};
+    bool neg_inf = false;
+    const float m_new = nan_max(acc.m, max_of(x + b, len, neg_inf_flag(neg_inf)));
+    acc.neg_inf |= neg_inf;
+    if (std::isnan(m_new)) return {kNaN, kNaN, acc.neg_inf};
+    if (m_new == kPosInf) return {m_new, kNaN, acc.neg_inf};
     if (m_new == kNegInf) continue;
     const float* next = b + kBlock + len <= n ? x + b + kBlock : nullptr;
     const float f = acc.m == kNegInf ? 0.0f : std::exp(acc.m - m_new);
     acc.l = acc.l * f + sum_exp(x + b, len, m_new, next);
     acc.m = m_new;
   }
-  return acc;
+  ML out = settle(acc.m, acc.l);
+  out.neg_inf = acc.neg_inf;
+  return out;
 }
 
 // Splits [0, n) into `parts` nearly equal ranges; part p is [begin(p), begin(p + 1)).
@@ -183,9 +226,11 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, f
       rows, n,
       [&](std::int64_t r) {
         const float* xr = x + r * n;
-        const float m = max_of(xr, n);            // 1. max
-        const float l = row_sum(xr, n, m);        // 2. sum
-        normalize(xr, y + r * n, n, m, l);        // 3. normalize
+        bool neg_inf = false;
+        const float m0 = max_of(xr, n, neg_inf_flag(neg_inf));   // 1. max
+        const ML ml = settle(m0, row_sum(xr, n, m0));            // 2. sum
+        const float m = ml.m, l = ml.l;
+        normalize(xr, y + r * n, n, m, l, neg_inf);              // 3. normalize
         keep_ml(m_out, l_out, r, m, l);
       },
       [&](std::int64_t r) {
@@ -201,7 +246,8 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, f
 #endif
           (void)T;
           const std::int64_t b = part_begin(n, nt, t), e = part_begin(n, nt, t + 1);
-          const float mt = max_of(xr + b, e - b);
+          bool neg_inf = false;
+          const float mt = max_of(xr + b, e - b, neg_inf_flag(neg_inf));
 #pragma omp critical
           m = nan_max(m, mt);
 #pragma omp barrier
@@ -209,9 +255,10 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, f
 #pragma omp atomic
           l += lt;
 #pragma omp barrier
-          normalize(xr + b, y + r * n + b, e - b, m, l);
+          normalize(xr + b, y + r * n + b, e - b, m, l, neg_inf);
         }
-        keep_ml(m_out, l_out, r, m, l);
+        const ML ml = settle(m, l);
+        keep_ml(m_out, l_out, r, ml.m, ml.l);
       });
 }
 
@@ -220,7 +267,7 @@ void softmax_online(const float* x, float* y, std::int64_t rows, std::int64_t n,
       rows, n,
       [&](std::int64_t r) {
         const ML ml = online_ml(x + r * n, n);          // 1. (m, l) together
-        normalize(x + r * n, y + r * n, n, ml.m, ml.l);  // 2. normalize
+        normalize(x + r * n, y + r * n, n, ml.m, ml.l, ml.neg_inf);  // 2. normalize
         keep_ml(m_out, l_out, r, ml.m, ml.l);
       },
       [&](std::int64_t r) {
@@ -250,7 +297,7 @@ void softmax_chunked(const float* x, float* y, std::int64_t rows, std::int64_t n
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < K; ++k) {
       const std::int64_t b = part_begin(n, K, k), e = part_begin(n, K, k + 1);
-      normalize(xr + b, y + r * n + b, e - b, total.m, total.l);
+      normalize(xr + b, y + r * n + b, e - b, total.m, total.l, total.neg_inf);
     }
   }
 }
@@ -267,8 +314,9 @@ void attention_naive(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
 #pragma omp parallel for schedule(static)
   for (Eigen::Index i = 0; i < N; ++i) {
     const std::int64_t len = causal ? i + 1 : N;  // masked scores contribute exp(-inf) = 0
-    const float m = max_of(S.row(i).data(), len);
-    const float l = row_sum(S.row(i).data(), len, m);
+    const float m0 = max_of(S.row(i).data(), len);
+    const ML ml = settle(m0, row_sum(S.row(i).data(), len, m0));
+    const float m = ml.m, l = ml.l;
     if (l == 0.0f) {
       P.row(i).setZero();  // no finite score: no probability mass, O = 0
     } else {
@@ -334,8 +382,9 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
           O.row(r0 + a).setZero();  // no finite score: O = 0, and L = −∞ + log 0 = −∞
         else
           O.row(r0 + a) = Oi.row(a) / l[a];
-        if (lse) (*lse)[static_cast<std::size_t>(r0 + a)] = m[a] + std::log(l[a]);
-        keep_ml(m_out, l_out, r0 + a, m[a], l[a]);
+        const ML ml = settle(m[a], l[a]);
+        if (lse) (*lse)[static_cast<std::size_t>(r0 + a)] = ml.m + std::log(ml.l);
+        keep_ml(m_out, l_out, r0 + a, ml.m, ml.l);
       }
     }
   }
@@ -402,8 +451,11 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
       }
     }
   }
-  if (m != m_out || l != l_out)
-    for (int i = 0; i < N; ++i) keep_ml(m_out, l_out, i, m[i], l[i]);
+  for (int i = 0; i < N; ++i) {
+    const ML ml = settle(m[i], l[i]);
+    m[i] = ml.m;
+    if (m != m_out || l != l_out) keep_ml(m_out, l_out, i, ml.m, ml.l);
+  }
 }
 
 }  // namespace flashstep::fast
