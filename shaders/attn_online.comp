@@ -46,8 +46,8 @@ void main() {
       sc = R(sc * s);
 #endif
       float m_new = max_of(m, sc);
-      float f = R(exp(R(m - m_new)));
-      float e = exp_diff(sc, m_new);
+      float f = exp_diff(m, exp_base(m_new));
+      float e = exp_diff(sc, exp_base(m_new));
       for (int k0 = 0; k0 < D; k0 += kUnroll)
         for (int kk = 0; kk < kUnroll; ++kk) {
           int k = k0 + kk;
@@ -73,7 +73,7 @@ void main() {
     for (int k0 = 0; k0 < D; k0 += kUnroll)
       for (int kk = 0; kk < kUnroll; ++kk) {
         int k = k0 + kk;
-        if (k < D) O[i * D + k] = R(o[k] / l);
+        if (k < D) O[i * D + k] = div_mass(o[k], l);
       }
     stats[i * 4] = m;
     stats[i * 4 + 1] = l;

@@ -20,7 +20,7 @@ void main() {
     P[i * N + j] = p;
     l = R(l + p);
   }
-  for (int j = 0; j < N; ++j) P[i * N + j] = R(P[i * N + j] / l);
+  for (int j = 0; j < N; ++j) P[i * N + j] = div_mass(P[i * N + j], l);
   stats[i * 2] = m;
   stats[i * 2 + 1] = l;
 }

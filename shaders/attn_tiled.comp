@@ -80,7 +80,7 @@ void main() {
 #if TRACE
         TS[row * N + c0 + b] = S[b];
 #endif
-        S[b] = exp_diff(S[b], m_tilde);  // S now holds P~
+        S[b] = exp_diff(S[b], exp_base(m_tilde));  // S now holds P~
         l_tilde = R(l_tilde + S[b]);
 #if TRACE
         TP[row * N + c0 + b] = S[b];
@@ -88,8 +88,8 @@ void main() {
       }
       // Lines 11-13: merge with the running (m, l), rescale O_i, write all back to HBM.
       float m_new = max_of(m, m_tilde);
-      float f_old = R(exp(R(m - m_new)));
-      float f_tile = R(exp(R(m_tilde - m_new)));
+      float f_old = exp_diff(m, exp_base(m_new));
+      float f_tile = exp_diff(m_tilde, exp_base(m_new));
       float l_new = R(R(f_old * l) + R(f_tile * l_tilde));
       float pv[D];  // this row of P~_ij V_j, summed over b in order
       for (int k0 = 0; k0 < D; k0 += kUnroll)
@@ -105,7 +105,7 @@ void main() {
         for (int kk = 0; kk < kUnroll; ++kk) {
           int k = k0 + kk;
           if (k < D) {
-            float o = R(R(R(R(l * f_old) * O[row * D + k]) + R(f_tile * pv[k])) / l_new);
+            float o = div_mass(R(R(R(l * f_old) * O[row * D + k]) + R(f_tile * pv[k])), l_new);
             O[row * D + k] = o;
 #if TRACE
             TO[(j * N + row) * D + k] = o;

@@ -88,13 +88,13 @@ void main() {
 #if TRACE
           TS[row * N + c0 + b] = S[b];
 #endif
-          S[b] = exp_diff(S[b], m_new);  // S now holds P~
+          S[b] = exp_diff(S[b], exp_base(m_new));  // S now holds P~
           rowsum = R(rowsum + S[b]);
 #if TRACE
           TP[row * N + c0 + b] = S[b];
 #endif
         }
-        float f = R(exp(R(m - m_new)));
+        float f = exp_diff(m, exp_base(m_new));
         l = R(R(f * l) + rowsum);
         m = m_new;
         // Line 10: O_i(j) = diag(f) O_i(j-1) + P~ V_j, not divided yet.
@@ -131,10 +131,11 @@ void main() {
     if (has_row) {
       for (int k0 = 0; k0 < D; k0 += kUnroll)
         for (int kk = 0; kk < kUnroll; ++kk)
-          if (k0 + kk < D) O[row * D + k0 + kk] = R(o[k0 + kk] / l);
+          if (k0 + kk < D) O[row * D + k0 + kk] = div_mass(o[k0 + kk], l);
       stats[row * 4] = m;
       stats[row * 4 + 1] = l;
-      stats[row * 4 + 2] = R(m + R(log(l)));
+      // log(0) and log(NaN) are undefined in GLSL: a row with no finite score has L = −∞.
+      stats[row * 4 + 2] = l == 0.0 ? -kInf : nan_bits(l) || nan_bits(m) ? kNaN : R(m + R(log(l)));
       stats[row * 4 + 3] = float(done);
     }
   }

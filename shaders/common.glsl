@@ -21,6 +21,16 @@
 #endif
 
 #define kInf uintBitsToFloat(0x7F800000u)
+#define kNaN uintBitsToFloat(0x7FC00000u)
+
+// NaN and −∞ are tested on the bits: GLSL leaves NaN undefined, and a driver may fold
+// isnan(x) to false or reorder a comparison with a NaN.
+bool nan_bits(float x) {
+  uint u = floatBitsToUint(x);
+  return (u & 0x7F800000u) == 0x7F800000u && (u & 0x007FFFFFu) != 0u;
+}
+bool neg_inf_bits(float x) { return floatBitsToUint(x) == 0xFF800000u; }
+bool inf_bits(float x) { return (floatBitsToUint(x) & 0x7FFFFFFFu) == 0x7F800000u; }
 
 // Loops over the head dimension d run in blocks of kUnroll:
 //   for (int k0 = 0; k0 < D; k0 += kUnroll) for (int kk = 0; kk < kUnroll; ++kk) { k = k0 + kk; ... }
@@ -36,7 +46,7 @@ float R(float x) {
   return unpackHalf2x16(packHalf2x16(vec2(x, 0.0))).x;
 #elif PREC == PREC_BF16
   // Round to nearest even on the float bits, keeping the top 16; NaN stays NaN.
-  if (isnan(x)) return x;
+  if (nan_bits(x)) return x;
   uint u = floatBitsToUint(x);
   u += 0x7FFFu + ((u >> 16) & 1u);
   return uintBitsToFloat(u & 0xFFFF0000u);
@@ -45,14 +55,50 @@ float R(float x) {
 #endif
 }
 
-// std::max(a, b) as the CPU engine uses it: (a < b) ? b : a, so a NaN in b is passed over and a
-// NaN in a is kept. GLSL's max() leaves NaN handling to the driver.
-float max_of(float a, float b) { return a < b ? b : a; }
+// The larger of a and b, NaN if either is, as numpy's maximum and the CPU engine's nan_max().
+// GLSL's max() leaves NaN to the driver.
+float max_of(float a, float b) {
+  if (nan_bits(a) || nan_bits(b)) return kNaN;
+  return a < b ? b : a;
+}
+
+// What exp(x − m) subtracts: m, or 0 while m is −∞ (nothing finite seen yet), so that a
+// rescale exp(m_old − m) is exp(−∞) = 0 instead of exp(−∞ + ∞) = NaN: FlashAttention's guard,
+// and the CPU engine's exp_base().
+float exp_base(float m) { return neg_inf_bits(m) ? 0.0 : m; }
 
 // exp(a - b) rounded, and exactly 0 when a = -inf: a masked score adds nothing, and an (m, l)
 // that has seen nothing yet (m = -inf) needs no rescale, even when b is -inf too and
-// exp(-inf + inf) would be NaN. The CPU engine's exp_diff() and p_of() do the same.
+// exp(-inf + inf) would be NaN. The CPU engine's exp_diff() and p_of() do the same. A NaN in a
+// or b gives NaN: exp(NaN) is not trusted to.
 float exp_diff(float a, float b) {
-  if (isinf(a) && a < 0.0) return 0.0;
+  if (neg_inf_bits(a)) return 0.0;
+  if (nan_bits(a) || nan_bits(b)) return kNaN;
   return R(exp(R(a - b)));
 }
+
+// exp(z) rounded, with NaN and −∞ decided on the bits (GLSL's exp leaves NaN undefined).
+float exp_r(float z) {
+  if (nan_bits(z)) return kNaN;
+  if (neg_inf_bits(z)) return 0.0;
+  return R(exp(z));
+}
+
+// y = e / l for a softmax output, with IEEE's answers where GLSL leaves division undefined:
+// NaN for 0/0 (a row of only −∞), NaN in, ∞/∞ (naive overflow); 0 for a finite e over ∞.
+float softmax_div(float e, float l) {
+  if (nan_bits(e) || nan_bits(l) || l == 0.0) return kNaN;
+  if (inf_bits(l)) return inf_bits(e) ? kNaN : 0.0;
+  return R(e / l);
+}
+
+// m + log l, the log-sum-exp: −∞ for l = 0 (log(0) is undefined in GLSL), NaN for NaN.
+float lse_of(float m, float l) {
+  if (nan_bits(m) || nan_bits(l)) return kNaN;
+  if (l == 0.0) return -kInf;
+  return R(m + R(log(l)));
+}
+
+// x / l for an attention output: 0 where l = 0, a row with no finite score (no probability
+// mass), instead of 0/0.
+float div_mass(float x, float l) { return l == 0.0 ? 0.0 : R(x / l); }

@@ -108,8 +108,8 @@ void main() {
     for (int w = lid; w < K; w += LOCAL) {
       int count = 0;
       for (int i = begin(w); i < begin(w + 1); ++i, ++count) {
-        float e = R(exp(R(load(row, i) - m)));
-        Y[row * n + i] = R(e / l);
+        float e = exp_diff(load(row, i), m);
+        Y[row * n + i] = softmax_div(e, l);
 #if TRACE
         trace[(uint(row) * uint(n) + uint(i)) * 5u + 4u] = e;
 #endif

@@ -32,11 +32,11 @@ void main() {
     Y[k] = R(z - stats[row * 4 + 2]);
 #else
 #if MODE == MODE_NAIVE
-    float e = R(exp(z));
+    float e = exp_r(z);
 #else
-    float e = R(exp(R(z - stats[row * 4])));
+    float e = exp_diff(z, stats[row * 4]);
 #endif
-    Y[k] = R(e / stats[row * 4 + 1]);
+    Y[k] = softmax_div(e, stats[row * 4 + 1]);
 #if TRACE
     trace[k] = e;
 #endif

@@ -65,7 +65,7 @@ void main() {
       float z = load(row, i);
 #if MODE == MODE_SUM_NAIVE
       // No max subtracted: a large x_i overflows exp() and l becomes inf.
-      float e = R(exp(z));
+      float e = exp_r(z);
       l = R(l + e);
       put(row, i, z, e, 0.0, l, 0.0);
 #elif MODE == MODE_MAX
@@ -73,7 +73,7 @@ void main() {
       put(row, i, z, 0.0, m, 0.0, 0.0);
 #elif MODE == MODE_SUM_SAFE
       // Every term exp(x_i - m) is at most 1, so l cannot overflow.
-      float e = R(exp(R(z - m)));
+      float e = exp_diff(z, m);
       l = R(l + e);
       put(row, i, z, e, m, l, 0.0);
 #else
@@ -91,7 +91,7 @@ void main() {
 #endif
     stats[row * 4 + 1] = l;
 #if WITH_LSE
-    if (last == n) stats[row * 4 + 2] = R(m + R(log(l)));
+    if (last == n) stats[row * 4 + 2] = lse_of(m, l);
 #endif
     done[row] += count;
   }
