@@ -35,7 +35,7 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
                     "Softmax input, e.g. \"3,2,5,1\" or \"3 2 5 1\"; rows separated by ';'. An empty value "
                     "(1,,2) or an empty --input is refused");
   c.run->add_option("--n", r.n, "Length of a random softmax row, or N (tokens) for attention")->capture_default_str();
-  c.run->add_option("--d", r.d, "Head dimension (attention shape; d of the 1/sqrt(d) scale)")->capture_default_str();
+  c.run->add_option("--d", r.d, "Head dimension (attention shape; d of the 1/sqrt(d) scale); with --qkv it comes from the file")->capture_default_str();
   c.run->add_option("--rows", r.rows, "Number of random softmax rows")->capture_default_str();
   c.run->add_option("--seed", r.seed, "Seed of the standard-normal random inputs")->capture_default_str();
   c.run->add_option("--qkv", r.qkv, "JSON file {\"q\":[[...]],\"k\":[[...]],\"v\":[[...]]} for attention");
@@ -50,7 +50,8 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
                     "said in notices");
   c.run->add_option("--sram", r.sram,
                     "SRAM size M in elements, for the block sizes derived from it: Bc = ceil(M/4d), "
-                    "Br = min(Bc, d); 0 or absent: " + std::to_string(kDefaultSram));
+                    "Br = min(Bc, d); at least 4*d (one row each of Q_i, K_j, V_j, O_i); 0 or absent: " +
+                        std::to_string(kDefaultSram));
   c.run->add_option("--chunks", r.chunks,
                     "Workers n_w of the chunked softmax; more than n elements: n_w = n, said in notices")
       ->capture_default_str();
@@ -203,6 +204,17 @@ Scenario run_scenario(const RunOptions& o, const CLI::App& cmd, FileAccess files
     s.k = matrix_from_json(j, "k", "--qkv " + o.qkv);
     s.v = matrix_from_json(j, "v", "--qkv " + o.qkv);
     s.x.clear();
+    // The file gives N and d: a different --n or --d would be silently ignored, so it is
+    // refused; the same value is harmless. --seed draws random inputs, which the file replaces.
+    const int N = static_cast<int>(s.q.size()), d = s.q.empty() ? 0 : static_cast<int>(s.q[0].size());
+    if (cmd.count("--d") > 0 && o.d != d)
+      throw UsageError(strf("--d %d with --qkv: d comes from the file, whose Q is %d x %d; leave --d out",
+                            o.d, N, d));
+    if (cmd.count("--n") > 0 && o.n != N)
+      throw UsageError(strf("--n %d with --qkv: N comes from the file, whose Q is %d x %d; leave --n out",
+                            o.n, N, d));
+    if (cmd.count("--seed") > 0)
+      throw UsageError("--seed with --qkv: the seed draws random Q, K, V, and the file gives them; leave --seed out");
   }
   return s;
 }

@@ -191,6 +191,9 @@ TEST_CASE("bad input: exit 2 and one line naming the problem") {
       {"run --algo attn-naive --qkv /nonexistent.json", "/nonexistent.json"},
       {"run --algo attn-naive --qkv " FLASHSTEP_TEST_DATA "/not_json.txt", "not valid JSON"},
       {"run --algo attn-naive --qkv " FLASHSTEP_TEST_DATA "/qkv_bad_shape.json", "N x d"},
+      {"run --algo attn-naive --qkv " FLASHSTEP_TEST_DATA "/qkv_2x2.json --d 8", "d comes from the file"},
+      {"run --algo attn-naive --qkv " FLASHSTEP_TEST_DATA "/qkv_2x2.json --n 5", "N comes from the file"},
+      {"run --algo attn-naive --qkv " FLASHSTEP_TEST_DATA "/qkv_2x2.json --seed 3", "--seed with --qkv"},
       {"run --algo safe --seed -1", "seed"},
       {"run --algo safe --repeat 0", "--repeat"},
       {"run --algo safe --output some", "--output"},
@@ -316,8 +319,8 @@ TEST_CASE("a block size larger than N is clamped with a note") {
   CHECK(j["notices"].size() == 1);
 }
 
-TEST_CASE("--qkv reads Q, K, V from JSON") {
-  const Result r = invoke("run --algo attn-naive --qkv " FLASHSTEP_TEST_DATA "/qkv_2x2.json --steps none");
+TEST_CASE("--qkv reads Q, K, V from JSON, and a --d that agrees with the file is accepted") {
+  const Result r = invoke("run --algo attn-naive --qkv " FLASHSTEP_TEST_DATA "/qkv_2x2.json --d 2 --steps none");
   REQUIRE(r.status == 0);
   const auto j = flashstep::Json::parse(r.out);
   CHECK(j["shape"]["n"] == 2);
