@@ -1,5 +1,7 @@
 #include "core/narration_attention.h"
 
+#include <cmath>
+
 #include "core/text.h"
 
 #include <algorithm>
@@ -175,11 +177,18 @@ void AttnOnlineNarration::key(int i, int j, const AttnOnlineNumbers& u, const Bl
   st.label = strf("q%d . k%d", i + 1, j + 1);
   st.text = strf("s = q%s · k%s = %s;  m = max(%s, %s) = %s;  ", sub(i + 1).c_str(), sub(j + 1).c_str(),
                  num(u.s).c_str(), num(u.m_old).c_str(), num(u.s).c_str(), num(u.m).c_str());
-  if (u.m != u.m_old && u.l_old != 0.0)
-    st.text += strf("o and l rescaled by e^{%s − %s} = %s;  ", num(u.m_old).c_str(), num(u.m).c_str(),
-                    num(u.factor).c_str());
-  st.text += strf("l = %s·%s + %s = %s;  o += %s v%s", num(u.l_old).c_str(), num(u.factor).c_str(),
-                  num(u.e).c_str(), num(u.l).c_str(), num(u.e).c_str(), sub(j + 1).c_str());
+  if (std::isinf(u.m) && u.m < 0) {
+    // FlashAttention's guard, at the step where it matters: no finite score yet.
+    st.text += strf("no finite score yet, so exp uses 0 instead of m (m = −∞ → use 0): the factor is "
+                    "e^{−∞ − 0} = 0 and e^{s − 0} = 0, not e^{−∞ + ∞} = nan;  l = %s·0 + 0 = %s, o stays 0",
+                    num(u.l_old).c_str(), num(u.l).c_str());
+  } else {
+    if (u.m != u.m_old && u.l_old != 0.0)
+      st.text += strf("o and l rescaled by e^{%s − %s} = %s;  ", num(u.m_old).c_str(), num(u.m).c_str(),
+                      num(u.factor).c_str());
+    st.text += strf("l = %s·%s + %s = %s;  o += %s v%s", num(u.l_old).c_str(), num(u.factor).c_str(),
+                    num(u.e).c_str(), num(u.l).c_str(), num(u.e).c_str(), sub(j + 1).c_str());
+  }
   st.reads = {rows_of(bQ_, i, 1, d), rows_of(bK_, j, 1, d), rows_of(bV_, j, 1, d)};
   st.writes = {{bS_, i, j, i + 1, j + 1}, {bm_, i, 0, i + 1, 1}, {bl_, i, 0, i + 1, 1},
                rows_of(bacc_, i, 1, d)};
@@ -198,8 +207,11 @@ void AttnOnlineNarration::finish_row(int i, double m, double l, const BlockView&
   Step st;
   st.pass = i + 1, st.line = 9, st.row = i;
   st.label = strf("O row %d", i + 1);
-  st.text = strf("O%s = o / l = o / %s = %s, written to HBM", sub(i + 1).c_str(), num(l).c_str(),
-                 list(O_row).c_str());
+  st.text = l == 0.0 ? strf("O%s = 0, written to HBM: row %d has no finite score, so l = 0 and no probability "
+                            "mass; FlashAttention writes 0 here rather than 0/0 = nan",
+                            sub(i + 1).c_str(), i + 1)
+                      : strf("O%s = o / l = o / %s = %s, written to HBM", sub(i + 1).c_str(), num(l).c_str(),
+                             list(O_row).c_str());
   st.reads = {rows_of(bacc_, i, 1, d), {bl_, i, 0, i + 1, 1}};
   st.writes = {rows_of(bO_, i, 1, d)};
   rec_.commit(std::move(st));
@@ -264,7 +276,13 @@ void AttnTiledNarration::tile(int i, int j, bool load_kv, const TileRowNumbers& 
     rec_.write(bm_, r0 + a, 0, m(a, 0));
     rec_.write(bl_, r0 + a, 0, l(a, 0));
   }
+  const bool no_score = std::isinf(first.m) && first.m < 0;
   rec_.end_part(st, 11, 13,
+                no_score ? strf("Row %d: m_{new} = max(%s, %s) = −∞: no finite score yet, so exp uses 0 instead "
+                                "of m (m = −∞ → use 0): both factors are e^{−∞ − 0} = 0, l_{new} = 0 and O%s "
+                                "stays 0, not e^{−∞ + ∞} = nan; O%s, l%s, m%s written back to HBM",
+                                r0 + 1, num(first.m_old).c_str(), num(first.m_tilde).c_str(), sub(i + 1).c_str(),
+                                sub(i + 1).c_str(), sub(i + 1).c_str(), sub(i + 1).c_str()) :
                 strf("Row %d: m_{new} = max(%s, %s) = %s, l_{new} = e^{%s − %s}·%s + e^{%s − %s}·%s = %s; "
                      "O%s rescaled and divided by l_{new}; O%s, l%s, m%s written back to HBM",
                      r0 + 1, num(first.m_old).c_str(), num(first.m_tilde).c_str(), num(first.m).c_str(),
@@ -346,7 +364,11 @@ void AttnTiledV2Narration::tile(int i, int j, const TileRowNumbers& first, const
     rec_.write(bm_, r0 + a, 0, m(a, 0));
     rec_.write(bl_, r0 + a, 0, l(a, 0));
   }
+  const bool no_score = std::isinf(first.m) && first.m < 0;
   rec_.end_part(st, 8, 9,
+                no_score ? strf("Row %d: m = max(%s, rowmax S) = −∞: no finite score yet, so exp uses 0 instead "
+                                "of m (m = −∞ → use 0): \\~P = e^{S − 0} = %s and l = 0, not e^{−∞ + ∞} = nan",
+                                r0 + 1, num(first.m_old).c_str(), list(P).c_str()) :
                 strf("Row %d: m = max(%s, rowmax S) = %s, \\~P = e^{S − m} = %s, "
                      "l = e^{%s − %s}·%s + rowsum \\~P = %s",
                      r0 + 1, num(first.m_old).c_str(), num(first.m).c_str(), list(P).c_str(),
@@ -391,10 +413,14 @@ void AttnTiledV2Narration::finish_block(int i, const BlockView& O, const BlockVi
   Step st;
   st.pass = i + 1, st.line = 12, st.line_end = 14, st.tile_i = i;
   st.label = strf("write O%d, L%d", i + 1, i + 1);
-  st.text = strf("Q block %d done: O%s = diag(l)^{−1} O_acc (row %d: divided by l = %s once), "
-                 "L = m + log l = %s; O%s and L%s written to HBM",
-                 i + 1, sub(i + 1).c_str(), r0 + 1, num(l(0, 0)).c_str(), num(out.lse[r0]).c_str(),
-                 sub(i + 1).c_str(), sub(i + 1).c_str());
+  st.text = l(0, 0) == 0.0
+                ? strf("Q block %d done: O%s = diag(l)^{−1} O_acc, but row %d has no finite score (l = 0): "
+                       "its O is 0 and L = −∞ + log 0 = −∞, not 0/0 = nan; O%s and L%s written to HBM",
+                       i + 1, sub(i + 1).c_str(), r0 + 1, sub(i + 1).c_str(), sub(i + 1).c_str())
+                : strf("Q block %d done: O%s = diag(l)^{−1} O_acc (row %d: divided by l = %s once), "
+                       "L = m + log l = %s; O%s and L%s written to HBM",
+                       i + 1, sub(i + 1).c_str(), r0 + 1, num(l(0, 0)).c_str(), num(out.lse[r0]).c_str(),
+                       sub(i + 1).c_str(), sub(i + 1).c_str());
   st.reads = {{bacc_, r0, 0, r0 + br, d}, {bm_, r0, 0, r0 + br, 1}, {bl_, r0, 0, r0 + br, 1}};
   st.writes = {{bO_, r0, 0, r0 + br, d}, {bL_, r0, 0, r0 + br, 1}};
   rec_.commit(std::move(st));

@@ -8,7 +8,7 @@ namespace flashstep {
 
 std::string num(double x) {
   if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  if (std::isinf(x)) return x > 0 ? "∞" : "−∞";  // as the papers print them
   if (x == 0) return "0";  // also -0
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.5g", x);

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <thread>
 
 using namespace flashstep;
@@ -233,4 +234,48 @@ TEST_CASE("app state: compare records both algorithms on the lesson's input") {
   CHECK(app.compare.left.cursor->position() == 10);
   CHECK(app.compare.right.cursor->position() == 7);  // online finished
   CHECK(app.compare.left.rec->io.hbm_reads > app.compare.right.rec->io.hbm_reads);
+}
+
+TEST_CASE("inputs: the attention presets make a score overflow to -inf in every precision, and the guard keeps rows finite") {
+  const Algorithm algos[] = {Algorithm::attn_naive, Algorithm::attn_online, Algorithm::attn_tiled,
+                             Algorithm::attn_tiled_v2};
+  for (Precision p : kAllPrecisions)
+    for (Algorithm a : algos) {
+      CAPTURE(precision_name(p));
+      CAPTURE(algorithm_id(a));
+      Inputs in;
+      in.algorithm = a;
+      in.precision = p;
+      in.scale = ScaleChoice::inv_sqrt_d;
+      // "a score overflows to −∞": q₁ · k₁ is −∞, row 1 is the softmax of its other scores.
+      set_attention_preset(in, 0);
+      CHECK(in.N == 4);
+      CHECK(in.d == 2);
+      const Recording one = record(scenario_from(in));
+      const int bS = one.find_buffer("S");
+      REQUIRE(bS >= 0);
+      const State end = replay(one, one.step_count() - 1);
+      CHECK(end.at(bS, 0, 0, 4) == -std::numeric_limits<double>::infinity());
+      for (Eigen::Index k = 0; k < one.output.size(); ++k) CHECK(std::isfinite(one.output.data()[k]));
+      // Row 1's other scores are 1·1, 1·(−1), 1·0.5, scaled by 1/√2: O₁ is their softmax mix of
+      // v₂, v₃, v₄ (the −∞ score's v₁ weighs 0). Plain long double here.
+      const long double s = 1.0L / std::sqrt(2.0L);
+      const long double w2 = std::exp(s * 1), w3 = std::exp(s * -1), w4 = std::exp(s * 0.5L), l = w2 + w3 + w4;
+      const long double o0 = (w2 * 0 + w3 * 1 + w4 * -1) / l, o1 = (w2 * 1 + w3 * 1 + w4 * 2) / l;
+      // Error budget in unit roundoffs u of the format: the scale and each score rounded (2u),
+      // exp (4u with its rounding), l a sum of 3 terms (2u), o a sum of 3 products (3u) and one
+      // division (u): under 16u relative on values of at most 2, so 32u absolute.
+      const double u = std::ldexp(1.0, p == Precision::fp64 ? -53 : p == Precision::fp32 ? -24 : p == Precision::fp16 ? -11 : -8);
+      const double tol = 32 * u;
+      CHECK(std::fabs(one.output(0, 0) - static_cast<double>(o0)) <= tol);
+      CHECK(std::fabs(one.output(0, 1) - static_cast<double>(o1)) <= tol);
+      // "a row with no finite score": row 1 has no probability mass.
+      set_attention_preset(in, 1);
+      const Recording none = record(scenario_from(in));
+      CHECK(none.output(0, 0) == 0.0);
+      CHECK(none.output(0, 1) == 0.0);
+      CHECK(none.l[0] == 0.0);
+      CHECK(none.m[0] == -std::numeric_limits<double>::infinity());
+      for (Eigen::Index r = 1; r < 4; ++r) CHECK(std::isfinite(none.output(r, 0)));
+    }
 }

@@ -175,6 +175,44 @@ const std::vector<VectorPreset>& vector_presets() {
   return kPresets;
 }
 
+const std::vector<AttentionPreset>& attention_presets() {
+  static const std::vector<AttentionPreset> kPresets = {
+      {"a score overflows to −∞",
+       "q₁ · k₁ = big · (−big) is beyond the format's largest number: −∞. Row 1 meets it first, "
+       "while its running max is still −∞, where exp(−∞ − (−∞)) would be nan. FlashAttention "
+       "uses 0 instead of m there, so the score gets weight exactly 0 and the row is finite."},
+      {"a row with no finite score",
+       "Every score of row 1 overflows to −∞, as if every key were masked: no probability mass. "
+       "The row's output is 0 with l = 0 and m = −∞, as FlashAttention's kernels give it, not "
+       "0/0 = nan."},
+  };
+  return kPresets;
+}
+
+double overflowing_value(Precision p) {
+  switch (p) {
+    case Precision::fp64: return 1e200;
+    case Precision::fp16: return 300;
+    default: return 1e30;
+  }
+}
+
+void set_attention_preset(Inputs& in, int preset) {
+  const double b = overflowing_value(in.precision);
+  // Row 1 meets big · (−big) at key 1; the other rows have q · k₁ = 0 · (−big) = 0.
+  in.q = {{b, 0}, {0, 1}, {0, -1}, {0, 2}};
+  if (preset == 0) {
+    in.q[0][1] = 1;
+    in.k = {{-b, 0}, {0, 1}, {0, -1}, {0, 0.5}};
+  } else {
+    in.k = {{-b, 0}, {-b, 1}, {-b, -1}, {-b, 0.5}};
+  }
+  in.v = {{1, 0}, {0, 1}, {1, 1}, {-1, 2}};
+  in.N = 4;
+  in.d = 2;
+  in.causal = false;
+}
+
 std::vector<double> random_vector(int n, std::uint64_t seed) {
   auto rows = random_normal(1, std::max(n, 1), seed);
   for (double& v : rows[0]) v = std::round(v * 300.0) / 100.0;

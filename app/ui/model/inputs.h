@@ -86,6 +86,19 @@ inline bool tile_fits(int Br, int Bc, int d, int M) { return tile_elements(Br, B
 // Br and Bc the paper's rule picks for M (Bc = ⌈M/4d⌉, Br = min(Bc, d)), before clamping to N.
 void blocks_from_sram(int M, int d, int& Br, int& Bc);
 
+// The presets of the attention lessons: Q, K, V chosen so that scores overflow to −∞ in the
+// form's precision (big · −big is beyond its largest finite value; big · 1 is not).
+struct AttentionPreset {
+  const char* name;
+  const char* tooltip;
+};
+const std::vector<AttentionPreset>& attention_presets();
+// Sets N = 4, d = 2 and the preset's Q, K, V for precision in.precision; causal off.
+void set_attention_preset(Inputs& in, int preset);
+// The value whose square overflows precision p and which times 1 stays finite: 300 in fp16,
+// 1e30 in fp32 and bf16, 1e200 in fp64.
+double overflowing_value(Precision p);
+
 inline bool has_explicit_qkv(const Inputs& in) { return !in.q.empty(); }
 inline void clear_explicit_qkv(Inputs& in) { in.q.clear(), in.k.clear(), in.v.clear(); }
 

@@ -271,10 +271,10 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
     shape |= int_field(app, "d", &in.d, "Head dimension: the length of each q, k, v.",
                        running(app, app.scenario.d, same_family));
     if (has_explicit_qkv(in)) {
-      ImGui::TextDisabled("Q, K, V from the scenario file");
-      help_marker("The scenario file gave Q, K and V. Changing N, d or pressing \"random\" "
+      ImGui::TextDisabled("Q, K, V given");
+      help_marker("The scenario file or a preset gave Q, K and V. Changing N, d or pressing \"random\" "
                   "replaces them with standard-normal numbers from the seed.");
-      ImGui::SameLine();
+      flow_next(ImGui::CalcTextSize("random").x + ImGui::GetStyle().FramePadding.x * 2);
       if (ImGui::SmallButton("random")) shape = true;
     } else {
       int seed = static_cast<int>(in.seed);
@@ -287,6 +287,19 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
     }
     if (shape) clear_explicit_qkv(in);
     changed |= shape;
+    // Presets where a score overflows to −∞: the case FlashAttention's guard is for.
+    const ImGuiStyle& st = ImGui::GetStyle();
+    bool first = true;
+    for (int k = 0; k < static_cast<int>(attention_presets().size()); ++k) {
+      const AttentionPreset& p = attention_presets()[static_cast<std::size_t>(k)];
+      if (!first) flow_next(ImGui::CalcTextSize(p.name).x + st.FramePadding.x * 2);
+      first = false;
+      if (ImGui::SmallButton(p.name)) {
+        set_attention_preset(in, k);
+        changed = true;
+      }
+      if (ImGui::IsItemHovered()) tooltip(p.name, p.tooltip);
+    }
   }
   changed |= precision_field(in);
   changed |= scale_field(app, in);

@@ -212,6 +212,12 @@ std::string nonfinite_reason(const Recording& rec, const State& st, int buffer, 
                        : "m starts at −∞, so the first max(m, x₁) is x₁";
     if (n == "S" && rec.causal && c > r)
       return strf("masked: key %d comes after query %d (causal), so its weight is exp(−∞) = 0", c + 1, r + 1);
+    if (n == "S")
+      return strf("q%s · k%s overflowed %s: beyond its largest finite number %s, so the score is −∞ "
+                  "and its weight exactly 0. While the row's max is still −∞, exp uses 0 instead of "
+                  "m (m = −∞ → use 0), so no exp(−∞ + ∞) = nan appears",
+                  sub(r + 1).c_str(), sub(c + 1).c_str(), p.c_str(), num(precision_max(rec.precision)).c_str());
+
     if (n == "y" && has(rec, "LSE")) return "log y = x − LSE is −∞ because LSE is +inf";
     return "−inf";
   }
