@@ -13,6 +13,10 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // Why a quotient went to 0 or nan, appended to a step's sentence.
 std::string nan_note(double a, double b, double y) {
   if (std::isinf(b) && std::isfinite(a)) return " — a finite number divided by inf is 0";
+  if (a == 0 && b == 0)
+    return " — 0 / 0 is undefined: every x of the row is −∞, so there is no probability mass, and "
+           "numpy gives nan too. Attention chooses 0 for such a row instead (a query that sees no "
+           "key), as FlashAttention's kernels do: see lesson 8's preset \"a row with no finite score\"";
   if (!std::isnan(y) || std::isnan(a) || std::isnan(b)) return "";
   return " — inf / inf is undefined: nan";
 }
