@@ -86,7 +86,7 @@ float max_of(const float* x, std::int64_t n, bool* neg_inf = nullptr) {
   }
   float m = ei::predux_max(acc);
   for (; i < n; ++i) m = nan_max(m, x[i]);
-  if (m == kNegInf) [[unlikely]]
+  if (m == kNegInf)
     for (std::int64_t k = 0; k < n; ++k)
       if (std::isnan(x[k])) return kNaN;
   return m;

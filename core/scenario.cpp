@@ -95,6 +95,22 @@ std::vector<std::vector<double>> parse_rows(std::string_view text) {
       throw InputError(strf("input: '%s' (value %zu of row %zu) is too large for fp64; type inf "
                             "if you mean infinity",
                             token.c_str(), rows.back().size() + 1, rows.size()));
+    // strtod reads C's hexadecimal floats too ("0x1p3" is 8): the input is decimal only, so a
+    // hex literal is refused rather than read in a meaning the student may not expect.
+    const std::size_t digits_at = token.find_first_not_of("+-");
+    if (digits_at != std::string::npos &&
+        (token.compare(digits_at, 2, "0x") == 0 || token.compare(digits_at, 2, "0X") == 0))
+      throw InputError(strf("input: '%s' (value %zu of row %zu) is a hexadecimal number; type it in "
+                            "decimal, e.g. 8 for 0x1p3",
+                            token.c_str(), rows.back().size() + 1, rows.size()));
+    // A non-zero literal below fp64's smallest number would silently become 0.
+    if (v == 0) {
+      const std::string mantissa = token.substr(0, token.find_first_of("eE"));
+      if (mantissa.find_first_of("123456789") != std::string::npos)
+        throw InputError(strf("input: '%s' (value %zu of row %zu) is too small for fp64 and would be "
+                              "read as 0; type 0 if you mean zero",
+                              token.c_str(), rows.back().size() + 1, rows.size()));
+    }
     rows.back().push_back(v);
     value_since_comma = true;
     i = j;
@@ -254,8 +270,9 @@ Resolved resolve(const Scenario& s) {
                             s.sram, 4 * r.d));
     const int M = s.sram > 0 ? s.sram : kDefaultSram;
     // The FlashAttention paper's rule: Bc = ceil(M / 4d), Br = min(Bc, d). A block size of 0
-    // (or none given) means "from M"; the notice says which values the rule gave.
-    const int bc_rule = (M + 4 * r.d - 1) / (4 * r.d);
+    // (or none given) means "from M"; the notice says which values the rule gave. In 64 bits:
+    // M + 4d overflows an int for M near its largest value. The result is at most M.
+    const int bc_rule = static_cast<int>((M + 4LL * r.d - 1) / (4LL * r.d));
     const int br_rule = std::min(bc_rule, r.d);
     r.Bc = s.block_cols > 0 ? s.block_cols : bc_rule;
     r.Br = s.block_rows > 0 ? s.block_rows : br_rule;

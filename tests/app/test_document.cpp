@@ -10,6 +10,8 @@
 
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -144,6 +146,11 @@ TEST_CASE("document: a file that cannot be used is refused with a message and th
       {"panels.json", R"({"flashstep_scenario": 1, "scenario": {}, "layout": {"panels": {"view": 3}}})",
        "layout.panels.view"},
       {"empty.json", "", "empty"},
+      // A few bytes that ask for 2^56 random values, and for 2^28 at the engine's own limit:
+      // refused before anything is built.
+      {"huge.json", R"({"algorithm":"online","rows":268435456,"n":268435456})", "at most 100000"},
+      {"at-limit.json", R"({"flashstep_scenario": 1, "scenario": {"algorithm": "online", "rows": 16384, "n": 16384}})",
+       "at most 100000"},
   };
   Fresh app;
   app.open_lesson("attn-tiled");
@@ -170,6 +177,14 @@ TEST_CASE("document: a file that cannot be used is refused with a message and th
     CHECK(app.panels.log);
     CHECK(app.document_path.empty());
   }
+  // A named pipe would block open() forever; a folder is not a file either.
+  const std::string fifo = dir.file("pipe.json");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_FALSE(open_document(app, fifo));
+  CHECK(app.status.find("not a regular file") != std::string::npos);
+  CHECK_FALSE(open_document(app, dir.path.string()));
+  CHECK(app.status.find("folder") != std::string::npos);
+  CHECK(app.played.rec == rec_before);
   CHECK_FALSE(open_document(app, dir.file("missing.json")));
   CHECK(app.status.find("missing.json") != std::string::npos);
   CHECK(app.played.rec == rec_before);

@@ -99,6 +99,16 @@ TEST_CASE("inputs: does the tile fit in SRAM") {
   blocks_from_sram(100, 8, Br, Bc);  // ceil(100 / 32) = 4
   CHECK(Bc == 4);
   CHECK(Br == 4);
+  // Typed extremes: M + 4d and 4d would overflow an int (4 · 2^30 wraps to 0, a division by 0).
+  blocks_from_sram(2147483647, 8, Br, Bc);  // ceil((2^31 − 1) / 32) = 2^26
+  CHECK(Bc == 67108864);
+  CHECK(Br == 8);
+  blocks_from_sram(64, 1073741824, Br, Bc);  // 4d = 2^32
+  CHECK(Bc == 1);
+  CHECK(Br == 1);
+  blocks_from_sram(2147483647, 999999999, Br, Bc);  // ceil((2^31 − 1) / 3999999996) = 1
+  CHECK(Bc == 1);
+  CHECK(Br == 1);
 }
 
 TEST_CASE("app state: bad input keeps the last valid recording, good input keeps the pass") {

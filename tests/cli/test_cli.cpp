@@ -186,6 +186,8 @@ TEST_CASE("bad input: exit 2 and one line naming the problem") {
       {"run --algo attn-tiled --block-rows -1", "Br"},
       {"run --algo attn-naive --input 1,2", "--input"},
       {"run --algo safe --input '1,2;3'", "row 2"},
+      {"run --algo safe --input 1e-400,1", "would be read as 0"},
+      {"run --algo safe --input 0x1p3,1", "hexadecimal"},
       {"run --algo safe --backend tpu", "tpu"},
       {"run --algo safe --steps some", "some"},
       {"run --algo attn-naive --qkv /nonexistent.json", "/nonexistent.json"},
@@ -306,6 +308,14 @@ TEST_CASE("block sizes of 0 or left out are derived from M, and the notices say 
   CHECK(r.err.empty());
   r = invoke("run --help");
   CHECK(r.out.find("0 or absent: derived from M") != std::string::npos);
+}
+
+TEST_CASE("M at the largest int derives its blocks without overflow") {
+  const Result r = invoke("run --algo attn-tiled --sram 2147483647 --n 8 --d 8 --steps none");
+  REQUIRE(r.status == 0);
+  const auto j = flashstep::Json::parse(r.out);
+  CHECK(j["blocks"]["Bc"] == 8);  // ceil((2^31 − 1) / 32) = 2^26, capped at N
+  CHECK(j["notices"][0].get<std::string>().find("67108864") != std::string::npos);
 }
 
 TEST_CASE("a block size larger than N is clamped with a note") {

@@ -106,6 +106,11 @@ bool apply_document(AppState& app, const ScenarioDocument& doc, std::string& err
     if (it != all.end()) index = static_cast<int>(it - all.begin());
   }
   const bool gpu = doc.backend == "gpu" && gpu_backend();
+  // Before anything is built from the file: a 58-byte file can ask for 2^56 random values.
+  if (std::string why = window_limits(doc.scenario); !why.empty()) {
+    error = "scenario file: " + why;
+    return false;
+  }
   Inputs in = inputs_from(doc.scenario, gpu ? Backend::gpu : Backend::cpu);
   if (std::string why = app.check(in); !why.empty()) {
     error = "scenario file: " + why;

@@ -7,7 +7,35 @@
 
 namespace flashstep::ui {
 
+std::string window_limits(const Scenario& s) {
+  char buf[300];
+  if (is_attention(s.algorithm)) {
+    const long long N = s.q.empty() ? s.n : static_cast<long long>(s.q.size());
+    const long long d = s.q.empty() || s.q[0].empty() ? s.d : static_cast<long long>(s.q[0].size());
+    if (N > kMaxAttentionN) {
+      std::snprintf(buf, sizeof buf, "N = %lld: the window records every step and shows N×N matrices; it takes "
+                                     "N ≤ %d (flashstep run --steps none takes more)", N, kMaxAttentionN);
+      return buf;
+    }
+    if (d > kMaxHeadDim) {
+      std::snprintf(buf, sizeof buf, "d = %lld: the window takes head dimensions up to %d", d, kMaxHeadDim);
+      return buf;
+    }
+    return "";
+  }
+  const long long rows = s.x.empty() ? std::max(s.rows, 1) : static_cast<long long>(s.x.size());
+  const long long n = s.x.empty() ? std::max(s.n, 1) : static_cast<long long>(s.x[0].size());
+  if (rows * n > kMaxVectorN) {
+    std::snprintf(buf, sizeof buf, "%lld rows × %lld values = %lld values: the window records every step, so it "
+                                   "takes at most %d (flashstep run --steps none takes more)",
+                  rows, n, rows * n, kMaxVectorN);
+    return buf;
+  }
+  return "";
+}
+
 Inputs inputs_from(const Scenario& s, Backend backend) {
+  if (std::string why = window_limits(s); !why.empty()) throw InputError(why);
   Inputs in;
   in.algorithm = s.algorithm;
   in.precision = s.precision;
@@ -228,9 +256,12 @@ long long tile_elements(int Br, int Bc, int d) {
 }
 
 void blocks_from_sram(int M, int d, int& Br, int& Bc) {
-  d = std::max(d, 1);
-  Bc = std::max(1, (M + 4 * d - 1) / (4 * d));
-  Br = std::min(Bc, d);
+  // In 64 bits: a typed d or M near the largest int must not overflow 4d or M + 4d (nor make
+  // 4d wrap to 0 and divide by it). The result is at most max(M, 1).
+  const long long dd = std::max(d, 1), mm = std::max(M, 1);
+  const long long bc = std::max(1LL, (mm + 4 * dd - 1) / (4 * dd));
+  Bc = static_cast<int>(bc);
+  Br = static_cast<int>(std::min(bc, dd));
 }
 
 }  // namespace flashstep::ui

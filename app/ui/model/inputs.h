@@ -51,7 +51,11 @@ struct Inputs {
   Backend backend = Backend::cpu;
 };
 
-// The form a lesson's preset scenario opens with.
+// Whether a scenario (from a file) fits the window's limits, checked before anything is built
+// from it: a random vector of rows × n values is drawn only after this. Empty when it fits.
+std::string window_limits(const Scenario& s);
+// The form a lesson's preset scenario opens with. Throws InputError when window_limits() says
+// the scenario does not fit.
 Inputs inputs_from(const Scenario& s, Backend backend = Backend::cpu);
 // The Scenario the form stands for (not yet checked: resolve() does that).
 Scenario scenario_from(const Inputs& in);
