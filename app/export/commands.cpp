@@ -6,6 +6,7 @@
 #include "app/ui/panels/frame.h"
 #include "app/ui/offscreen.h"
 #include "app/ui/style.h"
+#include "core/text.h"
 #include "core/lessons.h"
 #include "core/scenario_json.h"
 
@@ -134,7 +135,9 @@ int gif_command(const GifOptions& o) {
   int from = 0, to = 0;
   if (!parse_step(o.from, from)) return bad("--from '" + o.from + "': use a step number from 0, or last");
   if (!parse_step(o.to, to)) return bad("--to '" + o.to + "': use a step number from 0, or last");
-  if (!(o.fps > 0 && o.fps <= 100)) return bad("--fps must be more than 0 and at most 100");
+  if (!(o.fps >= kMinGifFps && o.fps <= kMaxGifFps))
+    return bad("--fps " + num(o.fps) + ": must be from 0.1 to 100 frames per second (a GIF times frames in "
+               "hundredths of a second)");
   ui::AppState app;
   if (auto err = load(o, app); !err.empty()) return bad(err);
   const int count = app.timeline.count();

@@ -180,7 +180,8 @@ std::string check_export(const AppState& app, const ExportRequest& r) {
   if (r.from < 0 || r.to < 0 || r.from >= n || r.to >= n)
     return strf("Steps %d to %d are not all there: this recording has steps 1 to %d.", r.from + 1, r.to + 1, n);
   if (r.from > r.to) return strf("The first step (%d) comes after the last (%d).", r.from + 1, r.to + 1);
-  if (!(r.fps > 0 && r.fps <= 100)) return "The frame rate must be more than 0 and at most 100 frames per second.";
+  if (!(r.fps >= kMinGifFps && r.fps <= kMaxGifFps))
+    return "The speed must be from 0.1 to 100 steps per second: a GIF times frames in hundredths of a second.";
   return "";
 }
 

@@ -16,9 +16,14 @@ namespace {
 GifFileType* as_gif(void* p) { return static_cast<GifFileType*>(p); }
 }  // namespace
 
+int gif_delay_cs(double fps) {
+  const double f = std::clamp(fps > 0 ? fps : kMinGifFps, kMinGifFps, kMaxGifFps);
+  return std::max(1, static_cast<int>(std::lround(100.0 / f)));
+}
+
 GifWriter::GifWriter(const std::string& path, int width, int height, double fps)
     : path_(path), tmp_(path + ".tmp" + std::to_string(::getpid())), width_(width), height_(height),
-      delay_cs_(std::max(1, static_cast<int>(std::lround(100.0 / std::max(fps, 0.01))))) {
+      delay_cs_(gif_delay_cs(fps)) {
   if (width <= 0 || height <= 0 || width > 65535 || height > 65535) {
     fail("a GIF frame must be 1..65535 pixels wide and high");
     return;

@@ -13,6 +13,14 @@ struct RgbaFrame {
   std::vector<unsigned char> rgba;  // top row first
 };
 
+// Frame rates a GIF can hold: it times frames in hundredths of a second, so 100 is the most; a
+// frame of more than 10 s (0.1 fps) is no longer an animation.
+inline constexpr double kMinGifFps = 0.1, kMaxGifFps = 100.0;
+// The frame delay a GIF written at `fps` holds, in hundredths of a second (fps in range).
+int gif_delay_cs(double fps);
+// What the file will last: frames × that delay, in seconds.
+inline double gif_seconds(int frames, double fps) { return frames * gif_delay_cs(fps) / 100.0; }
+
 class GifWriter {
  public:
   // Opens a temporary file next to `path`; error() says why when it cannot.

@@ -5,6 +5,7 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
+#include "app/files.h"
 #include "app/ui/style.h"
 
 #include <backends/imgui_impl_opengl3.h>
@@ -223,18 +224,18 @@ bool write_png(const std::string& path, const Image& img, std::string& error) {
     error = path + ": nothing to write (empty image)";
     return false;
   }
-  const std::string tmp = path + ".tmp" + std::to_string(getpid());
-  if (!stbi_write_png(tmp.c_str(), img.width, img.height, 4, img.rgba.data(), img.width * 4)) {
-    std::remove(tmp.c_str());
-    error = path + ": cannot write the PNG (is the folder there and writable?)";
+  // Encoded in memory, then written through write_file_atomic(), whose message names the
+  // system's reason (a name too long, no space, no permission, no such folder).
+  std::string png;
+  auto append = [](void* ctx, void* data, int size) {
+    static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+  };
+  if (!stbi_write_png_to_func(append, &png, img.width, img.height, 4, img.rgba.data(), img.width * 4)) {
+    error = path + ": the PNG could not be encoded";
     return false;
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    error = path + ": cannot move the finished PNG into place";
-    return false;
-  }
-  return true;
+  error = write_file_atomic(path, png);
+  return error.empty();
 }
 
 int distinct_colours(const Image& img, int limit) {

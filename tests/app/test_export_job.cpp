@@ -4,6 +4,7 @@
 // need a display (./build.sh test provides Xvfb); the dialog is tests/app/test_export_dialog.cpp.
 #include "tests/temp_dir.h"
 #include "app/export/export_job.h"
+#include "app/export/gif.h"
 #include "core/report.h"
 #include "core/text.h"
 
@@ -260,12 +261,20 @@ TEST_CASE("export: a GIF range outside the lesson, backwards, or at a bad frame 
   r.to = 3;
   CHECK(check_export(app, r) == "The first step (6) comes after the last (4).");
   r.from = 1;
-  for (double fps : {0.0, -1.0, 100.5}) {
+  for (double fps : {0.0, -1.0, 100.5, 1e-30, 0.09}) {
     r.fps = fps;
-    CHECK(check_export(app, r) == "The frame rate must be more than 0 and at most 100 frames per second.");
+    CHECK(check_export(app, r) ==
+          "The speed must be from 0.1 to 100 steps per second: a GIF times frames in hundredths of a second.");
   }
   r.fps = 100;
   CHECK(check_export(app, r) == "");
+  r.fps = 0.1;
+  CHECK(check_export(app, r) == "");
+  // What the dialog promises is what the file holds: whole hundredths of a second per frame.
+  CHECK(gif_delay_cs(0.1) == 1000);
+  CHECK(gif_delay_cs(3) == 33);
+  CHECK(gif_seconds(10, 3) == doctest::Approx(3.3));
+  CHECK(gif_seconds(4, 100) == doctest::Approx(0.04));
   r.scale = 9.0f;
   CHECK(check_export(app, r).find("0.25 to 8 pixels") != std::string::npos);
   r.scale = 1.0f;

@@ -1,5 +1,6 @@
 #include "app/ui/dialogs/export_dialog.h"
 
+#include "app/export/gif.h"
 #include "app/ui/dialogs/file_dialog.h"
 #include "app/ui/panels/frame.h"
 #include "app/ui/widgets.h"
@@ -234,13 +235,14 @@ void draw_gif_choices(const AppState& app, ExportDialog& d, float column) {
   if (ImGui::InputFloat("##fps", &d.fps, 1.0f, 4.0f, "%.3g")) changed(d);
   ImGui::SameLine();
   const int frames = d.to - d.from + 1;
-  if (d.fps > 0.0f)
-    ImGui::Text("steps per second · %d frame%s, %.1f s", frames, frames == 1 ? "" : "s",
-                static_cast<double>(static_cast<float>(frames) / d.fps));
+  // The duration the file will hold: its frame delay is whole hundredths of a second.
+  if (d.fps >= kMinGifFps && d.fps <= kMaxGifFps)
+    ImGui::Text("steps per second · %d frame%s, %.2f s", frames, frames == 1 ? "" : "s",
+                gif_seconds(frames, static_cast<double>(d.fps)));
   else
-    ImGui::TextUnformatted("steps per second");
-  help_marker("Steps shown per second. 1 to 4 leaves time to read each step; GIF times frames in "
-              "hundredths of a second, so 100 is the most.");
+    ImGui::TextUnformatted("steps per second (0.1 to 100)");
+  help_marker("Steps shown per second, 0.1 to 100. 1 to 4 leaves time to read each step; GIF times "
+              "frames in hundredths of a second, so 100 is the most.");
 }
 
 void draw_json_choices(const AppState& app, ExportDialog& d) {
