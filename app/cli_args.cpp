@@ -18,8 +18,8 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   app.add_option("--quit-after", gui.quit_after_frames,
                  "Render this many frames, then exit (a smoke test of the window)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--width", gui.width, "Window width in pixels")->capture_default_str()->check(CLI::Range(320, 16384));
-  app.add_option("--height", gui.height, "Window height in pixels")->capture_default_str()->check(CLI::Range(240, 16384));
+  app.add_option("--width", gui.width, "Window width in pixels, at least 960")->capture_default_str()->check(CLI::Range(960, 16384));
+  app.add_option("--height", gui.height, "Window height in pixels, at least 600")->capture_default_str()->check(CLI::Range(600, 16384));
   app.add_option("--bench-frames", gui.bench_frames,
                  "Benchmark: play the lesson one step per frame for this many frames without vsync "
                  "and print the frame times (attention lessons at N = 128, d = 64)")

@@ -19,8 +19,10 @@ namespace flashstep {
 inline constexpr int kSettingsVersion = 1;  // "version" of the files this app writes
 inline constexpr std::size_t kMaxRecent = 10;
 inline constexpr float kMinFontScale = 1.0f, kMaxFontScale = 3.0f;
-// Window sizes outside these are not used (a size saved on a bigger screen, a broken file).
-inline constexpr int kMinWindowWidth = 320, kMinWindowHeight = 240, kMaxWindowSide = 16384;
+// Window sizes outside these are not used (a size saved on a bigger screen, a broken file). The
+// minimum is the smallest window the panels fit in without overlapping: the window cannot be
+// made smaller.
+inline constexpr int kMinWindowWidth = 960, kMinWindowHeight = 600, kMaxWindowSide = 16384;
 
 struct Settings {
   ui::Theme theme = ui::Theme::dark;

@@ -1,5 +1,7 @@
 #include "app/window.h"
 
+#include "app/settings.h"
+
 #include "app/ui/panels/frame.h"
 
 #include <epoxy/gl.h>
@@ -38,7 +40,8 @@ std::unique_ptr<Window> Window::open(const WindowOptions& o) {
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_MAXIMIZED, o.maximized ? GLFW_TRUE : GLFW_FALSE);
-    window = glfwCreateWindow(std::max(o.width, 320), std::max(o.height, 240), "FlashStep", nullptr, nullptr);
+    window = glfwCreateWindow(std::max(o.width, kMinWindowWidth), std::max(o.height, kMinWindowHeight), "FlashStep",
+                              nullptr, nullptr);
     if (window) break;
   }
   if (!window) {
@@ -46,6 +49,7 @@ std::unique_ptr<Window> Window::open(const WindowOptions& o) {
     glfwTerminate();
     return nullptr;
   }
+  glfwSetWindowSizeLimits(window, kMinWindowWidth, kMinWindowHeight, GLFW_DONT_CARE, GLFW_DONT_CARE);
   std::unique_ptr<Window> w(new Window(window));
   glfwMakeContextCurrent(window);
   glfwSwapInterval(o.vsync ? 1 : 0);
@@ -107,7 +111,8 @@ void Window::FullScreen::set(GLFWwindow* window, bool want) {
     glfwGetWindowSize(window, &w, &h);
     glfwSetWindowMonitor(window, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
   } else {
-    glfwSetWindowMonitor(window, nullptr, x, y, std::max(w, 320), std::max(h, 240), 0);
+    // Back to the size the window had before (never below the minimum).
+    glfwSetWindowMonitor(window, nullptr, x, y, std::max(w, kMinWindowWidth), std::max(h, kMinWindowHeight), 0);
   }
   on = want;
 }

@@ -28,7 +28,7 @@ struct GLFWwindow;
 namespace flashstep {
 
 struct WindowOptions {
-  int width = 1280, height = 800;  // at least 320 × 240 is used
+  int width = 1280, height = 800;  // at least kMinWindowWidth × kMinWindowHeight (settings.h)
   bool maximized = false;
   bool vsync = true;  // off for --bench-frames: frames as fast as they can be drawn
 };

@@ -261,10 +261,12 @@ TEST_CASE("font_scale outside 1..3 is clamped and window sizes outside their ran
       {R"({"font_scale": -2})", 1.0f, 1280, 800, 1},
       {R"({"font_scale": 1e999})", 1.0f, 1280, 800, 1},  // parses as infinity
       {R"({"font_scale": 2.5, "window_width": 2560, "window_height": 1440})", 2.5f, 2560, 1440, 0},
-      {R"({"font_scale": 1, "window_width": 320, "window_height": 240})", 1.0f, 320, 240, 0},
+      {R"({"font_scale": 1, "window_width": 960, "window_height": 600})", 1.0f, 960, 600, 0},
+      // Below the smallest window the panels fit in.
+      {R"({"window_width": 320, "window_height": 240})", 1.0f, 1280, 800, 2},
       {R"({"window_width": 0, "window_height": -600})", 1.0f, 1280, 800, 2},
       {R"({"window_width": 100000, "window_height": 18446744073709551615})", 1.0f, 1280, 800, 2},
-      {R"({"window_width": 319, "window_height": 16385})", 1.0f, 1280, 800, 2},
+      {R"({"window_width": 959, "window_height": 16385})", 1.0f, 1280, 800, 2},
   };
   for (const Case& c : cases) {
     CAPTURE(c.json);
