@@ -97,6 +97,9 @@ int run_gui(const GuiOptions& opt) {
       window->present();
       // Exports render off-screen with this context and their own ImGui context: between frames.
       ui::export_dialog_tick(*app, export_dialog, window->handle());
+      // A crash or a kill loses at most the last few seconds (benchmarks write nothing).
+      // The idle wait above wakes at least every 0.1 s, so the look comes when it is due.
+      if (!bench) session.autosave(*app, window->placement(), Window::time());
       ++frames;
       if (stats.frame_done(frames)) break;
       if (opt.quit_after_frames > 0 && frames >= opt.quit_after_frames) break;

@@ -93,8 +93,7 @@ void Session::serve_file_requests(ui::AppState& app) {
   }
 }
 
-void Session::save(const ui::AppState& app, const WindowPlacement& where) {
-  if (config_.empty()) return;
+void Session::fill_settings(const ui::AppState& app, const WindowPlacement& where) {
   settings_.theme = app.theme;
   settings_.font_scale = app.font_scale;
   settings_.play_speed = app.timeline.speed();
@@ -104,10 +103,34 @@ void Session::save(const ui::AppState& app, const WindowPlacement& where) {
     settings_.window_width = where.width;
     settings_.window_height = where.height;
   }
+}
+
+void Session::save(const ui::AppState& app, const WindowPlacement& where) {
+  if (config_.empty()) return;
+  fill_settings(app, where);
   std::string err = save_settings(settings_path(config_), settings_);
   if (err.empty())
     err = write_file_atomic(last_scenario_path(config_), document_to_json(ui::make_document(app)).dump(2) + "\n");
   if (!err.empty()) std::fprintf(stderr, "flashstep: settings not saved: %s\n", err.c_str());
+}
+
+void Session::autosave(const ui::AppState& app, const WindowPlacement& where, double now) {
+  if (config_.empty() || now - last_look_ < kAutosaveSeconds) return;
+  last_look_ = now;
+  fill_settings(app, where);  // in presentation mode: the size the window will go back to
+  const std::string settings = settings_to_json(settings_).dump(2) + "\n";
+  const std::string scenario = document_to_json(ui::make_document(app)).dump(2) + "\n";
+  std::string err;
+  if (settings != written_settings_) {
+    err = save_settings(settings_path(config_), settings_);
+    if (err.empty()) written_settings_ = settings;
+  }
+  if (err.empty() && scenario != written_scenario_) {
+    err = write_file_atomic(last_scenario_path(config_), scenario);
+    if (err.empty()) written_scenario_ = scenario;
+  }
+  if (!err.empty() && !autosave_failed_) std::fprintf(stderr, "flashstep: settings not saved: %s\n", err.c_str());
+  autosave_failed_ = !err.empty();
 }
 
 }  // namespace flashstep

@@ -35,8 +35,18 @@ class Session {
   void serve_file_requests(ui::AppState& app);
   // At quit: the settings and last-scenario.json. A failure is one line on stderr.
   void save(const ui::AppState& app, const WindowPlacement& where);
+  // While the window runs: the same files, written (atomically) once what they would hold has
+  // changed and kAutosaveSeconds have passed since the last look, so a crash or a kill loses
+  // at most those seconds.
+  void autosave(const ui::AppState& app, const WindowPlacement& where, double now);
+  static constexpr double kAutosaveSeconds = 2.0;
 
  private:
+  // The settings and the last scenario as they would be written now.
+  void fill_settings(const ui::AppState& app, const WindowPlacement& where);
+  std::string written_settings_, written_scenario_;  // what the files hold
+  double last_look_ = -1e9;
+  bool autosave_failed_ = false;
   std::string config_;  // the config folder; "" when nothing is read or written
   std::vector<std::string> notices_;
   Settings settings_;

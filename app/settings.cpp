@@ -220,13 +220,7 @@ Settings load_settings(const std::string& path, std::vector<std::string>& notice
   return s;
 }
 
-std::string save_settings(const std::string& path, const Settings& s) {
-  const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty()) {
-    std::error_code ec;
-    fs::create_directories(parent, ec);
-    if (ec) return "cannot create the folder " + parent.string() + ": " + ec.message();
-  }
+Json settings_to_json(const Settings& s) {
   Json j = Json::object();
   j["version"] = kSettingsVersion;
   j["theme"] = ui::theme_name(s.theme);
@@ -241,7 +235,17 @@ std::string save_settings(const std::string& path, const Settings& s) {
   j["recent_files"] = recent;
   j["last_folder"] = fits_json(s.last_folder) ? s.last_folder : "";
   j["restore_last"] = s.restore_last;
-  return write_file_atomic(path, j.dump(2) + "\n");
+  return j;
+}
+
+std::string save_settings(const std::string& path, const Settings& s) {
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty()) {
+    std::error_code ec;
+    fs::create_directories(parent, ec);
+    if (ec) return "cannot create the folder " + parent.string() + ": " + ec.message();
+  }
+  return write_file_atomic(path, settings_to_json(s).dump(2) + "\n");
 }
 
 void add_recent(std::vector<std::string>& recent, const std::string& path) {

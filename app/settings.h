@@ -10,6 +10,7 @@
 #pragma once
 
 #include "app/ui/model/theme.h"
+#include "core/report.h"
 
 #include <string>
 #include <vector>
@@ -48,6 +49,8 @@ Settings load_settings(const std::string& path, std::vector<std::string>& notice
 // Creates the folder and writes `s` (with "version") through a temporary file and a rename.
 // Returns "" or a message naming the problem.
 std::string save_settings(const std::string& path, const Settings& s);
+// What save_settings() writes.
+Json settings_to_json(const Settings& s);
 
 // Puts `path`, made absolute, first in the list, without duplicates, at most kMaxRecent.
 void add_recent(std::vector<std::string>& recent, const std::string& path);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <csignal>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -114,4 +115,37 @@ TEST_CASE("a last scenario that cannot be used leaves the first lesson open and 
   home.write("last-scenario.json", "not json at all");
   REQUIRE(home.run("") == 0);
   CHECK(home.read("last-scenario.json")["lesson"] == "naive");
+}
+
+TEST_CASE("a window killed with SIGKILL a few seconds after a change has already saved it, and the next start restores it") {
+  if (!have_display()) return;
+  ConfigHome home;
+  const std::string cmd = "XDG_CONFIG_HOME='" + home.root.string() + "' exec " + FLASHSTEP_EXE +
+                          " --lesson attn-tiled-v2 >/dev/null 2>&1";
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // The autosave looks every 2 s: the lesson opened at start-up is on disk well within 15 s.
+  const fs::path last = home.dir() / "last-scenario.json";
+  bool saved = false;
+  for (int i = 0; i < 150 && !saved; ++i) {
+    usleep(100 * 1000);
+    std::string text, error;
+    if (fs::exists(last) && flashstep::read_file(last.string(), text, error)) {
+      const Json j = Json::parse(text, nullptr, false);
+      saved = !j.is_discarded() && j.value("lesson", "") == "attn-tiled-v2";
+    }
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(WIFSIGNALED(status));
+  REQUIRE(saved);
+  CHECK(fs::exists(home.dir() / "settings.json"));
+  // No --lesson: the killed session's lesson comes back.
+  REQUIRE(home.run("") == 0);
+  CHECK(home.read("last-scenario.json")["lesson"] == "attn-tiled-v2");
 }
