@@ -86,6 +86,8 @@ int run_gui(const GuiOptions& opt) {
       if (window->use_style(scale, app->theme)) app->ui_scale = scale;
 
       stats.build_started();
+      app->key_presses = window->take_keys();
+      app->key_presses_from_window = true;
       window->begin_frame(*app);
       ui::draw_frame(*app);
       session.serve_file_requests(*app);

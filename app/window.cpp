@@ -65,6 +65,8 @@ std::unique_ptr<Window> Window::open(const WindowOptions& o) {
   ImGui_ImplOpenGL3_Init("#version 330");
   glfwSetWindowUserPointer(window, w.get());
   glfwSetDropCallback(window, on_drop);
+  // After ImGui's backend installed its own: ours records the press, then hands it on.
+  glfwSetKeyCallback(window, on_key);
   return w;
 }
 
@@ -91,6 +93,19 @@ bool Window::should_close() const { return glfwWindowShouldClose(window_); }
 void Window::wait_events(bool busy) {
   if (busy) glfwPollEvents();
   else glfwWaitEventsTimeout(0.1);
+}
+
+void Window::on_key(GLFWwindow* window, int key, int scancode, int action, int mods) {
+  auto* self = static_cast<Window*>(glfwGetWindowUserPointer(window));
+  if (self && key >= 0 && (action == GLFW_PRESS || action == GLFW_REPEAT))
+    self->keys_.push_back({key, (mods & GLFW_MOD_SHIFT) != 0, (mods & GLFW_MOD_CONTROL) != 0, action == GLFW_REPEAT});
+  ImGui_ImplGlfw_KeyCallback(window, key, scancode, action, mods);
+}
+
+std::vector<ui::KeyPress> Window::take_keys() {
+  std::vector<ui::KeyPress> out;
+  out.swap(keys_);
+  return out;
 }
 
 double Window::time() { return glfwGetTime(); }

@@ -17,6 +17,7 @@
 
 namespace flashstep::ui {
 class AppState;
+struct KeyPress;
 }
 
 #include <memory>
@@ -62,6 +63,8 @@ class Window {
   static double time();  // seconds since GLFW started
   // Files dropped on the window since the last call, in the order they came.
   std::vector<std::string> take_dropped();
+  // Every key press since the last call, none lost (see AppState::key_presses).
+  std::vector<ui::KeyPress> take_keys();
 
   // Full screen on the primary monitor while presenting; back to the old place and size after.
   void set_full_screen(bool on);
@@ -86,10 +89,12 @@ class Window {
 
   explicit Window(GLFWwindow* window) : window_(window) {}
   static void on_drop(GLFWwindow* window, int count, const char** paths);
+  static void on_key(GLFWwindow* window, int key, int scancode, int action, int mods);
 
   GLFWwindow* window_;
   float content_scale_ = 1.0f;
   std::vector<std::string> dropped_;  // filled by on_drop while events are taken
+  std::vector<ui::KeyPress> keys_;    // filled by on_key while events are taken
   FullScreen full_screen_;
   float style_scale_ = 0;  // 0: fonts not built yet
   ui::Theme style_theme_ = ui::Theme::dark;

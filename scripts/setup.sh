@@ -10,7 +10,7 @@ packages=(
   libstb-dev libgif-dev
   glslang-tools
   clang libclang-rt-14-dev
-  xvfb xauth libgl1-mesa-dri libglx-mesa0 mesa-utils
+  xvfb xauth libgl1-mesa-dri libglx-mesa0 mesa-utils xdotool
   fonts-dejavu-core
 )
 

@@ -219,3 +219,27 @@ TEST_CASE("fields: the 1/√d lab's seed is applied when committed, not per keys
   CHECK(app.scale_lab.cached_seed == 42);
   CHECK_FALSE(field_state(window, "##seed").marked);
 }
+
+TEST_CASE("keys: every press the window reports counts, 20 within one frame advance 20 steps") {
+  Headless h;
+  auto app = std::make_unique<AppState>();
+  REQUIRE(app->open_lesson("attn-online"));  // 72 steps
+  h.frame(*app);
+  REQUIRE(app->timeline.playhead() == 0);
+  // What a presentation clicker sends: press and release, twenty times, faster than a frame.
+  // ImGui 1.86 sees at most one of them; the window's queue keeps them all.
+  app->key_presses.assign(20, KeyPress{GLFW_KEY_RIGHT, false, false, false});
+  app->key_presses_from_window = true;
+  h.frame(*app);
+  CHECK(app->timeline.playhead() == 20);
+  CHECK(app->key_presses.empty());  // taken, not applied again next frame
+  h.frame(*app);
+  CHECK(app->timeline.playhead() == 20);
+  // Mixed keys in order, and a command among them.
+  app->key_presses = {{GLFW_KEY_PAGE_DOWN}, {GLFW_KEY_PAGE_DOWN}, {GLFW_KEY_PAGE_UP}, {GLFW_KEY_LEFT},
+                      {GLFW_KEY_RIGHT, false, false, true},  // an auto-repeat moves too
+                      {GLFW_KEY_Q, false, true, false}};
+  h.frame(*app);
+  CHECK(app->timeline.playhead() == 21);
+  CHECK(app->quit_requested);
+}

@@ -149,3 +149,37 @@ TEST_CASE("a window killed with SIGKILL a few seconds after a change has already
   REQUIRE(home.run("") == 0);
   CHECK(home.read("last-scenario.json")["lesson"] == "attn-tiled-v2");
 }
+
+TEST_CASE("twenty Right presses sent to the real window as fast as X takes them advance twenty steps") {
+  if (!have_display()) return;
+  REQUIRE_MESSAGE(std::system("command -v xdotool >/dev/null 2>&1") == 0,
+                  "xdotool is needed to drive the window (scripts/setup.sh installs it)");
+  ConfigHome home;
+  const std::string cmd = "XDG_CONFIG_HOME='" + home.root.string() + "' exec " + FLASHSTEP_EXE +
+                          " --lesson attn-online >/dev/null 2>&1";
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Each press and release is sent with no delay: many fall within one frame, which ImGui 1.86
+  // alone would count once. The autosave then carries the playhead to disk.
+  const std::string keys = "wid=$(xdotool search --sync --pid " + std::to_string(pid) +
+                           " | head -1) && for i in $(seq 20); do xdotool key --window $wid --delay 0 Right; done";
+  const int sent = std::system(("timeout 20 sh -c '" + keys + "'").c_str());
+  int playhead = -1;
+  for (int i = 0; i < 100 && playhead != 20; ++i) {
+    usleep(100 * 1000);
+    std::string text, error;
+    if (flashstep::read_file((home.dir() / "last-scenario.json").string(), text, error)) {
+      const Json j = Json::parse(text, nullptr, false);
+      if (!j.is_discarded()) playhead = j.value("playhead", -1);
+    }
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(sent == 0);
+  CHECK(playhead == 20);
+}

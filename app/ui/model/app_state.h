@@ -60,6 +60,12 @@ inline std::optional<Tab> parse_tab(std::string_view name) {
   return std::nullopt;
 }
 
+// One key press (or auto-repeat) as the window reported it: GLFW's key code and modifiers.
+struct KeyPress {
+  int key = 0;
+  bool shift = false, ctrl = false, repeat = false;
+};
+
 // A Recording with the Cursor that plays it; the Cursor points into the Recording, so the two
 // travel together.
 struct Played {
@@ -110,6 +116,11 @@ class AppState {
   bool presentation_memory = true;  // the memory panel under the view in presentation mode (M)
   bool background_allowed = true;  // false: record on the calling thread (exports, tests)
   bool quit_requested = false;
+  // Every key press since the last frame, from the window's key callback: ImGui 1.86 drops a
+  // key pressed and released within one frame, which is what a presentation clicker sends.
+  // The shortcuts read these when key_presses_from_window, else what ImGui saw.
+  std::vector<KeyPress> key_presses;
+  bool key_presses_from_window = false;
 
   // ---- files: the menu and the keys ask, the frame loop (which owns the dialogs) acts ----
   std::string document_path;              // the scenario file last opened or saved; "" = none

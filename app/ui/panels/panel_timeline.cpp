@@ -155,56 +155,84 @@ const std::vector<Shortcut>& shortcuts() {
   return kShortcuts;
 }
 
+namespace {
+
+// The keys the shortcuts read (GLFW's codes, which are ImGui's key indices here).
+constexpr int kShortcutKeys[] = {
+    GLFW_KEY_F1,    GLFW_KEY_ESCAPE,   GLFW_KEY_F5,     GLFW_KEY_Q,          GLFW_KEY_O,         GLFW_KEY_S,
+    GLFW_KEY_E,     GLFW_KEY_EQUAL,    GLFW_KEY_KP_ADD, GLFW_KEY_MINUS,      GLFW_KEY_KP_SUBTRACT, GLFW_KEY_0,
+    GLFW_KEY_KP_0,  GLFW_KEY_P,        GLFW_KEY_M,      GLFW_KEY_SPACE,      GLFW_KEY_RIGHT,     GLFW_KEY_LEFT,
+    GLFW_KEY_PAGE_DOWN, GLFW_KEY_PAGE_UP, GLFW_KEY_HOME, GLFW_KEY_END,       GLFW_KEY_DOWN,      GLFW_KEY_UP,
+};
+
+// This frame's presses, in order. From the window they are every press GLFW reported, so a
+// press and release within one frame (a presentation clicker's) still counts; without a window
+// (tests, exports) they are what ImGui saw pressed.
+std::vector<KeyPress> presses_this_frame(AppState& app) {
+  if (app.key_presses_from_window) return std::exchange(app.key_presses, {});
+  std::vector<KeyPress> out;
+  const ImGuiIO& io = ImGui::GetIO();
+  for (int k : kShortcutKeys)
+    if (ImGui::IsKeyPressed(k, true)) out.push_back({k, io.KeyShift, io.KeyCtrl, !ImGui::IsKeyPressed(k, false)});
+  return out;
+}
+
+}  // namespace
+
 void handle_shortcuts(AppState& app) {
   ImGuiIO& io = ImGui::GetIO();
-  if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) app.panels.shortcuts = !app.panels.shortcuts;
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) {
-    if (!app.panels.shortcuts && !io.WantTextInput) app.presenting = false;
-    app.panels.shortcuts = false;
-  }
-  if (ImGui::IsKeyPressed(GLFW_KEY_F5, false)) app.presenting = !app.presenting;
-  if (io.KeyCtrl) {
-    if (ImGui::IsKeyPressed(GLFW_KEY_Q, false)) app.quit_requested = true;
-    if (ImGui::IsKeyPressed(GLFW_KEY_O, false)) app.requests.open = true;
-    if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) (io.KeyShift ? app.requests.save_as : app.requests.save) = true;
-    if (ImGui::IsKeyPressed(GLFW_KEY_E, false)) app.requests.export_dialog = true;
-    if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD, false)) app.bigger_font();
-    if (ImGui::IsKeyPressed(GLFW_KEY_MINUS, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT, false))
-      app.smaller_font();
-    if (ImGui::IsKeyPressed(GLFW_KEY_0, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_0, false)) app.set_font_scale(1.0f);
-    return;  // Ctrl+key is never a playback key
-  }
-  // Typing into a field must not move the playhead.
-  if (io.WantTextInput) return;
-  if (ImGui::IsKeyPressed(GLFW_KEY_P, false)) app.presenting = !app.presenting;
-  if (app.presenting && ImGui::IsKeyPressed(GLFW_KEY_M, false)) app.presentation_memory = !app.presentation_memory;
-  Timeline& tl = app.active_timeline();
-  auto pressed = [](ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k), true); };
   bool moved = false;
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space), false)) {
-    tl.toggle_play();
-    moved = true;
+  for (const KeyPress& p : presses_this_frame(app)) {
+    Timeline& tl = app.active_timeline();  // a lesson switch by an earlier press loads another
+    const bool first = !p.repeat;  // toggles and commands only on the first press, not on repeats
+    if (p.key == GLFW_KEY_F1 && first) app.panels.shortcuts = !app.panels.shortcuts;
+    if (p.key == GLFW_KEY_ESCAPE && first) {
+      if (!app.panels.shortcuts && !io.WantTextInput) app.presenting = false;
+      app.panels.shortcuts = false;
+    }
+    if (p.key == GLFW_KEY_F5 && first) app.presenting = !app.presenting;
+    if (p.ctrl) {  // Ctrl+key is never a playback key
+      if (!first) continue;
+      if (p.key == GLFW_KEY_Q) app.quit_requested = true;
+      if (p.key == GLFW_KEY_O) app.requests.open = true;
+      if (p.key == GLFW_KEY_S) (p.shift ? app.requests.save_as : app.requests.save) = true;
+      if (p.key == GLFW_KEY_E) app.requests.export_dialog = true;
+      if (p.key == GLFW_KEY_EQUAL || p.key == GLFW_KEY_KP_ADD) app.bigger_font();
+      if (p.key == GLFW_KEY_MINUS || p.key == GLFW_KEY_KP_SUBTRACT) app.smaller_font();
+      if (p.key == GLFW_KEY_0 || p.key == GLFW_KEY_KP_0) app.set_font_scale(1.0f);
+      continue;
+    }
+    // Typing into a field must not move the playhead.
+    if (io.WantTextInput) continue;
+    if (p.key == GLFW_KEY_P && first) app.presenting = !app.presenting;
+    if (p.key == GLFW_KEY_M && first && app.presenting) app.presentation_memory = !app.presentation_memory;
+    if (p.key == GLFW_KEY_SPACE && first) {
+      tl.toggle_play();
+      moved = true;
+    }
+    if (p.key == GLFW_KEY_RIGHT) moved |= p.shift ? tl.next_pass() : tl.step(1);
+    if (p.key == GLFW_KEY_LEFT) moved |= p.shift ? tl.prev_pass() : tl.step(-1);
+    if (p.key == GLFW_KEY_PAGE_DOWN) moved |= tl.step(1);
+    if (p.key == GLFW_KEY_PAGE_UP) moved |= tl.step(-1);
+    if (p.key == GLFW_KEY_HOME) moved |= tl.first();
+    if (p.key == GLFW_KEY_END) moved |= tl.last();
+    if (p.key == GLFW_KEY_KP_ADD) tl.faster();
+    if (p.key == GLFW_KEY_KP_SUBTRACT) tl.slower();
+    if (p.key == GLFW_KEY_DOWN && app.lesson + 1 < static_cast<int>(lessons().size())) app.open_lesson(app.lesson + 1);
+    if (p.key == GLFW_KEY_UP && app.lesson > 0) app.open_lesson(app.lesson - 1);
   }
-  if (pressed(ImGuiKey_RightArrow)) moved |= io.KeyShift ? tl.next_pass() : tl.step(1);
-  if (pressed(ImGuiKey_LeftArrow)) moved |= io.KeyShift ? tl.prev_pass() : tl.step(-1);
-  if (pressed(ImGuiKey_PageDown)) moved |= tl.step(1);
-  if (pressed(ImGuiKey_PageUp)) moved |= tl.step(-1);
-  if (pressed(ImGuiKey_Home)) moved |= tl.first();
-  if (pressed(ImGuiKey_End)) moved |= tl.last();
-  for (ImWchar c : io.InputQueueCharacters) {
-    if (c == '+' || c == '=') tl.faster();
-    if (c == '-' || c == 0x2212) tl.slower();
-    // By characters, wherever . and , sit on the keyboard. Compare's two recordings share a
-    // playhead but not their parts, so it moves by whole steps only.
-    if (c == '.' && app.tab != Tab::compare) moved |= tl.step_part(1);
-    if (c == ',' && app.tab != Tab::compare) moved |= tl.step_part(-1);
+  if (!io.KeyCtrl && !io.WantTextInput) {
+    Timeline& t = app.active_timeline();
+    for (ImWchar c : io.InputQueueCharacters) {
+      if (c == '+' || c == '=') t.faster();
+      if (c == '-' || c == 0x2212) t.slower();
+      // By characters, wherever . and , sit on the keyboard. Compare's two recordings share a
+      // playhead but not their parts, so it moves by whole steps only.
+      if (c == '.' && app.tab != Tab::compare) moved |= t.step_part(1);
+      if (c == ',' && app.tab != Tab::compare) moved |= t.step_part(-1);
+    }
   }
-  if (ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) tl.faster();
-  if (ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) tl.slower();
   if (moved) app.timeline_used();
-  if (pressed(ImGuiKey_DownArrow) && app.lesson + 1 < static_cast<int>(lessons().size()))
-    app.open_lesson(app.lesson + 1);
-  if (pressed(ImGuiKey_UpArrow) && app.lesson > 0) app.open_lesson(app.lesson - 1);
 }
 
 void draw_timeline_panel(AppState& app, const PanelRect& r) {
