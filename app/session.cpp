@@ -31,6 +31,25 @@ void restore_last(ui::AppState& app, const std::string& path) {
   }
 }
 
+// The lessons left with their own inputs: after the last scenario, which opened its lesson.
+void restore_kept(ui::AppState& app, const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return;
+  std::string text, error;
+  std::vector<std::string> notices;
+  if (!read_file(path, text, error)) {
+    notices.push_back("the lessons' kept inputs were not restored: " + error);
+  } else {
+    try {
+      ui::kept_from_json(app, Json::parse(text), notices);
+    } catch (const std::exception& e) {
+      notices.push_back(std::string("the lessons' kept inputs were not restored: ") + path + " is not JSON (" +
+                        e.what() + ")");
+    }
+  }
+  for (const std::string& n : notices) app.note(ui::Severity::warning, "The last session: " + n);
+}
+
 }  // namespace
 
 Session::Session(bool bench) : config_(bench ? "" : config_dir()) {
@@ -51,7 +70,10 @@ void Session::restore(ui::AppState& app, bool lesson_given) {
   app.set_play_speed(settings_.play_speed);
   app.recent_files = settings_.recent_files;
   for (const std::string& n : notices_) app.note(ui::Severity::warning, n);
-  if (!config_.empty() && !lesson_given && settings_.restore_last) restore_last(app, last_scenario_path(config_));
+  if (config_.empty() || !settings_.restore_last) return;
+  if (!lesson_given) restore_last(app, last_scenario_path(config_));
+  restore_kept(app, kept_lessons_path(config_));
+  written_kept_generation_ = app.kept_generation;
 }
 
 void Session::open_pending(ui::AppState& app, const std::vector<std::string>& dropped) {
@@ -111,6 +133,7 @@ void Session::save(const ui::AppState& app, const WindowPlacement& where) {
   std::string err = save_settings(settings_path(config_), settings_);
   if (err.empty())
     err = write_file_atomic(last_scenario_path(config_), document_to_json(ui::make_document(app)).dump(2) + "\n");
+  if (err.empty()) err = write_file_atomic(kept_lessons_path(config_), ui::kept_to_json(app).dump(2) + "\n");
   if (!err.empty()) std::fprintf(stderr, "flashstep: settings not saved: %s\n", err.c_str());
 }
 
@@ -128,6 +151,11 @@ void Session::autosave(const ui::AppState& app, const WindowPlacement& where, do
   if (err.empty() && scenario != written_scenario_) {
     err = write_file_atomic(last_scenario_path(config_), scenario);
     if (err.empty()) written_scenario_ = scenario;
+  }
+  // The kept lessons only when one changed: they can hold large vectors.
+  if (err.empty() && app.kept_generation != written_kept_generation_) {
+    err = write_file_atomic(kept_lessons_path(config_), ui::kept_to_json(app).dump(2) + "\n");
+    if (err.empty()) written_kept_generation_ = app.kept_generation;
   }
   if (!err.empty() && !autosave_failed_) std::fprintf(stderr, "flashstep: settings not saved: %s\n", err.c_str());
   autosave_failed_ = !err.empty();

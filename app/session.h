@@ -1,7 +1,7 @@
 // The window's session: what carries over from one run to the next and the files the user
-// opens and saves in between. At start-up the settings (app/settings.h) and the last scenario
-// come back; File ▸ Open / Save go through the file dialog; at quit the settings and
-// last-scenario.json are written. Benchmarks use none of it, so their figures are reproducible.
+// opens and saves in between. At start-up the settings (app/settings.h), the last scenario
+// and the other lessons' kept inputs come back; File ▸ Open / Save go through the file dialog;
+// at quit (and while the window runs) the settings, last-scenario.json and lessons.json are written. Benchmarks use none of it, so their figures are reproducible.
 #pragma once
 
 #include "app/settings.h"
@@ -45,6 +45,7 @@ class Session {
   // The settings and the last scenario as they would be written now.
   void fill_settings(const ui::AppState& app, const WindowPlacement& where);
   std::string written_settings_, written_scenario_;  // what the files hold
+  int written_kept_generation_ = -1;                 // AppState::kept_generation in lessons.json
   double last_look_ = -1e9;
   bool autosave_failed_ = false;
   std::string config_;  // the config folder; "" when nothing is read or written

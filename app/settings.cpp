@@ -124,6 +124,7 @@ std::string config_dir() {
 
 std::string settings_path(const std::string& dir) { return dir + "/settings.json"; }
 std::string last_scenario_path(const std::string& dir) { return dir + "/last-scenario.json"; }
+std::string kept_lessons_path(const std::string& dir) { return dir + "/lessons.json"; }
 
 Settings load_settings(const std::string& path, std::vector<std::string>& notices) {
   Settings s;

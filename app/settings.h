@@ -42,6 +42,7 @@ struct Settings {
 std::string config_dir();
 std::string settings_path(const std::string& dir);       // dir + "/settings.json"
 std::string last_scenario_path(const std::string& dir);  // dir + "/last-scenario.json"
+std::string kept_lessons_path(const std::string& dir);   // dir + "/lessons.json": each lesson's work
 
 // Reads the settings at `path`. A missing file gives the defaults and no notice. What went
 // wrong is appended to `notices`, one sentence each; see the top of this file.

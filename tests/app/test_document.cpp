@@ -213,3 +213,58 @@ TEST_CASE("document: a bare scenario (as `flashstep run` takes) opens in the fir
   CHECK(app.inputs.x == std::vector<std::vector<double>>{{1000, 2000, 3000}});
   CHECK(app.timeline.playhead() == 0);
 }
+
+TEST_CASE("document: the lessons' kept inputs and playheads go to the saved session and come back, and one that cannot is skipped with a notice") {
+  Fresh app;
+  REQUIRE(app.open_lesson("safe"));
+  REQUIRE(edit_vector_text(app.inputs, "4, 9, 1"));
+  app.inputs_edited();
+  app.seek(5);
+  REQUIRE(app.open_lesson("attn-online"));
+  app.inputs.N = 6;
+  app.inputs.seed = 42;
+  app.inputs_edited();
+  app.seek(3);
+  REQUIRE(app.open_lesson("naive"));
+  const Json saved = kept_to_json(app);
+  CHECK(saved["lessons"].size() == 2);
+
+  Fresh next;
+  REQUIRE(next.open_lesson("naive"));
+  std::vector<std::string> notices;
+  Json j = Json::parse(saved.dump());
+  // A lesson this version does not have is skipped, the others come back.
+  Json unknown = j["lessons"][0];
+  unknown["lesson"] = "no-such-lesson";
+  j["lessons"].push_back(unknown);
+  kept_from_json(next, j, notices);
+  REQUIRE(notices.size() == 1);
+  CHECK(notices[0].find("no-such-lesson") != std::string::npos);
+  REQUIRE(next.open_lesson("safe"));
+  CHECK(next.scenario.x == std::vector<std::vector<double>>{{4, 9, 1}});
+  CHECK(next.timeline.playhead() == 5);
+  REQUIRE(next.open_lesson("attn-online"));
+  CHECK(next.scenario.n == 6);
+  CHECK(next.scenario.seed == 42);
+  CHECK(next.timeline.playhead() == 3);
+
+  notices.clear();
+  kept_from_json(next, Json::array(), notices);
+  CHECK(notices.size() == 1);
+}
+
+TEST_CASE("document: opening a file over a lesson's own inputs leaves them a Ctrl+Z away") {
+  Fresh app;
+  REQUIRE(app.open_lesson("online"));
+  REQUIRE(edit_vector_text(app.inputs, "2, 7, 1"));
+  app.inputs_edited();
+  ScenarioDocument doc;
+  doc.lesson = "online";
+  doc.scenario = lessons()[static_cast<std::size_t>(app.lesson)].scenario;
+  doc.scenario.x = {{5, 5, 6}};
+  std::string error;
+  REQUIRE(apply_document(app, doc, error));
+  CHECK(app.scenario.x == std::vector<std::vector<double>>{{5, 5, 6}});
+  REQUIRE(app.undo_inputs());
+  CHECK(app.scenario.x == std::vector<std::vector<double>>{{2, 7, 1}});
+}

@@ -243,3 +243,30 @@ TEST_CASE("keys: every press the window reports counts, 20 within one frame adva
   CHECK(app->timeline.playhead() == 21);
   CHECK(app->quit_requested);
 }
+
+TEST_CASE("keys: Ctrl+Z and Ctrl+Shift+Z undo and redo an input change, and an accidental Down and Up lose nothing") {
+  Headless h;
+  auto app = std::make_unique<AppState>();
+  app->background_allowed = false;
+  REQUIRE(app->open_lesson("online"));
+  h.frame(*app);
+  const auto example = app->scenario.x;
+  REQUIRE(edit_vector_text(app->inputs, "1, 6, 2"));
+  app->inputs_edited();
+  app->seek(4);
+  app->key_presses_from_window = true;
+  app->key_presses = {{GLFW_KEY_DOWN}, {GLFW_KEY_UP}};
+  h.frame(*app);
+  CHECK(app->current_lesson().id == "online");
+  CHECK(app->scenario.x == std::vector<std::vector<double>>{{1, 6, 2}});
+  CHECK(app->timeline.playhead() == 4);
+  app->key_presses = {{GLFW_KEY_Z, false, true, false}};
+  h.frame(*app);
+  CHECK(app->scenario.x == example);
+  app->key_presses = {{GLFW_KEY_Z, true, true, false}};
+  h.frame(*app);
+  CHECK(app->scenario.x == std::vector<std::vector<double>>{{1, 6, 2}});
+  app->key_presses = {{GLFW_KEY_Z, false, true, false}, {GLFW_KEY_Y, false, true, false}};
+  h.frame(*app);
+  CHECK(app->scenario.x == std::vector<std::vector<double>>{{1, 6, 2}});
+}

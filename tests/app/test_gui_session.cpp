@@ -73,6 +73,12 @@ TEST_CASE("quitting writes the settings and the last scenario, and the next star
   last["playhead"] = 3;
   last["scenario"] = {{"algorithm", "chunked"}, {"input", {{4, 1, 7, 2, 9, 3}}}, {"chunks", 3}};
   home.write("last-scenario.json", last.dump());
+  // And the safe-softmax lesson left with a vector of the user's own at step 4.
+  Json lesson = last;
+  lesson["lesson"] = "safe";
+  lesson["playhead"] = 4;
+  lesson["scenario"] = {{"algorithm", "safe"}, {"input", {{9, 8, 7}}}};
+  home.write("lessons.json", Json{{"lessons", Json::array({lesson})}}.dump());
 
   REQUIRE(home.run("") == 0);  // no --lesson: the last scenario comes back
   const Json after = home.read("last-scenario.json");
@@ -83,6 +89,14 @@ TEST_CASE("quitting writes the settings and the last scenario, and the next star
   const Json kept = home.read("settings.json");
   CHECK(kept["theme"] == "light");
   CHECK(kept["font_scale"] == 2.0);
+  // The safe lesson's own work was restored, kept and written again.
+  const Json lessons = home.read("lessons.json");
+  INFO(lessons.dump());
+  bool safe_kept = false;
+  for (const Json& l : lessons["lessons"])
+    if (l["lesson"] == "safe")
+      safe_kept = l["playhead"] == 4 && l["scenario"]["input"] == Json::array({Json::array({9, 8, 7})});
+  CHECK(safe_kept);
 
   REQUIRE(home.run("--lesson online") == 0);  // --lesson wins over the last scenario
   CHECK(home.read("last-scenario.json")["lesson"] == "online");

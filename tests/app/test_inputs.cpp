@@ -289,3 +289,134 @@ TEST_CASE("inputs: the attention presets make a score overflow to -inf in every 
       for (Eigen::Index r = 1; r < 4; ++r) CHECK(std::isfinite(none.output(r, 0)));
     }
 }
+
+namespace {
+
+bool logged(const AppState& app, const std::string& part) {
+  for (const LogEntry& e : app.log)
+    if (e.text.find(part) != std::string::npos) return true;
+  return false;
+}
+
+void wait_for_job(AppState& app) {
+  for (int i = 0; i < 4000 && app.job.busy(); ++i) {
+    app.tick(0.0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  app.tick(0.0);
+}
+
+}  // namespace
+
+TEST_CASE("app state: a lesson left and opened again has its own inputs and playhead back, and its example on request") {
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("online"));
+  const std::vector<std::vector<double>> example = app.inputs.x;
+  REQUIRE(edit_vector_text(app.inputs, "7, 1, 8, 2, 8"));
+  app.inputs_edited();
+  REQUIRE(app.input_error.empty());
+  app.seek(6);
+  // An accidental ↓ and ↑: the pasted vector and the playhead are where they were.
+  REQUIRE(app.open_lesson("safe"));
+  CHECK(app.scenario.algorithm == Algorithm::safe);
+  REQUIRE(app.open_lesson("online"));
+  CHECK(app.inputs.x == std::vector<std::vector<double>>{{7, 1, 8, 2, 8}});
+  CHECK(app.scenario.x == std::vector<std::vector<double>>{{7, 1, 8, 2, 8}});
+  CHECK(app.timeline.playhead() == 6);
+  CHECK(app.played.cursor->position() == 6);
+  // The other lessons open on their own examples, untouched.
+  REQUIRE(app.open_lesson("safe"));
+  CHECK(app.inputs.x == lessons()[static_cast<std::size_t>(app.lesson)].scenario.x);
+  CHECK(app.timeline.playhead() == 0);
+
+  // Back to the example, undoably.
+  REQUIRE(app.open_lesson("online"));
+  CHECK(app.reset_inputs());
+  CHECK(app.inputs.x == example);
+  CHECK_FALSE(app.reset_inputs());  // already the example
+  CHECK(app.undo_inputs());
+  CHECK(app.inputs.x == std::vector<std::vector<double>>{{7, 1, 8, 2, 8}});
+  CHECK(app.redo_inputs());
+  CHECK(app.inputs.x == example);
+}
+
+TEST_CASE("app state: Ctrl+Z undoes input changes that took effect, per lesson, and Ctrl+Shift+Z redoes them") {
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("attn-naive"));
+  const int n0 = app.inputs.N;
+  CHECK_FALSE(app.can_undo());
+  app.inputs.N = n0 + 2;
+  app.inputs_edited();
+  app.inputs.d = 3;
+  app.inputs_edited();
+  // A refused value replaced nothing: there is nothing of it to undo.
+  app.inputs.N = kMaxAttentionN * 4;
+  app.inputs_edited();
+  REQUIRE_FALSE(app.input_error.empty());
+  CHECK(app.scenario.n == n0 + 2);
+
+  CHECK(app.undo_inputs());  // d = 3 → the d before, N = n0 + 2 stays
+  CHECK(app.input_error.empty());
+  CHECK(app.scenario.n == n0 + 2);
+  CHECK(app.scenario.d != 3);
+  CHECK(app.undo_inputs());
+  CHECK(app.scenario.n == n0);
+  CHECK_FALSE(app.undo_inputs());
+  CHECK(app.redo_inputs());
+  CHECK(app.scenario.n == n0 + 2);
+
+  // Another lesson has its own history: nothing to undo there, and this one's is kept.
+  REQUIRE(app.open_lesson("safe"));
+  CHECK_FALSE(app.can_undo());
+  CHECK_FALSE(app.undo_inputs());
+  REQUIRE(app.open_lesson("attn-naive"));
+  CHECK(app.scenario.n == n0 + 2);
+  CHECK(app.can_undo());
+  CHECK(app.can_redo());
+  // A new change forgets what could be redone.
+  app.inputs.causal = !app.inputs.causal;
+  app.inputs_edited();
+  CHECK_FALSE(app.can_redo());
+}
+
+TEST_CASE("app state: a background recording dropped by a lesson switch is logged, the status bar stops saying Recording, and the lesson keeps the inputs asked for") {
+  AppState app;
+  REQUIRE(app.open_lesson("online"));
+  set_vector(app.inputs, {random_vector(90000, 3)});
+  app.inputs_edited();
+  REQUIRE(app.job.active());
+  CHECK(app.status_line().text.find("Recording about") != std::string::npos);
+  REQUIRE(app.open_lesson("safe"));
+  CHECK(logged(app, "background recording of online (about 180000 steps) was cancelled: lesson safe was opened"));
+  CHECK(app.status_line().text.find("Recording") == std::string::npos);
+  CHECK_FALSE(app.job.active());
+  wait_for_job(app);
+  // The dropped job is not the user's cancel: the safe lesson's inputs are in use.
+  CHECK(app.input_error.empty());
+  CHECK(app.scenario.algorithm == Algorithm::safe);
+
+  // Back in online, the 90000 values asked for are recorded again.
+  REQUIRE(app.open_lesson("online"));
+  CHECK(app.inputs.x[0].size() == 90000);
+  wait_for_job(app);
+  CHECK(app.played.rec->step_count() == 180000);
+  CHECK(app.can_undo());  // the edit counts from when it was asked for
+  CHECK(app.undo_inputs());
+  CHECK(app.scenario.x == lessons()[static_cast<std::size_t>(app.lesson)].scenario.x);
+  CHECK(app.redo_inputs());
+  wait_for_job(app);
+  CHECK(app.scenario.x[0].size() == 90000);
+  // Newer inputs replacing a running recording are logged too.
+  app.background_allowed = true;
+  set_vector(app.inputs, {random_vector(90000, 4)});
+  app.inputs_edited();
+  REQUIRE(app.job.active());
+  set_vector(app.inputs, {random_vector(90000, 5)});
+  app.inputs_edited();
+  CHECK(logged(app, "was cancelled: newer inputs replace it"));
+  wait_for_job(app);
+  CHECK(app.scenario.x == std::vector<std::vector<double>>{random_vector(90000, 5)});
+  CHECK(app.input_error.empty());
+}

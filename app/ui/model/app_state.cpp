@@ -79,7 +79,7 @@ AppState::StatusLine AppState::status_line() const {
   bool current = false;
   switch (status_topic_) {
     case Topic::input: current = !input_error.empty(); break;
-    case Topic::recording: current = job.busy(); break;
+    case Topic::recording: current = job.active(); break;
     case Topic::event:
       current = clock() - status_time_ < (status_severity == Severity::info ? kEventSeconds : kProblemSeconds);
       break;
@@ -94,13 +94,45 @@ const Lesson& AppState::current_lesson() const {
 
 Timeline& AppState::active_timeline() { return tab == Tab::compare ? compare.timeline : timeline; }
 
-void AppState::open_lesson(int index) {
+Inputs AppState::example_inputs(int index) const {
+  const Lesson& l = lessons()[static_cast<std::size_t>(index)];
+  return inputs_from(l.scenario, l.backend == "gpu" ? Backend::gpu : Backend::cpu);
+}
+
+void AppState::open_lesson(int index) { enter_lesson(index, nullptr); }
+
+void AppState::open_lesson_with(int index, const Inputs& in) { enter_lesson(index, &in); }
+
+void AppState::enter_lesson(int index, const Inputs* with) {
   index = std::clamp(index, 0, static_cast<int>(lessons().size()) - 1);
   const Lesson& l = lessons()[static_cast<std::size_t>(index)];
+  // The lesson left keeps its work: what was in use and where the playhead stood.
+  if (opened_) {
+    // While its recording runs, the inputs asked for (they record again when it is reopened).
+    kept[current_lesson().id] = {job.active() ? pending_inputs_ : in_use_, std::max(timeline.playhead(), 0)};
+    ++kept_generation;
+  }
+  if (job.active()) supersede_job("lesson " + l.id + " was opened");
   lesson = index;
+  opened_ = true;
   new_context();
   const Backend backend = l.backend == "gpu" ? Backend::gpu : Backend::cpu;
-  inputs = inputs_from(l.scenario, backend);
+  Inputs start = example_inputs(index);
+  int playhead = 0;
+  if (auto it = kept.find(l.id); it != kept.end()) {
+    start = it->second.inputs;
+    playhead = it->second.playhead;
+    kept.erase(it);
+    ++kept_generation;
+  }
+  if (with) {
+    // The work the file replaces can be had back with Ctrl+Z.
+    if (start != *with) undo_[l.id].push_back(start);
+    redo_[l.id].clear();
+    start = *with;
+    playhead = 0;
+  }
+  inputs = start;
   input_error.clear();
   vector_view = {};
   matrix_view = {};
@@ -128,8 +160,17 @@ void AppState::open_lesson(int index) {
   if (backend == Backend::gpu && !gpu_backend())
     note(Severity::info, "The GPU backend needs the window's OpenGL 4.3 context, which is not "
                          "available here: lesson " + l.id + " shows the CPU run.");
+  // A fresh timeline: the pass of the lesson left says nothing about this one.
+  const int speed = timeline.speed_index();
+  timeline = Timeline();
+  timeline.set_speed_index(speed);
+  pending_playhead_ = -1;
   inputs_changed();
-  seek(0);
+  if (job.active()) {
+    pending_playhead_ = playhead;  // placed when the background recording arrives
+  } else {
+    seek(std::clamp(playhead, 0, std::max(timeline.count() - 1, 0)));
+  }
 }
 
 bool AppState::open_lesson(std::string_view id) {
@@ -199,12 +240,14 @@ void AppState::inputs_changed() {
 
   // A newer recording supersedes any still running: its result is dropped when it arrives.
   ++ticket_;
+  if (job.active()) supersede_job("newer inputs replace it");
   if (gpu || !background_allowed || estimate_record_seconds(r) <= kBackgroundAbove) {
-    if (job.busy()) job.cancel();
+    pending_playhead_ = -1;
     try {
       RecordOptions opt;
       auto rec = std::make_shared<Recording>(gpu ? gpu_backend().record(r, opt) : record(r, opt));
       adopt(std::move(rec), s, true);
+      in_use_ = inputs;
     } catch (const std::bad_alloc&) {
       note(Severity::error, "out of memory while recording: use a smaller N or input");
     } catch (const std::exception& e) {
@@ -213,9 +256,88 @@ void AppState::inputs_changed() {
     return;
   }
   pending_ = s;
+  pending_inputs_ = inputs;
   pending_keep_pass_ = true;
-  note(Severity::info, strf("Recording about %lld steps in the background…", estimate_steps(r)), Topic::recording);
+  pending_steps_ = estimate_steps(r);
+  note(Severity::info, strf("Recording about %lld steps in the background…", pending_steps_), Topic::recording);
   job.start(std::move(r), ticket_);
+}
+
+void AppState::supersede_job(const std::string& why) {
+  job.cancel();
+  note(Severity::warning, strf("The background recording of %s (about %lld steps) was cancelled: ",
+                               std::string(algorithm_id(pending_.algorithm)).c_str(), pending_steps_) +
+                              why + ".");
+}
+
+// ---- undo -----------------------------------------------------------------------------------
+
+void AppState::push_undo(const Inputs& before) {
+  std::vector<Inputs>& u = undo_[current_lesson().id];
+  if (!u.empty() && u.back() == before) return;
+  u.push_back(before);
+  if (u.size() > kUndoDepth) u.erase(u.begin());
+}
+
+void AppState::inputs_edited() {
+  const Inputs before = in_use_;
+  inputs_changed();
+  // Only a change that takes effect can be undone; a refused value never replaced anything.
+  // One recorded in the background counts from when it was asked for.
+  if (job.active() || (input_error.empty() && in_use_ != before)) {
+    push_undo(before);
+    redo_[current_lesson().id].clear();
+  }
+}
+
+void AppState::restore_inputs(const Inputs& in) {
+  inputs = in;
+  inputs_changed();
+}
+
+bool AppState::can_undo() const {
+  const auto it = undo_.find(current_lesson().id);
+  return it != undo_.end() && !it->second.empty();
+}
+
+bool AppState::can_redo() const {
+  const auto it = redo_.find(current_lesson().id);
+  return it != redo_.end() && !it->second.empty();
+}
+
+bool AppState::undo_inputs() {
+  if (!can_undo()) return false;
+  std::vector<Inputs>& u = undo_[current_lesson().id];
+  const Inputs back = std::move(u.back());
+  u.pop_back();
+  redo_[current_lesson().id].push_back(in_use_);
+  restore_inputs(back);
+  note(Severity::info, "Undone: the inputs before the last change are back (Ctrl+Shift+Z redoes).");
+  return true;
+}
+
+bool AppState::redo_inputs() {
+  if (!can_redo()) return false;
+  std::vector<Inputs>& r = redo_[current_lesson().id];
+  const Inputs again = std::move(r.back());
+  r.pop_back();
+  push_undo(in_use_);
+  restore_inputs(again);
+  note(Severity::info, "Redone: the inputs of the change undone are back.");
+  return true;
+}
+
+bool AppState::reset_inputs() {
+  const Inputs example = example_inputs(lesson);
+  if (example == in_use_ && input_error.empty()) return false;
+  const Inputs before = in_use_;
+  restore_inputs(example);
+  if (in_use_ != before) {
+    push_undo(before);
+    redo_[current_lesson().id].clear();
+  }
+  note(Severity::info, "The lesson's own example is back (Ctrl+Z undoes).");
+  return true;
 }
 
 void AppState::adopt(std::shared_ptr<const Recording> rec, const Scenario& s, bool keep_pass) {
@@ -263,7 +385,7 @@ void AppState::timeline_used() {
 }
 
 void AppState::cancel_recording() {
-  if (!job.busy()) return;
+  if (!job.active()) return;
   job.cancel();
   note(Severity::warning, "Recording cancelled: the previous recording stays in use.");
 }
@@ -274,8 +396,13 @@ void AppState::tick(double dt) {
   bool cancelled = false;
   std::uint64_t ticket = 0;
   if (job.collect(rec, error, cancelled, ticket)) {
-    if (rec && ticket == ticket_) {
+    if (ticket != ticket_) {
+      // Superseded by newer inputs or another lesson: logged when it was cancelled.
+    } else if (rec) {
       adopt(std::move(rec), pending_, pending_keep_pass_);
+      in_use_ = pending_inputs_;
+      if (pending_playhead_ >= 0) seek(std::clamp(pending_playhead_, 0, std::max(timeline.count() - 1, 0)));
+      pending_playhead_ = -1;
       note(Severity::info, strf("Recorded %d steps.", played.rec->step_count()));
     } else if (!error.empty()) {
       note(Severity::error, "recording failed: " + error);

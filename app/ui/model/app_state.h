@@ -20,6 +20,7 @@
 #include "core/recording.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -168,11 +169,37 @@ class AppState {
   // ---- background recording ----
   RecordJob job;
 
+  // ---- each lesson's work ----
+  // What a lesson showed when it was left: the inputs in use and the playhead. Opening the
+  // lesson again brings them back (an accidental ↓ loses nothing); reset_inputs() goes back to
+  // the lesson's own example. Kept while the app runs and in the saved session (app/session.h).
+  struct Kept {
+    Inputs inputs;
+    int playhead = 0;
+  };
+  std::map<std::string, Kept> kept;  // by lesson id; never the lesson shown
+  int kept_generation = 0;           // counts changes of `kept`, so the session saves only news
+
   // ---- actions ----
+  // Opens a lesson as it was left (kept), or on its example the first time.
   void open_lesson(int index);
   bool open_lesson(std::string_view id);
+  // Opens a lesson on given inputs (a scenario file): the inputs it had go to its undo history.
+  void open_lesson_with(int index, const Inputs& in);
   // The form changed: re-record if it is valid, keeping the playhead in the same pass.
   void inputs_changed();
+  // The user changed the form (the Inputs panel): as inputs_changed(), and undoable.
+  void inputs_edited();
+  // Undo and redo of input changes, per lesson (Ctrl+Z, Ctrl+Shift+Z or Ctrl+Y). False when
+  // there is nothing to undo or redo.
+  bool undo_inputs();
+  bool redo_inputs();
+  bool can_undo() const;
+  bool can_redo() const;
+  // Back to the lesson's own example, undoably. False when it is already showing it.
+  bool reset_inputs();
+  // The inputs the recording on screen was made from: the last valid form.
+  const Inputs& inputs_in_use() const { return in_use_; }
   // Why `in` cannot be recorded in the window (bad field, too big, not on this GPU); empty
   // when it can. Changes nothing.
   std::string check(const Inputs& in) const;
@@ -202,6 +229,19 @@ class AppState {
   void record_now(const Scenario& s, bool keep_pass);
   void compare_update();
   void compare_sync();
+  void enter_lesson(int index, const Inputs* with);
+  Inputs example_inputs(int index) const;
+  // A running background recording is dropped (newer inputs, another lesson): logged.
+  void supersede_job(const std::string& why);
+  void push_undo(const Inputs& before);
+  void restore_inputs(const Inputs& in);
+  static constexpr std::size_t kUndoDepth = 100;
+  std::map<std::string, std::vector<Inputs>> undo_, redo_;  // by lesson id, oldest first
+  Inputs in_use_;          // the inputs of the recording on screen
+  Inputs pending_inputs_;  // the inputs of the background recording
+  bool opened_ = false;  // a lesson has been opened (before: nothing to keep)
+  int pending_playhead_ = -1;  // where a background recording of kept inputs opens
+  long long pending_steps_ = 0;
   std::uint64_t ticket_ = 0;
   Scenario pending_;  // scenario of the running background job
   bool pending_keep_pass_ = false;

@@ -129,9 +129,7 @@ bool apply_document(AppState& app, const ScenarioDocument& doc, std::string& err
 
   const bool background = app.background_allowed;
   app.background_allowed = false;  // record now, so the playhead can be placed
-  app.open_lesson(index);
-  app.inputs = in;
-  app.inputs_changed();
+  app.open_lesson_with(index, in);  // the lesson's own work stays a Ctrl+Z away
   app.background_allowed = background;
   app.panels = panels;
   if (has_tab && tab != app.tab) {
@@ -145,6 +143,41 @@ bool apply_document(AppState& app, const ScenarioDocument& doc, std::string& err
   if (doc.backend == "gpu" && !gpu)
     app.note(Severity::warning, "The scenario asks for the GPU backend, which is not available here: it runs on the CPU.");
   return true;
+}
+
+Json kept_to_json(const AppState& app) {
+  Json list = Json::array();
+  for (const auto& [id, k] : app.kept) {
+    ScenarioDocument doc;
+    doc.lesson = id;
+    doc.backend = k.inputs.backend == Backend::gpu ? "gpu" : "cpu";
+    doc.playhead = k.playhead;
+    doc.scenario = scenario_from(k.inputs);
+    list.push_back(document_to_json(doc));
+  }
+  return Json{{"lessons", list}};
+}
+
+void kept_from_json(AppState& app, const Json& j, std::vector<std::string>& notices) {
+  if (!j.is_object() || !j.contains("lessons") || !j["lessons"].is_array()) {
+    notices.push_back("the lessons' kept inputs were not restored: the file holds no \"lessons\" list");
+    return;
+  }
+  for (const Json& item : j["lessons"]) {
+    try {
+      const ScenarioDocument doc = document_from_json(item);
+      const auto& all = lessons();
+      if (std::none_of(all.begin(), all.end(), [&](const Lesson& l) { return l.id == doc.lesson; }))
+        throw InputError("\"" + doc.lesson + "\" is not a lesson of this version");
+      if (std::string why = window_limits(doc.scenario); !why.empty()) throw InputError(why);
+      const Inputs in = inputs_from(doc.scenario, doc.backend == "gpu" ? Backend::gpu : Backend::cpu);
+      if (std::string why = app.check(in); !why.empty()) throw InputError(why);
+      if (doc.lesson != app.current_lesson().id) app.kept[doc.lesson] = {in, std::max(doc.playhead, 0)};
+    } catch (const std::exception& e) {
+      notices.push_back(std::string("a lesson's kept inputs were not restored: ") + e.what());
+    }
+  }
+  ++app.kept_generation;
 }
 
 namespace {

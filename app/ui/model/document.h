@@ -11,6 +11,7 @@
 #include "core/scenario_json.h"
 
 #include <string>
+#include <vector>
 
 namespace flashstep::ui {
 
@@ -22,6 +23,12 @@ Json layout_json(const AppState& app);  // the "layout" part: panels, tab, compa
 // in the background, so the playhead can be placed), the layout, the playhead (clamped to the
 // recording). False with `error` set, and `app` unchanged, when it cannot.
 bool apply_document(AppState& app, const ScenarioDocument& doc, std::string& error);
+
+// The lessons' kept work (AppState::kept) for the saved session: {"lessons": [document, …]},
+// one scenario document per lesson left with its inputs and playhead. Reading is per lesson:
+// one that cannot be used (unknown lesson, too big) is skipped with a notice, the rest come back.
+Json kept_to_json(const AppState& app);
+void kept_from_json(AppState& app, const Json& j, std::vector<std::string>& notices);
 
 // File versions: they note what happened in the status bar and the log. save_document writes
 // atomically; open_document reads, parses and applies. On success the file becomes

@@ -7,6 +7,14 @@
 
 namespace flashstep::ui {
 
+bool operator==(const Inputs& a, const Inputs& b) {
+  return a.algorithm == b.algorithm && a.vector_text == b.vector_text && a.vector_error == b.vector_error &&
+         a.x == b.x && a.random_n == b.random_n && a.q == b.q && a.k == b.k && a.v == b.v && a.N == b.N &&
+         a.d == b.d && a.seed == b.seed && a.precision == b.precision && a.scale == b.scale &&
+         a.temperature == b.temperature && a.causal == b.causal && a.blocks == b.blocks && a.Br == b.Br &&
+         a.Bc == b.Bc && a.M == b.M && a.chunks == b.chunks && a.backend == b.backend;
+}
+
 std::string window_limits(const Scenario& s) {
   char buf[300];
   if (is_attention(s.algorithm)) {

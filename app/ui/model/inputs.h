@@ -51,6 +51,10 @@ struct Inputs {
   Backend backend = Backend::cpu;
 };
 
+// The same form, field by field (the undo history and the kept lessons skip repeats).
+bool operator==(const Inputs& a, const Inputs& b);
+inline bool operator!=(const Inputs& a, const Inputs& b) { return !(a == b); }
+
 // Whether a scenario (from a file) fits the window's limits, checked before anything is built
 // from it: a random vector of rows × n values is drawn only after this. Empty when it fits.
 std::string window_limits(const Scenario& s);

@@ -48,6 +48,9 @@ class RecordJob {
   void cancel();
   bool running() const { return thread_.joinable() && !finished_.load(); }
   bool busy() const { return thread_.joinable(); }
+  // Working toward a result that will be used: busy and not cancelled (a cancelled thread may
+  // still be finishing its current step).
+  bool active() const { return busy() && !cancel_.load(); }
   float progress() const { return progress_.load(); }
   double seconds() const;  // since start
 

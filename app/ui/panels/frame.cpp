@@ -103,6 +103,13 @@ void draw_file_menu(AppState& app, bool* quit) {
 void draw_menu_bar(AppState& app, bool* quit) {
   if (!ImGui::BeginMainMenuBar()) return;
   draw_file_menu(app, quit);
+  if (ImGui::BeginMenu("Edit")) {
+    if (ImGui::MenuItem("Undo input change", "Ctrl+Z", false, app.can_undo())) app.undo_inputs();
+    if (ImGui::MenuItem("Redo input change", "Ctrl+Shift+Z", false, app.can_redo())) app.redo_inputs();
+    ImGui::Separator();
+    if (ImGui::MenuItem("Back to the lesson's example")) app.reset_inputs();
+    ImGui::EndMenu();
+  }
   if (ImGui::BeginMenu("Lessons")) {
     for (int i = 0; i < static_cast<int>(lessons().size()); ++i)
       if (ImGui::MenuItem(lessons()[static_cast<std::size_t>(i)].heading().c_str(), nullptr, i == app.lesson))

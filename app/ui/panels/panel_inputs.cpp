@@ -249,6 +249,21 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
     ImGui::End();
     return;
   }
+  // Undo, redo and the lesson's own example: every input change can be taken back.
+  auto small = [&](const char* label, bool enabled, const char* tip) {
+    if (!enabled) ImGui::BeginDisabled();
+    const bool pressed = ImGui::SmallButton(label);
+    if (!enabled) ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) tooltip(label, tip);
+    return pressed;
+  };
+  if (small("undo", app.can_undo(), "Ctrl+Z: the inputs before the last change (this lesson's own history).")) app.undo_inputs();
+  ImGui::SameLine();
+  if (small("redo", app.can_redo(), "Ctrl+Shift+Z or Ctrl+Y: the change undone, again.")) app.redo_inputs();
+  ImGui::SameLine();
+  if (small("lesson example", true, "Back to the inputs this lesson opens with the first time (Ctrl+Z undoes). "
+                                    "Each lesson keeps its own inputs and playhead while you visit others."))
+    app.reset_inputs();
   Inputs& in = app.inputs;
   const bool attention = is_attention(in.algorithm);
   bool changed = false;
@@ -322,7 +337,7 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
                          running(app, app.scenario.chunks, !is_attention(app.scenario.algorithm)));
   ImGui::Separator();
   changed |= backend_field(in);
-  if (changed) app.inputs_changed();
+  if (changed) app.inputs_edited();
   g_needed_height = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y;
   ImGui::End();
 }

@@ -147,6 +147,7 @@ const std::vector<Shortcut>& shortcuts() {
       {"M", "presentation mode: show or hide the memory panel (HBM and SRAM)"},
       {"Ctrl+O  /  Ctrl+S", "open / save a scenario file (Ctrl+Shift+S: save as)"},
       {"Ctrl+E", "export a picture, an animation or the recording"},
+      {"Ctrl+Z  /  Ctrl+Shift+Z", "undo / redo an input change (Ctrl+Y redoes too)"},
       {"Ctrl+=  /  Ctrl+−  /  Ctrl+0", "larger / smaller / normal font"},
       {"F1", "show or hide this list"},
       {"Ctrl+Q", "quit"},
@@ -163,6 +164,7 @@ constexpr int kShortcutKeys[] = {
     GLFW_KEY_E,     GLFW_KEY_EQUAL,    GLFW_KEY_KP_ADD, GLFW_KEY_MINUS,      GLFW_KEY_KP_SUBTRACT, GLFW_KEY_0,
     GLFW_KEY_KP_0,  GLFW_KEY_P,        GLFW_KEY_M,      GLFW_KEY_SPACE,      GLFW_KEY_RIGHT,     GLFW_KEY_LEFT,
     GLFW_KEY_PAGE_DOWN, GLFW_KEY_PAGE_UP, GLFW_KEY_HOME, GLFW_KEY_END,       GLFW_KEY_DOWN,      GLFW_KEY_UP,
+    GLFW_KEY_Z,     GLFW_KEY_Y,
 };
 
 // This frame's presses, in order. From the window they are every press GLFW reported, so a
@@ -200,6 +202,9 @@ void handle_shortcuts(AppState& app) {
       if (p.key == GLFW_KEY_EQUAL || p.key == GLFW_KEY_KP_ADD) app.bigger_font();
       if (p.key == GLFW_KEY_MINUS || p.key == GLFW_KEY_KP_SUBTRACT) app.smaller_font();
       if (p.key == GLFW_KEY_0 || p.key == GLFW_KEY_KP_0) app.set_font_scale(1.0f);
+      // In a text field Ctrl+Z is the field's own undo.
+      if (!io.WantTextInput && p.key == GLFW_KEY_Z) p.shift ? app.redo_inputs() : app.undo_inputs();
+      if (!io.WantTextInput && p.key == GLFW_KEY_Y) app.redo_inputs();
       continue;
     }
     // Typing into a field must not move the playhead.
