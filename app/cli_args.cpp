@@ -14,7 +14,10 @@ namespace flashstep {
 
 Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   GuiOptions& gui = o.gui;
-  app.add_option("--lesson", gui.lesson, "Lesson to open (see `flashstep lessons`)");
+  CLI::Option* lesson = app.add_option("--lesson", gui.lesson, "Lesson to open (see `flashstep lessons`)");
+  app.add_option("--scenario", gui.scenario,
+                 "Scenario file to open in the window, as File > Open does (its lesson, inputs, playhead, panels)")
+      ->excludes(lesson);
   app.add_option("--quit-after", gui.quit_after_frames,
                  "Render this many frames, then exit (a smoke test of the window)")
       ->check(CLI::NonNegativeNumber);
@@ -22,7 +25,7 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   app.add_option("--height", gui.height, "Window height in pixels, at least 600")->capture_default_str()->check(CLI::Range(600, 16384));
   app.add_option("--bench-frames", gui.bench_frames,
                  "Benchmark: play the lesson one step per frame for this many frames without vsync "
-                 "and print the frame times (attention lessons at N = 128, d = 64)")
+                 "and print the frame times (attention lessons at N = 128, d = 64, unless --scenario gives the inputs)")
       ->check(CLI::NonNegativeNumber);
 
   Commands c;

@@ -7,6 +7,7 @@
 #include "app/frame_stats.h"
 #include "app/session.h"
 #include "app/ui/model/app_state.h"
+#include "app/ui/model/document.h"
 #include "app/ui/dialogs/export_dialog.h"
 #include "app/ui/panels/frame.h"
 #include "app/ui/style.h"
@@ -66,9 +67,11 @@ int run_gui(const GuiOptions& opt) {
     auto app = std::make_unique<ui::AppState>();
     if (!gpu_note.empty()) app->note(ui::Severity::warning, gpu_note);
     if (!app->open_lesson(opt.lesson)) app->open_lesson(0);
-    session.restore(*app, !opt.lesson.empty());
+    session.restore(*app, !opt.lesson.empty() || !opt.scenario.empty());
+    // A file that cannot be opened says why in the status bar; the window opens all the same.
+    if (!opt.scenario.empty()) ui::open_document(*app, opt.scenario);
     ui::ExportDialog export_dialog;  // before the window goes: it may hold an off-screen renderer
-    if (bench) bench_setup(*app, opt);
+    if (bench && opt.scenario.empty()) bench_setup(*app, opt);
 
     FrameStats stats(opt.bench_frames);
     int frames = 0;

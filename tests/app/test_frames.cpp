@@ -261,3 +261,26 @@ TEST_CASE("every theme draws every lesson, and set_theme switches the palette") 
   CHECK_FALSE(parse_theme("blue"));
   apply_style(1.0f);
 }
+
+TEST_CASE("frames: the largest vector the window takes draws about as many shapes as the view is wide, not one per element") {
+  Headless h;
+  auto app = std::make_unique<AppState>();
+  app->background_allowed = false;
+  REQUIRE(app->open_lesson("online"));
+  auto vertices = [&] {
+    h.frame(*app);
+    h.frame(*app);
+    return ImGui::GetDrawData()->TotalVtxCount;
+  };
+  const int small = vertices();
+  set_vector(app->inputs, {random_vector(kMaxVectorN, 7)});
+  app->inputs_edited();
+  REQUIRE(app->input_error.empty());
+  REQUIRE(app->played.rec->n == kMaxVectorN);
+  app->seek(kMaxVectorN + kMaxVectorN / 2);  // mid-way through pass 2: x, e and y all drawn
+  const int large = vertices();
+  INFO("vertices: 4 values " << small << ", " << kMaxVectorN << " values " << large);
+  // One rectangle per element was 800,000 vertices; a column per 2 pixels of a 1280-wide window
+  // is a few thousand rectangles for the three rows, at 4 to 8 vertices each.
+  CHECK(large < small + 60000);
+}

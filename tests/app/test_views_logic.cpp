@@ -351,3 +351,34 @@ TEST_CASE("signed values get a diverging map centred on 0, one-signed values vir
   CHECK_FALSE(p.signed_values());
   CHECK(value_fill(Palette{}, CellKind::finite, p, 0.9) == heat(1.0f));
 }
+
+TEST_CASE("a column standing for many elements shows a nan first, then +inf, then the largest, never an undefined one") {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  ColumnPick p;
+  pick_into(p, 0, false, 99.0);  // not computed yet: skipped
+  CHECK(p.index == -1);
+  CHECK(p.defined == 0);
+  pick_into(p, 1, true, -inf);
+  CHECK(p.index == 1);
+  pick_into(p, 2, true, 0.5);
+  pick_into(p, 3, true, 3.0);
+  pick_into(p, 4, true, -7.0);
+  CHECK(p.index == 3);
+  CHECK(p.value == 3.0);
+  CHECK(p.kind == CellKind::finite);
+  pick_into(p, 5, true, inf);
+  CHECK(p.index == 5);
+  pick_into(p, 6, true, 1e300);  // finite does not displace +inf
+  CHECK(p.index == 5);
+  pick_into(p, 7, true, nan);
+  CHECK(p.index == 7);
+  CHECK(p.kind == CellKind::nan);
+  pick_into(p, 8, true, inf);
+  CHECK(p.index == 7);
+  CHECK(p.defined == 8);
+  // Bars that hang down (log y): the largest magnitude.
+  ColumnPick d;
+  for (int i = 0; i < 4; ++i) pick_into(d, i, true, -0.5 * (i + 1), true);
+  CHECK(d.index == 3);
+  CHECK(d.value == -2.0);
+}

@@ -21,6 +21,7 @@ namespace {
 constexpr ImU32 kBad = IM_COL32(213, 94, 0, 255);
 float g_needed_height = 0;  // what the panel's contents took in the last frame
 constexpr ImU32 kOk = IM_COL32(0, 158, 115, 255);
+constexpr std::size_t kLongVectorText = 20000;  // characters; about 3,000 values
 
 // The value a field's recording on screen was made with, when the form is not in use (a refused
 // value): the field is then marked with it. nullptr while the form is in use.
@@ -36,12 +37,46 @@ bool vector_field(AppState& app) {
   // parses but is refused for another reason).
   const bool refused = !app.input_error.empty() && !is_attention(app.scenario.algorithm) &&
                        (!in.vector_error.empty() || app.scenario.x != in.x);
-  const std::string in_use = refused ? format_rows(app.scenario.x) : std::string();
-  const FieldEdit e = edit_field("##x", in.vector_text, ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 2.0f,
-                                 refused ? &in_use : nullptr);
-  if (e.committed) {
-    edit_vector_text(in, e.text);
-    changed = true;
+  // A text field lays out every character of its text each frame: a vector of 100,000 values
+  // (700 kB of text) would cost the window its frame rate. Long vectors are shown as a summary
+  // and replaced by pasting or a preset; Copy gives the whole text.
+  FieldEdit e;
+  if (in.vector_text.size() > kLongVectorText && in.vector_error.empty()) {
+    std::size_t values = 0;
+    for (const auto& r : in.x) values += r.size();
+    // "100000 values: 3.2, −1.1, …" with as many leading values as the panel's width takes.
+    const float room = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 2.0f;
+    std::string summary = strf("%zu values", values);
+    const std::vector<double>& first = in.x.front();
+    for (std::size_t i = 0; i < first.size() && i < 8; ++i) {
+      const std::string next = summary + (i == 0 ? ": " : ", ") + num(first[i]);
+      if (ImGui::CalcTextSize((next + ", …").c_str()).x > room) break;
+      summary = next;
+    }
+    summary += summary.find(':') == std::string::npos ? "" : ", …";
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(summary.c_str());
+    if (ImGui::IsItemHovered())
+      tooltip("x", "Too long to edit as text here. Paste replaces it with the clipboard's text; Copy puts "
+                   "all of it on the clipboard.");
+    if (ImGui::SmallButton("paste")) {
+      const char* clip = ImGui::GetClipboardText();
+      if (!clip || !*clip) {
+        app.note(Severity::error, "Paste: the clipboard holds no text");
+      } else if (edit_vector_text(in, clip)) {
+        changed = true;
+      }
+    }
+    ImGui::SameLine();
+    if (ImGui::SmallButton("copy")) ImGui::SetClipboardText(in.vector_text.c_str());
+  } else {
+    const std::string in_use = refused ? format_rows(app.scenario.x) : std::string();
+    e = edit_field("##x", in.vector_text, ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 2.0f,
+                   refused ? &in_use : nullptr);
+    if (e.committed) {
+      edit_vector_text(in, e.text);
+      changed = true;
+    }
   }
   help_marker("Numbers separated by commas or spaces; ';' starts another row (each row is its own "
               "softmax). inf, -inf, nan and the minus sign − are accepted; an empty value (1,,2) is "
@@ -78,7 +113,8 @@ bool vector_field(AppState& app) {
   // are committed as the other fields are.
   ImGui::SameLine();
   const float label_w = ImGui::CalcTextSize("n seed (?)").x + st.ItemInnerSpacing.x * 2 + st.ItemSpacing.x * 3;
-  const float field_w = std::max((right - ImGui::GetCursorPosX() - label_w) * 0.5f, ImGui::GetFontSize() * 2.0f);
+  const float field_w = std::max((right - ImGui::GetCursorPosX() - label_w) * 0.5f,
+                                 ImGui::CalcTextSize("100000").x + st.FramePadding.x * 2);
   auto small_int = [&](const char* id, const char* label, int value, int lo, int hi, int* out) {
     const FieldEdit f = edit_field(id, std::to_string(value), field_w);
     ImGui::SameLine(0, st.ItemInnerSpacing.x);

@@ -117,7 +117,8 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y)
     Shape sh;
     sh.label = bi.name;
     sh.size = strf("%d×%d", bi.rows, bi.cols);
-    sh.w = std::max(static_cast<float>(bi.cols) * f, 4 * s);
+    // Never wider than the box (a vector of 100,000 at the shared scale's smallest factor).
+    sh.w = std::min(std::max(static_cast<float>(bi.cols) * f, 4 * s), hbm_w - 2 * pad);
     sh.h = std::max(static_cast<float>(bi.rows) * f, 4 * s);
     sh.fill = mix(pal.cell, pal.hbm, 0.3f);
     sh.buffer = b;
@@ -127,7 +128,7 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y)
     Shape sh;
     sh.label = o.name;
     sh.size = std::to_string(o.elements) + (o.loaded ? " · loaded" : o.space == Space::reg ? " · reg" : "");
-    sh.w = std::max(static_cast<float>(o.region.c1 - o.region.c0) * f, 4 * s);
+    sh.w = std::min(std::max(static_cast<float>(o.region.c1 - o.region.c0) * f, 4 * s), chip_w - 2 * pad);
     sh.h = std::max(static_cast<float>(o.region.r1 - o.region.r0) * f, 4 * s);
     sh.fill = o.loaded ? mix(pal.cell, pal.hbm, 0.55f) : mix(pal.cell, pal.sram, 0.6f);
     sh.item = &o;

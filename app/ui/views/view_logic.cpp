@@ -33,7 +33,9 @@ float ValueRange::signed_t(double v) const {
   return static_cast<float>(std::clamp(0.5 + 0.5 * v / a, 0.0, 1.0));
 }
 
-ValueRange buffer_range(const Recording& rec, int buffer) {
+namespace {
+
+ValueRange scan_range(const Recording& rec, int buffer) {
   ValueRange r;
   if (buffer < 0 || buffer >= static_cast<int>(rec.initial.values.size())) return r;
   const auto& v = rec.initial.values[buffer];
@@ -43,6 +45,29 @@ ValueRange buffer_range(const Recording& rec, int buffer) {
   for (const Delta& d : rec.deltas)
     if (static_cast<int>(d.buffer) == buffer && d.defined) r.add(d.value);
   return r;
+}
+
+}  // namespace
+
+ValueRange buffer_range(const Recording& rec, int buffer) {
+  // Every frame asks for the same few ranges, and a recording of 100,000 elements has 400,000
+  // deltas to scan: the last answers are kept per thread, keyed by the recording's address and
+  // its fingerprint (a new recording may reuse an old one's address).
+  struct Entry {
+    const Recording* rec = nullptr;
+    std::uint64_t fingerprint = 0;
+    int buffer = -1;
+    ValueRange range;
+  };
+  thread_local Entry cache[8];
+  thread_local int next = 0;
+  const std::uint64_t fp = recording_fingerprint(rec);
+  for (const Entry& e : cache)
+    if (e.rec == &rec && e.fingerprint == fp && e.buffer == buffer) return e.range;
+  Entry& e = cache[next];
+  next = (next + 1) % 8;
+  e = {&rec, fp, buffer, scan_range(rec, buffer)};
+  return e.range;
 }
 
 namespace {
@@ -130,6 +155,33 @@ int decimation(float cell_px, float min_px) {
   if (!(cell_px > 0)) return 1;
   if (cell_px >= min_px) return 1;
   return static_cast<int>(std::ceil(min_px / cell_px - 1e-4f));
+}
+
+namespace {
+int rank(CellKind k) {
+  switch (k) {
+    case CellKind::nan: return 4;
+    case CellKind::pos_inf: return 3;
+    case CellKind::finite: return 2;
+    case CellKind::neg_inf: return 1;
+    case CellKind::undefined: return 0;
+  }
+  return 0;
+}
+}  // namespace
+
+void pick_into(ColumnPick& p, int i, bool defined, double v, bool by_magnitude) {
+  if (!defined) return;
+  ++p.defined;
+  const CellKind k = cell_kind(true, v);
+  const int a = rank(k), b = rank(p.kind);
+  bool better = a > b;
+  if (a == b && k == CellKind::finite) better = by_magnitude ? std::fabs(v) > std::fabs(p.value) : v > p.value;
+  if (p.index < 0 || better) {
+    p.index = i;
+    p.value = v;
+    p.kind = k;
+  }
 }
 
 // ---- [SECTION] what a step touches ----------------------------------------------------------

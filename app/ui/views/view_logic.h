@@ -59,6 +59,18 @@ std::string display_number(double v);
 // How many cells one drawn rectangle covers so that no rectangle is smaller than min_px.
 int decimation(float cell_px, float min_px = 2.0f);
 
+// More elements than pixels (a vector of 100,000): one drawn column stands for `per` elements,
+// and the element it shows is picked so that nothing a student must see disappears: a nan
+// first, then +inf, then the largest finite value (the largest magnitude for values that hang
+// down), then −inf. Elements not yet defined are skipped; index −1 when none is.
+struct ColumnPick {
+  int index = -1;
+  double value = 0;
+  CellKind kind = CellKind::undefined;
+  int defined = 0;  // how many of the column's elements are
+};
+void pick_into(ColumnPick& p, int i, bool defined, double v, bool by_magnitude = false);
+
 // ---- [SECTION] what a step touches ----------------------------------------------------------
 
 enum : std::uint8_t { kMarkRead = 1, kMarkWrite = 2 };

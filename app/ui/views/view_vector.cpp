@@ -26,13 +26,22 @@ struct Buffers {
         lse(rec.find_buffer("LSE")) {}
 };
 
-// The geometry of one row of per-element slots (cells or bars).
+// The geometry of one row of per-element slots (cells or bars). With more elements than
+// pixels, one drawn column stands for `per` elements (ColumnPick says which one it shows), so a
+// frame draws about as many rectangles as the view is wide, whatever n is.
 struct Columns {
   float x0 = 0, cw = 0, gap = 0;
   int n = 0;
+  int per = 1;
   float left(int i) const { return x0 + static_cast<float>(i) * cw + gap * 0.5f; }
   float right(int i) const { return x0 + static_cast<float>(i + 1) * cw - gap * 0.5f; }
   float centre(int i) const { return x0 + (static_cast<float>(i) + 0.5f) * cw; }
+  int count() const { return (n + per - 1) / per; }  // drawn columns
+  int first(int col) const { return col * per; }
+  int end(int col) const { return std::min(n, (col + 1) * per); }
+  float col_left(int col) const { return per == 1 ? left(col) : x0 + static_cast<float>(first(col)) * cw; }
+  float col_right(int col) const { return per == 1 ? right(col) : x0 + static_cast<float>(end(col)) * cw; }
+  float col_centre(int col) const { return (col_left(col) + col_right(col)) * 0.5f; }
 };
 
 struct Ctx {
@@ -51,6 +60,38 @@ double value(const Ctx& c, int buffer, int col, bool* defined) {
   const int cols = c.rec.buffers[buffer].cols;
   *defined = c.st.is_defined(buffer, c.row, col, cols);
   return c.st.at(buffer, c.row, col, cols);
+}
+
+// The element drawn column `col` shows, from `get` (nullopt: not defined), and whether any
+// element of the column is marked read or written this step.
+using BarValue = std::function<std::optional<double>(int)>;
+ColumnPick column_pick(const Ctx& c, int col, const BarValue& get, bool by_magnitude = false) {
+  ColumnPick p;
+  for (int i = c.cols.first(col); i < c.cols.end(col); ++i) {
+    const std::optional<double> v = get(i);
+    pick_into(p, i, v.has_value(), v.value_or(0.0), by_magnitude);
+  }
+  return p;
+}
+std::uint8_t column_marks(const Ctx& c, int buffer, int col) {
+  std::uint8_t m = 0;
+  for (int i = c.cols.first(col); i < c.cols.end(col); ++i) m |= cell_marks(c.in.step, buffer, c.row, i);
+  return m;
+}
+BarValue buffer_value(const Ctx& c, int buffer) {
+  return [&c, buffer](int i) -> std::optional<double> {
+    bool def = false;
+    const double v = value(c, buffer, i, &def);
+    return def ? std::optional<double>(v) : std::nullopt;
+  };
+}
+// "x₁₀₀₁ … x₁₁₅₇ (157 elements): the largest, x₁₀₄₅, is shown" for a column of many.
+std::string column_note(const Ctx& c, int col, const ColumnPick& p, const std::function<std::string(int)>& name) {
+  if (c.cols.per == 1) return "";
+  std::string t = strf("This column stands for %s … %s (%d elements); ", name(c.cols.first(col)).c_str(),
+                       name(c.cols.end(col) - 1).c_str(), c.cols.end(col) - c.cols.first(col));
+  t += p.index < 0 ? "none is computed yet." : "it shows " + name(p.index) + ", the largest (nan or inf first).";
+  return t + "\n";
 }
 
 void cell_tooltip(const Ctx& c, int buffer, int i, const std::string& name, const std::string& about = "") {
@@ -76,17 +117,22 @@ float draw_x_cells(const Ctx& c, float y) {
   const float h = std::max(c.fs * 1.9f, 28.0f * c.s);
   const ValueRange range = buffer_range(c.rec, c.b.x);
   const ImVec2 mouse = ImGui::GetIO().MousePos;
-  for (int i = 0; i < c.cols.n; ++i) {
-    bool def = false;
-    const double v = value(c, c.b.x, i, &def);
-    const CellKind kind = cell_kind(def, v);
-    const ImVec2 p0(c.cols.left(i), y), p1(c.cols.right(i), y + h);
-    std::string text = compact_number(v, 4);
-    if (ImGui::CalcTextSize(text.c_str()).x > p1.x - p0.x - 4) text = compact_number(v, 2);
-    value_cell(c.dl, pal, p0, p1, cell_fill(pal, kind, range.t(v)), text.c_str(),
-               cell_marks(c.in.step, c.b.x, c.row, i), c.s);
+  const BarValue get = buffer_value(c, c.b.x);
+  auto name = [](int i) { return "x" + sub(i + 1); };
+  for (int col = 0; col < c.cols.count(); ++col) {
+    const ColumnPick p = column_pick(c, col, get);
+    const int i = std::max(p.index, c.cols.first(col));
+    const double v = p.value;
+    const CellKind kind = p.kind;
+    const ImVec2 p0(c.cols.col_left(col), y), p1(c.cols.col_right(col), y + h);
+    std::string text;
+    if (p1.x - p0.x > 8) {
+      text = compact_number(v, 4);
+      if (ImGui::CalcTextSize(text.c_str()).x > p1.x - p0.x - 4) text = compact_number(v, 2);
+    }
+    value_cell(c.dl, pal, p0, p1, cell_fill(pal, kind, range.t(v)), text.c_str(), column_marks(c, c.b.x, col), c.s);
     if (c.hover_ok && ImGui::IsMouseHoveringRect(p0, p1) && mouse.x < p1.x)
-      cell_tooltip(c, c.b.x, i, "x" + sub(i + 1));
+      cell_tooltip(c, c.b.x, i, name(i), column_note(c, col, p, name) + c.rec.buffers[c.b.x].description);
   }
   row_label(c, y, h, "x",
             "The input scores of this row. They live in HBM: every pass over them "
@@ -98,12 +144,14 @@ float draw_x_cells(const Ctx& c, float y) {
 float draw_scaled(const Ctx& c, float y) {
   const Palette& pal = c.in.palette;
   const float h = c.fs + 2 * c.s;
-  for (int i = 0; i < c.cols.n; ++i) {
+  // Numbers only: a column of many elements has no room for one.
+  for (int i = 0; c.cols.per == 1 && i < c.cols.n; ++i) {
     bool def = false;
     const double v = value(c, c.b.x, i, &def) * c.rec.scale;
     std::string t = compact_number(v, 4);
     if (ImGui::CalcTextSize(t.c_str()).x > c.cols.right(i) - c.cols.left(i)) t = compact_number(v, 2);
-    text_centered(c.dl, ImVec2(c.cols.centre(i), y + h * 0.5f), pal.text_dim, t.c_str());
+    if (ImGui::CalcTextSize(t.c_str()).x <= c.cols.right(i) - c.cols.left(i) + 2 * c.s)
+      text_centered(c.dl, ImVec2(c.cols.centre(i), y + h * 0.5f), pal.text_dim, t.c_str());
   }
   const std::string label = "s·x";
   const std::string help = strf(
@@ -113,9 +161,6 @@ float draw_scaled(const Ctx& c, float y) {
   row_label(c, y, h, label.c_str(), help.c_str());
   return h;
 }
-
-// The value a bar shows, or nothing when the element has none yet.
-using BarValue = std::function<std::optional<double>(int)>;
 
 // Bars of one buffer ("e" or "y") growing from a baseline; values that are negative (log y)
 // hang down. `get` gives each bar's value (the buffer's own, or the exp bars of vector_bars.h);
@@ -156,39 +201,50 @@ float draw_bars(const Ctx& c, float y, float h, int buffer, ImU32 colour, const 
     }
     if (is_alarm(kind)) hatch(c.dl, p0, p1, IM_COL32(0, 0, 0, 70), 8.0f * c.s);
   };
-  for (int i = 0; i < c.cols.n; ++i) {
-    const std::optional<double> got = get(i);
-    const bool def = got.has_value();
-    const double v = got.value_or(0.0);
-    const CellKind kind = cell_kind(def, v);
-    const std::uint8_t marks = cell_marks(c.in.step, buffer, c.row, i);
-    const float x0 = c.cols.left(i), x1 = c.cols.right(i);
+  for (int col = 0; col < c.cols.count(); ++col) {
+    const ColumnPick p = column_pick(c, col, get, down);
+    const int i = std::max(p.index, c.cols.first(col));
+    const bool def = p.index >= 0;
+    const double v = p.value;
+    const CellKind kind = p.kind;
+    const std::uint8_t marks = column_marks(c, buffer, col);
+    const float x0 = c.cols.col_left(col), x1 = c.cols.col_right(col);
     if (marks & kMarkWrite)
       c.dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + bar_h), with_alpha(pal.write, 0.12f));
-    const bool twice = rescale && rescale->rescale && rescale->rescaled[static_cast<std::size_t>(i)];
-    if (twice) {
+    // The rescale's old bar: beside the new one where there is room, else behind it.
+    bool twice = false;
+    double old = 0;
+    if (rescale && rescale->rescale) {
+      for (int e = c.cols.first(col); e < c.cols.end(col); ++e)
+        if (rescale->rescaled[static_cast<std::size_t>(e)]) {
+          const double o = rescale->old_value[static_cast<std::size_t>(e)];
+          if (!twice || o > old) old = o;
+          twice = true;
+        }
+    }
+    if (twice && x1 - x0 >= 6 * c.s) {
       // Old | new, side by side: the same term before and after the multiply by the factor.
       const float mid = (x0 + x1) * 0.5f;
-      const double old = rescale->old_value[static_cast<std::size_t>(i)];
       bar(x0, mid - 1 * c.s, old, cell_kind(true, old), colour, true);
       bar(mid + 1 * c.s, x1, v, kind, colour, false);
     } else {
+      if (twice) bar(x0, x1, old, cell_kind(true, old), colour, true);
       bar(x0, x1, v, kind, colour, false);
     }
-    if (def) {
+    if (def && x1 - x0 > 8) {
       std::string t = compact_number(v, 4);
       if (ImGui::CalcTextSize(t.c_str()).x > x1 - x0) t = compact_number(v, 2);
       if (ImGui::CalcTextSize(t.c_str()).x <= x1 - x0 + 2 * c.s)
-        text_centered(c.dl, ImVec2(c.cols.centre(i), y + bar_h + label_h * 0.5f),
+        text_centered(c.dl, ImVec2(c.cols.col_centre(col), y + bar_h + label_h * 0.5f),
                       is_alarm(kind) ? pal.nonfinite : pal.text, t.c_str());
     }
     mark_outline(c.dl, pal, ImVec2(x0, y), ImVec2(x1, y + bar_h), marks & kMarkWrite, c.s);
     if (c.hover_ok && ImGui::IsMouseHoveringRect(ImVec2(x0, y), ImVec2(x1, y + h))) {
       std::string title = name(i) + " = " + (def ? num(v) : std::string("not computed yet"));
-      std::string body = help;
+      std::string body = column_note(c, col, p, name) + help;
       if (const std::string why = nonfinite_reason(c.rec, c.st, buffer, c.row, i); !why.empty())
         body = why + "\n" + body;
-      if (twice)
+      if (twice && rescale->rescaled[static_cast<std::size_t>(i)])
         body = "Before this step: " + num(rescale->old_value[static_cast<std::size_t>(i)]) + " (against m = " +
                num(rescale->m_old) + "); rescaled by " + num(rescale->factor) + ".\n" + body;
       tooltip(title, body);
@@ -217,19 +273,42 @@ float draw_header(const Ctx& c, float y) {
   const Palette& pal = c.in.palette;
   const float h = c.fs + 6 * c.s;
   int every = 1;
-  const float label_w = ImGui::CalcTextSize("x₈₈").x + 4 * c.s;
-  while (c.cols.cw * static_cast<float>(every) < label_w) every *= 2;
-  for (int i = 0; i < c.cols.n; ++i) {
-    const bool read = (cell_marks(c.in.step, c.b.x, c.row, i) & kMarkRead) != 0;
+  const float label_w = ImGui::CalcTextSize("x₈₈₈₈₈").x + 4 * c.s;
+  while (c.cols.col_right(0) - c.cols.col_left(0) + c.cols.gap < label_w / static_cast<float>(every)) every *= 2;
+  // The columns read this step are always named; the regular labels keep clear of them.
+  std::vector<int> read_cols;
+  for (int col = 0; col < c.cols.count(); ++col)
+    if (column_marks(c, c.b.x, col) & kMarkRead) read_cols.push_back(col);
+  auto near_read = [&](int col) {
+    for (int r : read_cols)
+      if (r != col && std::fabs(c.cols.col_centre(r) - c.cols.col_centre(col)) < label_w) return true;
+    return false;
+  };
+  for (int col = 0; col < c.cols.count(); ++col) {
+    const bool read = std::binary_search(read_cols.begin(), read_cols.end(), col);
     if (read) {
-      const float x0 = c.cols.left(i), x1 = c.cols.right(i);
+      const float x0 = c.cols.col_left(col), x1 = std::max(c.cols.col_right(col), x0 + 2 * c.s);
       c.dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + h - 2 * c.s), with_alpha(pal.current, 0.85f),
                           3.0f * c.s);
     }
-    if (i % every != 0 && !read) continue;
+    if (!read && (col % every != 0 || near_read(col))) continue;
+    // A column of many is named by the element it reads, else by its first.
+    int i = c.cols.first(col);
+    if (read)
+      for (int e = c.cols.first(col); e < c.cols.end(col); ++e)
+        if (cell_marks(c.in.step, c.b.x, c.row, e) & kMarkRead) {
+          i = e;
+          break;
+        }
     const std::string t = "x" + sub(i + 1);
-    text_centered(c.dl, ImVec2(c.cols.centre(i), y + h * 0.5f - c.s),
-                  read ? IM_COL32(20, 20, 20, 255) : pal.text_dim, t.c_str());
+    const ImVec2 centre(c.cols.col_centre(col), y + h * 0.5f - c.s);
+    if (read && c.cols.per > 1) {
+      // The label is wider than its column: a plate of its own, over the neighbours.
+      const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
+      c.dl->AddRectFilled(ImVec2(centre.x - ts.x * 0.5f - 3 * c.s, y), ImVec2(centre.x + ts.x * 0.5f + 3 * c.s, y + h - 2 * c.s),
+                          pal.current, 3.0f * c.s);
+    }
+    text_centered(c.dl, centre, read ? IM_COL32(20, 20, 20, 255) : pal.text_dim, t.c_str());
   }
   return h;
 }
@@ -326,18 +405,18 @@ float draw_row_strips(const Ctx& c, float y, float max_h, VectorViewOptions& opt
   const float x_end = c.cols.x0 + c.cols.cw * static_cast<float>(c.cols.n);
   for (int r = 0; r < shown; ++r) {
     const float y0 = y + strip_h * static_cast<float>(r), y1 = y0 + strip_h - (strip_h > 4 ? 1 : 0);
-    for (int i = 0; i < c.cols.n; ++i) {
-      const int nc = rec.buffers[c.b.x].cols;
-      ImU32 col;
-      if (c.b.y >= 0 && c.st.is_defined(c.b.y, r, i, nc)) {
-        const double v = c.st.at(c.b.y, r, i, nc);
-        col = cell_fill(pal, cell_kind(true, v), static_cast<float>(std::clamp(v, 0.0, 1.0)));
-      } else {
-        const double v = c.st.at(c.b.x, r, i, nc);
-        col = mix(cell_fill(pal, cell_kind(true, v), rx.t(v)), pal.background, 0.55f);
+    const int nc = rec.buffers[c.b.x].cols;
+    for (int col = 0; col < c.cols.count(); ++col) {
+      // y where computed, else x; a column of many shows its largest (nan or inf first).
+      ColumnPick py, px;
+      for (int i = c.cols.first(col); i < c.cols.end(col); ++i) {
+        if (c.b.y >= 0 && c.st.is_defined(c.b.y, r, i, nc)) pick_into(py, i, true, c.st.at(c.b.y, r, i, nc));
+        else pick_into(px, i, true, c.st.at(c.b.x, r, i, nc));
       }
-      c.dl->AddRectFilled(ImVec2(c.cols.x0 + c.cols.cw * static_cast<float>(i), y0),
-                          ImVec2(c.cols.x0 + c.cols.cw * static_cast<float>(i + 1), y1), col);
+      const ImU32 col_y = cell_fill(pal, py.kind, static_cast<float>(std::clamp(py.value, 0.0, 1.0)));
+      const ImU32 col_x = mix(cell_fill(pal, px.kind, rx.t(px.value)), pal.background, 0.55f);
+      c.dl->AddRectFilled(ImVec2(c.cols.col_left(col) - c.cols.gap * 0.5f, y0),
+                          ImVec2(c.cols.col_right(col) + c.cols.gap * 0.5f, y1), py.index >= 0 ? col_y : col_x);
     }
     const std::string lab = strf("%d", r + 1);
     c.dl->AddText(ImGui::GetFont(), std::min(c.fs, strip_h * 1.2f),
@@ -388,6 +467,7 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
   // Wide enough to fill a projector with a short vector, not so wide a bar reads as a block.
   cols.cw = std::min(usable / static_cast<float>(rec.n), 170.0f * s);
   cols.gap = cols.cw >= 20 ? 6.0f * s : (cols.cw >= 6 ? 1.0f : 0.0f);
+  cols.per = decimation(cols.cw, 2.0f);
 
   Ctx c{in,  rec,  in.cursor.state(),       b, ImGui::GetWindowDrawList(), s, fs,
         row, cols, ImGui::IsWindowHovered()};
@@ -404,7 +484,8 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
   if (rec.scale != 1.0) y += draw_scaled(c, y) + 4 * s;
   if (info(rec.algorithm).takes_workers && rec.chunks > 0) y += draw_worker_band(c, y);
   y += 6 * s;
-  const float reserve = fs * 2 + 18 * s + 16 * s + fs * 1.6f + (rec.rows > 1 && opt.show_rows ? 60 * s : 0);
+  const float reserve = fs * 2 + 18 * s + 16 * s + fs * 1.6f + (rec.rows > 1 && opt.show_rows ? 60 * s : 0) +
+                        (cols.per > 1 ? ImGui::GetTextLineHeightWithSpacing() : 0);
   const float bar_h = std::clamp((avail.y - (y - origin.y) - reserve) / 2.0f - 8 * s, 46.0f * s, 130.0f * s);
   const bool naive = !info(rec.algorithm).has_max;
   const bool log_y = b.lse >= 0;
@@ -451,9 +532,9 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
   if (in.step)
     for (const Region& g : in.step->reads)
       if (g.buffer == b.x && g.r0 <= row && row < g.r1)
-        for (int i = g.c0; i < g.c1; ++i)
-          c.dl->AddRectFilled(ImVec2(cols.left(i) - 2 * s, band_top),
-                              ImVec2(cols.right(i) + 2 * s, band_bottom), with_alpha(pal.current, 0.07f),
+        for (int col = std::max(g.c0, 0) / cols.per; col <= (std::min(g.c1, cols.n) - 1) / cols.per; ++col)
+          c.dl->AddRectFilled(ImVec2(cols.col_left(col) - 2 * s, band_top),
+                              ImVec2(cols.col_right(col) + 2 * s, band_bottom), with_alpha(pal.current, 0.07f),
                               4.0f * s);
   y += 4 * s;
   y += draw_registers(c, y, avail.x) + 10 * s;
@@ -462,6 +543,14 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
     y += draw_row_strips(c, y, std::min(left, 16.0f * s * static_cast<float>(rec.rows) + fs), opt) + 6 * s;
   }
   ImGui::SetCursorScreenPos(ImVec2(origin.x, y));
+  if (cols.per > 1) {
+    const std::string t = strf("%d elements, %d per column: each shows its largest (nan, inf first)", rec.n, cols.per);
+    text_fit(ImGui::GetWindowDrawList(), ImGui::GetCursorScreenPos(), pal.text_dim,
+             {t.c_str(), strf("%d per column: each shows its largest", cols.per).c_str(),
+              strf("%d per column", cols.per).c_str()},
+             avail.x);
+    ImGui::Dummy(ImVec2(1, ImGui::GetTextLineHeight()));
+  }
   mark_legend(pal, s, false);
   ImGui::Dummy(ImVec2(avail.x, 1));
 }
