@@ -84,9 +84,10 @@ void Session::open_pending(ui::AppState& app, const std::vector<std::string>& dr
       app.note(ui::Severity::error, "Not opened: " + path + " is not a scenario file (.json)");
   }
   if (!app.requests.open_path.empty()) {
-    ui::open_document(app, app.requests.open_path);
+    ui::begin_open_document(app, app.requests.open_path);
     app.requests.open_path.clear();
   }
+  ui::poll_open_document(app);
 }
 
 // The dialog opens in the open document's folder, else where it was last used. Save with a
@@ -110,7 +111,7 @@ void Session::serve_file_requests(ui::AppState& app) {
   q.open = q.save = q.save_as = false;
   if (dialog_.draw()) {
     settings_.last_folder = dialog_.folder();
-    if (dialog_.mode() == ui::FileDialog::Mode::open) ui::open_document(app, dialog_.path());
+    if (dialog_.mode() == ui::FileDialog::Mode::open) ui::begin_open_document(app, dialog_.path());
     else ui::save_document(app, dialog_.path());
   }
 }

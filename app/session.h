@@ -29,7 +29,8 @@ class Session {
   // Theme, font size, recent files and the settings' notices; then the last scenario, unless
   // a lesson was asked for on the command line or the user turned that off.
   void restore(ui::AppState& app, bool lesson_given);
-  // Before the frame is built: files dropped on the window and a path asked for (Open Recent).
+  // Before the frame is built: files dropped on the window and a path asked for (Open Recent)
+  // start opening; a file read in the background is applied when it is ready.
   void open_pending(ui::AppState& app, const std::vector<std::string>& dropped);
   // Inside the ImGui frame, after the panels: File ▸ Open / Save / Save as and their keys.
   void serve_file_requests(ui::AppState& app);

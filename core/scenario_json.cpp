@@ -1,5 +1,7 @@
 #include "core/scenario_json.h"
 
+#include "core/engine.h"
+
 #include "core/text.h"
 
 #include <cmath>
@@ -204,10 +206,20 @@ ScenarioDocument document_from_json(const Json& j) {
   return doc;
 }
 
-ScenarioDocument parse_document(const std::string& text) {
+ScenarioDocument parse_document(const std::string& text) { return parse_document(text, nullptr); }
+
+ScenarioDocument parse_document(const std::string& text, const std::atomic<bool>* cancel) {
   Json j;
   try {
-    j = Json::parse(text);
+    if (cancel) {
+      // Asked at every value the parser finishes: a cancel stops it within microseconds.
+      j = Json::parse(text, [cancel](int, Json::parse_event_t, Json&) {
+        if (cancel->load(std::memory_order_relaxed)) throw Cancelled();
+        return true;
+      });
+    } else {
+      j = Json::parse(text);
+    }
   } catch (const Json::parse_error& e) {
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw InputError("scenario file is empty");
     throw InputError(strf("scenario file is not JSON (syntax error at byte %zu)", e.byte));

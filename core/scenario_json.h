@@ -13,6 +13,9 @@
 #include "core/report.h"
 #include "core/scenario.h"
 
+#include <atomic>
+#include <string>
+
 namespace flashstep {
 
 Json scenario_to_json(const Scenario& s);
@@ -39,5 +42,8 @@ ScenarioDocument document_from_json(const Json& j);
 // Parses the text of a scenario file; a file that is not JSON, has a newer version or a bad
 // field gives an InputError that says which.
 ScenarioDocument parse_document(const std::string& text);
+// The same, stopping with Cancelled (core/engine.h) soon after *cancel turns true: a 50 MB file
+// parsed off the UI thread can be given up.
+ScenarioDocument parse_document(const std::string& text, const std::atomic<bool>* cancel);
 
 }  // namespace flashstep

@@ -268,3 +268,64 @@ TEST_CASE("document: opening a file over a lesson's own inputs leaves them a Ctr
   REQUIRE(app.undo_inputs());
   CHECK(app.scenario.x == std::vector<std::vector<double>>{{2, 7, 1}});
 }
+
+namespace {
+// Polls as the frame loop does, until the file is applied or refused.
+bool wait_open(AppState& app) {
+  bool opened = false;
+  for (int i = 0; i < 6000 && app.opening.busy(); ++i) {
+    opened = poll_open_document(app);
+    if (!app.opening.busy()) break;
+    usleep(5000);
+  }
+  return opened || poll_open_document(app);
+}
+}  // namespace
+
+TEST_CASE("document: a file is read and parsed off the UI thread, a large one can be cancelled, and a refused one leaves the work open") {
+  TempDir dir("open");
+  Fresh app;
+  REQUIRE(app.open_lesson("online"));
+  const auto before = app.played.rec;
+
+  // A good file opens by the frame after it is read.
+  const std::string good = (dir.path / "good.json").string();
+  write(good, R"({"algorithm":"safe","input":[[4,1,3]]})");
+  begin_open_document(app, good);
+  CHECK(wait_open(app));
+  CHECK(app.scenario.algorithm == Algorithm::safe);
+  CHECK(app.document_path == good);
+
+  // About 24 MB of JSON: 2,000,000 values, more than the window takes, refused with the limit.
+  std::string big = R"({"algorithm":"online","input":[[)";
+  big.reserve(26u << 20);
+  for (int i = 0; i < 2000000; ++i) big += i ? ",1.2345678901" : "1.2345678901";
+  big += "]]}";
+  const std::string large = (dir.path / "large.json").string();
+  write(large, big);
+  const auto opened = app.played.rec;
+  begin_open_document(app, large);
+  CHECK(app.opening.busy());  // the call returned while the file is still being read
+  CHECK_FALSE(wait_open(app));
+  CHECK(app.played.rec == opened);
+  CHECK(app.status.find("Not opened") != std::string::npos);
+  CHECK(app.status.find("2000000 values") != std::string::npos);
+
+  // Cancelled: nothing changes and nothing is said to be wrong.
+  begin_open_document(app, large);
+  app.opening.cancel();
+  const std::string status = app.status;
+  CHECK_FALSE(wait_open(app));
+  CHECK(app.played.rec == opened);
+  CHECK(app.status == status);
+
+  // A pipe, a folder and a missing file: refused with their reason, without blocking.
+  const std::string fifo = (dir.path / "pipe.json").string();
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  for (const std::string& path : {fifo, dir.path.string(), (dir.path / "missing.json").string()}) {
+    begin_open_document(app, path);
+    CHECK_FALSE(wait_open(app));
+    CHECK(app.status.find("Not opened: cannot read " + path) != std::string::npos);
+  }
+  CHECK(app.played.rec == opened);
+}

@@ -12,6 +12,7 @@
 #include "app/ui/labs/lab_overflow.h"
 #include "app/ui/labs/lab_scale.h"
 #include "app/ui/model/inputs.h"
+#include "app/ui/model/open_job.h"
 #include "app/ui/model/record_job.h"
 #include "app/ui/model/theme.h"
 #include "app/ui/model/timeline.h"
@@ -166,8 +167,9 @@ class AppState {
   void new_context() { ++context_; }  // a lesson or a document opened: older messages are done
   static constexpr double kEventSeconds = 8.0, kProblemSeconds = 20.0;
 
-  // ---- background recording ----
+  // ---- background recording, and a scenario file being read (document.h) ----
   RecordJob job;
+  OpenJob opening;
 
   // ---- each lesson's work ----
   // What a lesson showed when it was left: the inputs in use and the playhead. Opening the

@@ -198,6 +198,21 @@ bool save_document(AppState& app, const std::string& path) {
   return true;
 }
 
+namespace {
+
+bool apply_opened(AppState& app, const std::string& path, const ScenarioDocument& doc) {
+  std::string error;
+  if (!apply_document(app, doc, error)) {
+    app.note(Severity::error, "Not opened: " + path + ": " + error + " (the current work stays open)");
+    return false;
+  }
+  app.note(Severity::info, "Opened " + path);
+  remember(app, path);
+  return true;
+}
+
+}  // namespace
+
 bool open_document(AppState& app, const std::string& path) {
   std::string text, error;
   if (!read_file(path, text, error)) {
@@ -211,13 +226,24 @@ bool open_document(AppState& app, const std::string& path) {
     app.note(Severity::error, "Not opened: " + path + ": " + e.what() + " (the current work stays open)");
     return false;
   }
-  if (!apply_document(app, doc, error)) {
-    app.note(Severity::error, "Not opened: " + path + ": " + error + " (the current work stays open)");
+  return apply_opened(app, path, doc);
+}
+
+void begin_open_document(AppState& app, const std::string& path) {
+  if (app.opening.active())
+    app.note(Severity::warning, "Opening " + app.opening.path() + " was cancelled: " + path + " is opened instead.");
+  app.opening.start(path);
+}
+
+bool poll_open_document(AppState& app) {
+  OpenJob::Result r;
+  if (!app.opening.collect(r)) return false;
+  if (r.cancelled) return false;  // said when it was cancelled
+  if (!r.ok) {
+    app.note(Severity::error, "Not opened: " + r.error + " (the current work stays open)");
     return false;
   }
-  app.note(Severity::info, "Opened " + path);
-  remember(app, path);
-  return true;
+  return apply_opened(app, app.opening.path(), r.doc);
 }
 
 }  // namespace flashstep::ui

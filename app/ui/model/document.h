@@ -35,5 +35,10 @@ void kept_from_json(AppState& app, const Json& j, std::vector<std::string>& noti
 // app.document_path and the first of app.recent_files (add_recent, app/settings.h).
 bool save_document(AppState& app, const std::string& path);
 bool open_document(AppState& app, const std::string& path);
+// The window's way to open: the file is read and parsed off the UI thread (AppState::opening,
+// with progress and cancel in the status bar), so a 50 MB file never freezes the window.
+// poll_open_document, once per frame, applies it when it is ready; true on that frame.
+void begin_open_document(AppState& app, const std::string& path);
+bool poll_open_document(AppState& app);
 
 }  // namespace flashstep::ui

@@ -38,7 +38,21 @@ void draw_status_bar(AppState& app, const PanelRect& r) {
     return;
   }
   const float s = app.ui_scale;
-  if (app.job.busy()) {
+  if (app.opening.active()) {
+    const std::string name = app.opening.path().substr(app.opening.path().find_last_of('/') + 1);
+    ImGui::TextUnformatted(("Opening " + name).c_str());
+    ImGui::SameLine();
+    const std::string label = strf("%s  %.1f s", app.opening.activity().c_str(), app.opening.seconds());
+    ImGui::ProgressBar(app.opening.progress(), ImVec2(260 * s, 0), label.c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Cancel##open")) {
+      app.opening.cancel();
+      app.note(Severity::warning, "Opening " + app.opening.path() + " was cancelled: the current work stays open.");
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Stop reading the file and keep what is open");
+    ImGui::SameLine(0, 16 * s);
+  }
+  if (app.job.active()) {
     ImGui::TextUnformatted("Recording");
     ImGui::SameLine();
     const std::string label = strf("%.0f%%  %.1f s", app.job.progress() * 100.0f, app.job.seconds());
