@@ -197,3 +197,45 @@ TEST_CASE("twenty Right presses sent to the real window as fast as X takes them 
   REQUIRE(sent == 0);
   CHECK(playhead == 20);
 }
+
+TEST_CASE("kill -9 a few seconds after changes made with the keyboard: the next start has the lesson, the inputs and the playhead back") {
+  if (!have_display()) return;
+  REQUIRE_MESSAGE(std::system("command -v xdotool >/dev/null 2>&1") == 0,
+                  "xdotool is needed to drive the window (scripts/setup.sh installs it)");
+  ConfigHome home;
+  // The user's own vector, opened from a file; then three steps forward with the keyboard.
+  const fs::path file = home.root / "mine.json";
+  REQUIRE(flashstep::write_file_atomic(file.string(),
+                                       R"({"algorithm":"safe","input":[[6,2,9,4,1]]})").empty());
+  const std::string cmd = "XDG_CONFIG_HOME='" + home.root.string() + "' exec " + FLASHSTEP_EXE + " --scenario '" +
+                          file.string() + "' >/dev/null 2>&1";
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const std::string keys = "wid=$(xdotool search --sync --pid " + std::to_string(pid) +
+                           " | head -1) && sleep 0.5 && xdotool key --window $wid --delay 50 Right Right Right";
+  const int sent = std::system(("timeout 20 sh -c '" + keys + "'").c_str());
+  int playhead = -1;
+  for (int i = 0; i < 100 && playhead != 3; ++i) {
+    usleep(100 * 1000);
+    std::string text, error;
+    if (flashstep::read_file((home.dir() / "last-scenario.json").string(), text, error)) {
+      const Json j = Json::parse(text, nullptr, false);
+      if (!j.is_discarded()) playhead = j.value("playhead", -1);
+    }
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(sent == 0);
+  REQUIRE(playhead == 3);
+  // The next start restores them; its own quit writes them again, as they were.
+  REQUIRE(home.run("") == 0);
+  const Json after = home.read("last-scenario.json");
+  CHECK(after["lesson"] == "safe");
+  CHECK(after["playhead"] == 3);
+  CHECK(after["scenario"]["input"] == Json::array({Json::array({6, 2, 9, 4, 1})}));
+}
