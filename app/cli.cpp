@@ -47,9 +47,11 @@ void write_json(const RunOptions& o, const Json& j) {
 
 // A run on the GPU: a hidden window provides the context, `gl` receives its strings. No display
 // or no GL 4.3, and what the GPU backend refuses (fp64, too large a tile), are bad input.
-TimedRun run_gpu(const Resolved& r, const RecordOptions& opt, gpu::GlInfo& gl) {
+TimedRun run_gpu(const Resolved& r, const RecordOptions& opt, const std::string& gl_path, gpu::GlInfo& gl) {
   std::string error;
-  const auto context = gpu::HiddenContext::create(error);
+  gpu::GlPath path = gpu::GlPath::auto_path;
+  gpu::parse_gl_path(gl_path, path);  // checked by run_settings()
+  const auto context = gpu::HiddenContext::create(error, path);
   if (!context) throw UsageError(error);
   gl = context->info();
   try {
@@ -65,15 +67,16 @@ TimedRun run_gpu(const Resolved& r, const RecordOptions& opt, gpu::GlInfo& gl) {
   }
 }
 
-Recording record_on(const std::string& backend, const Resolved& r, const RecordOptions& opt) {
+Recording record_on(const std::string& backend, const std::string& gl_path, const Resolved& r,
+                    const RecordOptions& opt) {
   if (backend == "cpu") return record(r, opt);
   gpu::GlInfo gl;
-  return run_gpu(r, opt, gl).rec;
+  return run_gpu(r, opt, gl_path, gl).rec;
 }
 
 // `--compare a,b`: both recordings of the scenario and the largest differences between them.
 int compare_command(const RunOptions& o, const RunSettings& set, const Resolved& r, const RecordOptions& opt) {
-  const CompareReport rep = compare(record_on(set.compare_a, r, opt), record_on(set.compare_b, r, opt));
+  const CompareReport rep = compare(record_on(set.compare_a, o.gl, r, opt), record_on(set.compare_b, o.gl, r, opt));
   Json j;
   j["max_abs_output_diff"] = number_json(rep.max_abs_output_diff);
   j["max_rel_m_diff"] = number_json(rep.max_rel_m_diff);
@@ -89,7 +92,7 @@ std::string version_text() {
   std::string out = std::string("flashstep ") + FLASHSTEP_VERSION;
   std::string error;
   if (const auto context = gpu::HiddenContext::create(error))
-    return out + "\n" + context->info().summary();
+    return out + "\n" + context->info().summary() + " (context: " + context->info().path + ")";
   return out + "\n" + error;
 }
 
@@ -116,7 +119,7 @@ int run_scenario_command(const RunOptions& o, const RunSettings& set, const Scen
   gpu::GlInfo gl;
   TimedRun run;
   if (set.gpu) {
-    run = run_gpu(r, opt, gl);
+    run = run_gpu(r, opt, o.gl, gl);
   } else if (set.keep_steps) {
     const std::int64_t base = Workspace::current();
     Workspace::reset_peak();
@@ -136,6 +139,7 @@ int run_scenario_command(const RunOptions& o, const RunSettings& set, const Scen
   if (set.gpu) {
     j["gl_renderer"] = gl.renderer;
     j["gl_version"] = gl.version;
+    j["gl_path"] = gl.path;  // egl-device, egl-surfaceless or glfw
   }
   write_json(o, j);
   return 0;

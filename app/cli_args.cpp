@@ -59,6 +59,10 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
                     "Workers n_w of the chunked softmax; more than n elements: n_w = n, said in notices")
       ->capture_default_str();
   c.run->add_option("--backend", r.backend, "cpu or gpu")->capture_default_str();
+  c.run->add_option("--gl", r.gl,
+                    "How the GPU backend gets its OpenGL context: auto (EGL's device platform, then EGL "
+                    "surfaceless, then a hidden GLFW window), egl (no display needed) or glfw (needs a display)")
+      ->capture_default_str();
   c.run->add_option("--compare", r.compare,
                     "Run on two backends (e.g. cpu,gpu) and print their largest differences as JSON");
   c.run->add_option("--steps", r.steps, "all: record every step; none: output and totals only")->capture_default_str();
@@ -228,6 +232,8 @@ RunSettings run_settings(const RunOptions& o) {
     throw UsageError("--backend '" + o.backend + "': use cpu or gpu");
   if (o.steps != "all" && o.steps != "none")
     throw UsageError("--steps '" + o.steps + "': use all or none");
+  if (o.gl != "auto" && o.gl != "egl" && o.gl != "glfw")
+    throw UsageError("--gl '" + o.gl + "': use auto, egl or glfw");
   if (o.output != "all" && o.output != "none")
     throw UsageError("--output '" + o.output + "': use all or none");
   if (o.repeat < 1) throw UsageError("--repeat " + std::to_string(o.repeat) + ": must be at least 1");

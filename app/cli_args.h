@@ -31,6 +31,7 @@ struct RunOptions {
   long long seed = 1;
   bool causal = false;
   std::string compare;  // "cpu,gpu": run on both backends and print how far apart they are
+  std::string gl = "auto";  // how the GPU backend's context is made: auto, egl or glfw
 };
 
 // Every command's options, bound to the CLI::App by define_cli().

@@ -1,7 +1,8 @@
 #include "gpu/context.h"
 
+#include <epoxy/egl.h>
 #include <epoxy/gl.h>
-// epoxy provides the GL declarations; GLFW must not pull in another GL header.
+// epoxy provides the GL and EGL declarations; GLFW must not pull in another GL header.
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
@@ -33,13 +34,158 @@ std::string needs_compute_message(const GlInfo& info) {
          info.renderer + "). Use --backend cpu.";
 }
 
+bool has_current_context() {
+  if (epoxy_has_egl() && eglGetCurrentContext() != EGL_NO_CONTEXT) return true;
+  return glfwGetCurrentContext() != nullptr;
+}
+
+bool parse_gl_path(const std::string& text, GlPath& out) {
+  if (text == "auto") out = GlPath::auto_path;
+  else if (text == "egl") out = GlPath::egl;
+  else if (text == "glfw") out = GlPath::glfw;
+  else return false;
+  return true;
+}
+
+struct HiddenContext::Egl {
+  EGLDisplay display = EGL_NO_DISPLAY;
+  EGLContext context = EGL_NO_CONTEXT;
+  ~Egl() {
+    if (display == EGL_NO_DISPLAY) return;
+    if (eglGetCurrentContext() == context) eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    if (context != EGL_NO_CONTEXT) eglDestroyContext(display, context);
+    eglTerminate(display);
+  }
+};
+
+namespace {
+
+// A 4.3 core context on `display`, current without a surface; EGL_NO_CONTEXT (and `why`) when
+// the display cannot give one.
+EGLContext egl_context(EGLDisplay display, std::string& why) {
+  EGLint major = 0, minor = 0;
+  if (!eglInitialize(display, &major, &minor)) {
+    why = "eglInitialize failed";
+    return EGL_NO_CONTEXT;
+  }
+  if (!epoxy_has_egl_extension(display, "EGL_KHR_surfaceless_context")) {
+    why = "no EGL_KHR_surfaceless_context";
+    eglTerminate(display);
+    return EGL_NO_CONTEXT;
+  }
+  if (!eglBindAPI(EGL_OPENGL_API)) {
+    why = "no desktop OpenGL through EGL";
+    eglTerminate(display);
+    return EGL_NO_CONTEXT;
+  }
+  EGLConfig config = EGL_NO_CONFIG_KHR;
+  if (!epoxy_has_egl_extension(display, "EGL_KHR_no_config_context")) {
+    const EGLint want[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
+    EGLint n = 0;
+    if (!eglChooseConfig(display, want, &config, 1, &n) || n < 1) {
+      why = "no EGL config for desktop OpenGL";
+      eglTerminate(display);
+      return EGL_NO_CONTEXT;
+    }
+  }
+  const EGLint attrs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 3,
+                          EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+  EGLContext context = eglCreateContext(display, config, EGL_NO_CONTEXT, attrs);
+  if (context == EGL_NO_CONTEXT) {
+    // Whatever the driver offers instead, to name its version and renderer.
+    why = "no OpenGL 4.3 core context";
+    const EGLint none[] = {EGL_NONE};
+    EGLContext any = eglCreateContext(display, config, EGL_NO_CONTEXT, none);
+    if (any != EGL_NO_CONTEXT) {
+      if (eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, any)) {
+        why = needs_compute_message(gl_info());
+        eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+      }
+      eglDestroyContext(display, any);
+    }
+    eglTerminate(display);
+    return EGL_NO_CONTEXT;
+  }
+  if (!eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context)) {
+    why = "the context cannot be made current without a surface";
+    eglDestroyContext(display, context);
+    eglTerminate(display);
+    return EGL_NO_CONTEXT;
+  }
+  return context;
+}
+
+}  // namespace
+
+std::unique_ptr<HiddenContext> HiddenContext::create_egl(std::string& error) {
+  // libEGL itself may be missing (a bare GPU server without glvnd): epoxy would abort on the
+  // first call, so its presence is asked first.
+  if (!epoxy_has_egl()) {
+    error = "no EGL library (libEGL.so.1)";
+    return nullptr;
+  }
+  std::string why;
+  auto made = [&](EGLDisplay display, const char* path) -> std::unique_ptr<HiddenContext> {
+    if (display == EGL_NO_DISPLAY) return nullptr;
+    EGLContext context = egl_context(display, why);
+    if (context == EGL_NO_CONTEXT) return nullptr;
+    GlInfo info = gl_info();
+    info.path = path;
+    auto h = std::unique_ptr<HiddenContext>(new HiddenContext(nullptr, false, std::move(info)));
+    h->egl_ = std::make_unique<Egl>();
+    h->egl_->display = display;
+    h->egl_->context = context;
+    return h;
+  };
+  std::unique_ptr<HiddenContext> h;
+  // The device platform: every GPU (and Mesa's software device) without any window system.
+  if (epoxy_has_egl_extension(EGL_NO_DISPLAY, "EGL_EXT_device_enumeration") &&
+      epoxy_has_egl_extension(EGL_NO_DISPLAY, "EGL_EXT_platform_device")) {
+    EGLDeviceEXT devices[16];
+    EGLint n = 0;
+    if (eglQueryDevicesEXT(16, devices, &n))
+      for (EGLint i = 0; i < n && !h; ++i)
+        h = made(eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr), "egl-device");
+  }
+  if (!h && epoxy_has_egl_extension(EGL_NO_DISPLAY, "EGL_MESA_platform_surfaceless"))
+    h = made(eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr),
+             "egl-surfaceless");
+  if (h && !h->info_.has_compute()) {
+    error = needs_compute_message(h->info_);
+    return nullptr;
+  }
+  if (!h)
+    error = why.rfind("GPU backend", 0) == 0
+                ? why
+                : "no EGL device or surfaceless display gave an OpenGL 4.3 context" + (why.empty() ? "" : " (" + why + ")");
+  return h;
+}
+
 static std::string glfw_error() {
   const char* description = nullptr;
   glfwGetError(&description);
   return description ? description : "unknown GLFW error";
 }
 
-std::unique_ptr<HiddenContext> HiddenContext::create(std::string& error, GLFWwindow* share) {
+std::unique_ptr<HiddenContext> HiddenContext::create(std::string& error, GLFWwindow* share, GlPath path) {
+  if (share || path == GlPath::glfw) return create_glfw(error, share);
+  std::string egl_error;
+  if (auto h = create_egl(egl_error)) return h;
+  if (path == GlPath::egl) {
+    error = egl_error.rfind("GPU backend", 0) == 0
+                ? egl_error
+                : "GPU backend needs OpenGL 4.3 compute shaders, but --gl egl found none: " + egl_error +
+                      ". Use --gl glfw (a display) or --backend cpu.";
+    return nullptr;
+  }
+  std::string glfw_error_text;
+  if (auto h = create_glfw(glfw_error_text, nullptr)) return h;
+  // The more telling of the two: a driver's version beats "no display".
+  error = egl_error.rfind("GPU backend", 0) == 0 ? egl_error : glfw_error_text + " (EGL: " + egl_error + ")";
+  return nullptr;
+}
+
+std::unique_ptr<HiddenContext> HiddenContext::create_glfw(std::string& error, GLFWwindow* share) {
   const bool owns_glfw = share == nullptr;
   if (owns_glfw && !glfwInit()) {
     error = "GPU backend needs OpenGL 4.3 compute shaders, but no OpenGL context can be created (" +
@@ -80,6 +226,7 @@ std::unique_ptr<HiddenContext> HiddenContext::create(std::string& error, GLFWwin
     glfwDestroyWindow(window);
     return fail(needs_compute_message(info));
   }
+  info.path = "glfw";
   return std::unique_ptr<HiddenContext>(new HiddenContext(window, owns_glfw, std::move(info)));
 }
 
@@ -87,11 +234,18 @@ HiddenContext::HiddenContext(GLFWwindow* window, bool owns_glfw, GlInfo info)
     : window_(window), owns_glfw_(owns_glfw), info_(std::move(info)) {}
 
 HiddenContext::~HiddenContext() {
+  if (egl_) {
+    egl_.reset();
+    return;
+  }
   if (glfwGetCurrentContext() == window_) glfwMakeContextCurrent(nullptr);
   glfwDestroyWindow(window_);
   if (owns_glfw_) glfwTerminate();
 }
 
-void HiddenContext::make_current() { glfwMakeContextCurrent(window_); }
+void HiddenContext::make_current() {
+  if (egl_) eglMakeCurrent(egl_->display, EGL_NO_SURFACE, EGL_NO_SURFACE, egl_->context);
+  else glfwMakeContextCurrent(window_);
+}
 
 }  // namespace flashstep::gpu

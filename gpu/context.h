@@ -27,8 +27,16 @@ class Unsupported : public GpuError {
   using GpuError::GpuError;
 };
 
+// How a context without the app's window is made (--gl): auto tries the EGL device platform,
+// then EGL surfaceless (Mesa), then a hidden GLFW window; egl tries only the first two, glfw
+// only the last. EGL needs no display: a GPU server with no X, or a CI machine without Xvfb.
+enum class GlPath { auto_path, egl, glfw };
+// "auto", "egl", "glfw" ↔ GlPath; nullopt-like false for anything else.
+bool parse_gl_path(const std::string& text, GlPath& out);
+
 struct GlInfo {
   std::string renderer, version, vendor;  // the driver's strings
+  std::string path;  // how the context was made: "egl-device", "egl-surfaceless", "glfw"; "" unknown
   int major = 0, minor = 0;
   bool has_compute() const { return major > 4 || (major == 4 && minor >= 3); }
   std::string summary() const;  // "OpenGL 4.5 (Core Profile) Mesa 22.3.6, renderer llvmpipe (...)"
@@ -36,20 +44,28 @@ struct GlInfo {
 
 // The current context's strings. Needs a current context.
 GlInfo gl_info();
+// Whether this thread has a current OpenGL context (GLFW's or EGL's).
+bool has_current_context();
 
 // The one-line refusal when `info` has no compute shaders, naming its version and renderer.
 std::string needs_compute_message(const GlInfo& info);
 
-// An invisible window whose OpenGL >= 4.3 core context is current on the creating thread for the
-// object's lifetime. Create it on the main thread (GLFW's rule for windows); make_current() then
-// moves the context to the thread that records.
+// An OpenGL >= 4.3 core context with no window on screen, current on the creating thread for the
+// object's lifetime: an EGL context without a surface, or an invisible GLFW window. Create it on
+// the main thread (GLFW's rule for windows); make_current() then moves the context to the thread
+// that records.
 class HiddenContext {
  public:
-  // nullptr and `error` set to one line when there is no display or no GL 4.3 ("GPU backend needs
+  // nullptr and `error` set to one line when no path gives a GL 4.3 context ("GPU backend needs
   // OpenGL 4.3 compute shaders; this context is 3.3 (renderer X). Use --backend cpu.").
-  // With `share`, GLFW belongs to the caller (the app's window) and the new context shares its
-  // objects; otherwise this object initialises GLFW and terminates it when destroyed.
-  static std::unique_ptr<HiddenContext> create(std::string& error, GLFWwindow* share = nullptr);
+  // With `share`, the context is a hidden GLFW window sharing the caller's objects (the app's
+  // window; GLFW belongs to the caller); otherwise `path` chooses, and a GLFW path initialises
+  // GLFW and terminates it when destroyed.
+  static std::unique_ptr<HiddenContext> create(std::string& error, GLFWwindow* share = nullptr,
+                                               GlPath path = GlPath::auto_path);
+  static std::unique_ptr<HiddenContext> create(std::string& error, GlPath path) {
+    return create(error, nullptr, path);
+  }
   ~HiddenContext();
   HiddenContext(const HiddenContext&) = delete;
   HiddenContext& operator=(const HiddenContext&) = delete;
@@ -59,8 +75,12 @@ class HiddenContext {
 
  private:
   HiddenContext(GLFWwindow* window, bool owns_glfw, GlInfo info);
-  GLFWwindow* window_;
-  bool owns_glfw_;
+  struct Egl;  // EGL's display and context, when the context is EGL's
+  static std::unique_ptr<HiddenContext> create_egl(std::string& error);
+  static std::unique_ptr<HiddenContext> create_glfw(std::string& error, GLFWwindow* share);
+  GLFWwindow* window_ = nullptr;
+  bool owns_glfw_ = false;
+  std::unique_ptr<Egl> egl_;
   GlInfo info_;
 };
 

@@ -69,7 +69,7 @@ int merge_tree_nodes(int K) { return static_cast<int>(merge_tree(K).size()); }
 // ---- Engine -------------------------------------------------------------------------------
 
 Engine::Engine() {
-  if (!glfwGetCurrentContext())
+  if (!has_current_context())
     throw GpuError("the GPU engine needs a current OpenGL context on this thread (create a "
                    "HiddenContext first)");
   info_ = gl_info();

@@ -10,7 +10,8 @@ packages=(
   libstb-dev libgif-dev
   glslang-tools
   clang libclang-rt-14-dev
-  xvfb xauth libgl1-mesa-dri libglx-mesa0 mesa-utils xdotool
+  xvfb xauth libgl1-mesa-dri libglx-mesa0 mesa-utils xdotool libx11-dev
+  libegl-dev libegl-mesa0
   fonts-dejavu-core
 )
 

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -85,8 +86,8 @@ TEST_CASE("run --compare cpu,gpu prints the differences as JSON") {
   CHECK(lines(bad.err) == 1);
 }
 
-TEST_CASE("the GPU backend without a display exits 2 with one line") {
-  const Result r = invoke("run --algo online --backend gpu", "env -u DISPLAY -u WAYLAND_DISPLAY");
+TEST_CASE("the GPU backend told to use GLFW without a display exits 2 with one line") {
+  const Result r = invoke("run --algo online --backend gpu --gl glfw", "env -u DISPLAY -u WAYLAND_DISPLAY");
   CHECK(r.status == 2);
   CHECK(lines(r.err) == 1);
   CHECK(r.err.find("GPU backend needs OpenGL 4.3 compute shaders") != std::string::npos);
@@ -115,4 +116,39 @@ TEST_CASE("--version reports the OpenGL version and renderer") {
   CHECK(r.out.find("flashstep ") == 0);
   CHECK(r.out.find("OpenGL ") != std::string::npos);
   CHECK(r.out.find("renderer ") != std::string::npos);
+}
+
+TEST_CASE("with no display at all, run --backend gpu, --compare and --version get their context from EGL and say so") {
+  // `env -u DISPLAY -u WAYLAND_DISPLAY`: what a GPU server or a CI machine without Xvfb has.
+  const std::string none = "env -u DISPLAY -u WAYLAND_DISPLAY";
+  const Result run = invoke("run --algo attn-tiled-v2 --backend gpu --n 64 --d 16 --json -", none);
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  const auto j = flashstep::Json::parse(run.out);
+  CHECK(j["backend"] == "gpu");
+  const std::string path = j["gl_path"].get<std::string>();
+  CHECK((path == "egl-device" || path == "egl-surfaceless"));
+  const Result cmp = invoke("run --algo online --compare cpu,gpu --input 3,2,5,1", none);
+  REQUIRE(cmp.status == 0);
+  CHECK(flashstep::Json::parse(cmp.out)["steps_compared"] == 8);
+  const Result version = invoke("--version", none);
+  REQUIRE(version.status == 0);
+  CHECK(version.out.find("(context: egl-") != std::string::npos);
+  // --gl egl is the same; --gl glfw needs the display it does not have, and says so.
+  const Result egl = invoke("run --algo online --backend gpu --gl egl --input 1,2 --steps none", none);
+  CHECK(egl.status == 0);
+  const Result glfw = invoke("run --algo online --backend gpu --gl glfw --input 1,2 --steps none", none);
+  CHECK(glfw.status == 2);
+  CHECK(glfw.err.find("DISPLAY") != std::string::npos);
+  const Result bad = invoke("run --algo online --backend gpu --gl vulkan --input 1,2");
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("--gl 'vulkan': use auto, egl or glfw") != std::string::npos);
+}
+
+TEST_CASE("the GLFW path still works where there is a display") {
+  if (!std::getenv("DISPLAY")) return;
+  const Result r = invoke("run --algo attn-online --backend gpu --gl glfw --n 16 --d 8 --steps none");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(flashstep::Json::parse(r.out)["gl_path"] == "glfw");
 }
