@@ -40,10 +40,36 @@ bool inf_bits(float x) { return (floatBitsToUint(x) & 0x7FFFFFFFu) == 0x7F800000
 // work it finished, and the engine refuses a result that stopped short.
 #define kUnroll 32
 
+// x rounded to the nearest fp16 value (ties to even), as a float: subnormals in multiples of
+// 2^-24, and inf from 65520 up, exactly as Eigen::half. Done on the bits: the GLSL spec does not
+// say how packHalf2x16 rounds or overflows, and NVIDIA's driver neither rounds to nearest nor
+// gives inf (it made [11, 11.5, 12] sum to 321344.56 instead of inf).
+float round_fp16(float x) {
+  uint u = floatBitsToUint(x);
+  uint sign = u & 0x80000000u;
+  uint a = u & 0x7FFFFFFFu;
+  if (a >= 0x7F800000u) return x;  // inf and NaN stay as they are
+  if (a >= 0x38800000u) {          // |x| >= 2^-14: a normal fp16 number, 10 mantissa bits
+    a += 0xFFFu + ((a >> 13) & 1u);
+    a &= 0xFFFFE000u;
+    if (a >= 0x47800000u) a = 0x7F800000u;  // rounds to 65536 or more: inf
+    return uintBitsToFloat(sign | a);
+  }
+  // A subnormal fp16 number: q * 2^-24 with q the nearest integer, ties to even.
+  uint e = a >> 23;
+  if (e < 102u) return uintBitsToFloat(sign);  // below 2^-25: ±0
+  uint m = (a & 0x7FFFFFu) | 0x800000u;
+  uint shift = 126u - e;  // 14 .. 24
+  uint q = m >> shift;
+  uint rem = m & ((1u << shift) - 1u);
+  uint half_unit = 1u << (shift - 1u);
+  if (rem > half_unit || (rem == half_unit && (q & 1u) != 0u)) q += 1u;
+  return uintBitsToFloat(sign | floatBitsToUint(float(q) * uintBitsToFloat(0x33800000u)));
+}
+
 float R(float x) {
 #if PREC == PREC_FP16
-  // packHalf2x16 rounds to nearest even and overflows to inf, like Eigen::half.
-  return unpackHalf2x16(packHalf2x16(vec2(x, 0.0))).x;
+  return round_fp16(x);
 #elif PREC == PREC_BF16
   // Round to nearest even on the float bits, keeping the top 16; NaN stays NaN.
   if (nan_bits(x)) return x;
