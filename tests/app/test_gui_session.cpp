@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -238,4 +239,18 @@ TEST_CASE("kill -9 a few seconds after changes made with the keyboard: the next 
   CHECK(after["lesson"] == "safe");
   CHECK(after["playhead"] == 3);
   CHECK(after["scenario"]["input"] == Json::array({Json::array({6, 2, 9, 4, 1})}));
+}
+
+TEST_CASE("a window smaller than its panels fit in is refused on the command line with the smallest size") {
+  const std::string cmd = std::string(FLASHSTEP_EXE) + " --width 200 --height 150 --quit-after 1 2>&1";
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[512];
+    while (fgets(buf, sizeof buf, p)) out += buf;
+    const int st = pclose(p);
+    CHECK(WIFEXITED(st));
+    CHECK(WEXITSTATUS(st) != 0);
+  }
+  INFO(out);
+  CHECK(out.find("960") != std::string::npos);
 }
