@@ -45,6 +45,31 @@ struct ConfigHome {
     REQUIRE_FALSE(j.is_discarded());
     return j;
   }
+  // Starts the window with `args` in the background (its pid; stop it with kill_window).
+  pid_t start(const std::string& args) const {
+    const std::string cmd = "XDG_CONFIG_HOME='" + root.string() + "' exec " + FLASHSTEP_EXE + " " + args +
+                            " >/dev/null 2>&1";
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    return pid;
+  }
+  // The playhead the autosave has written, once it is `want` or 10 s have passed (-1: none).
+  int wait_for_playhead(int want) const {
+    int playhead = -1;
+    for (int i = 0; i < 100 && playhead != want; ++i) {
+      usleep(100 * 1000);
+      std::string text, error;
+      if (flashstep::read_file((dir() / "last-scenario.json").string(), text, error)) {
+        const Json j = Json::parse(text, nullptr, false);
+        if (!j.is_discarded()) playhead = j.value("playhead", -1);
+      }
+    }
+    return playhead;
+  }
   void write(const char* name, const std::string& text) const {
     fs::create_directories(dir());
     REQUIRE(flashstep::write_file_atomic((dir() / name).string(), text).empty());
@@ -135,14 +160,7 @@ TEST_CASE("a last scenario that cannot be used leaves the first lesson open and 
 TEST_CASE("a window killed with SIGKILL a few seconds after a change has already saved it, and the next start restores it") {
   if (!have_display()) return;
   ConfigHome home;
-  const std::string cmd = "XDG_CONFIG_HOME='" + home.root.string() + "' exec " + FLASHSTEP_EXE +
-                          " --lesson attn-tiled-v2 >/dev/null 2>&1";
-  const pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  const pid_t pid = home.start("--lesson attn-tiled-v2");
   // The autosave looks every 2 s: the lesson opened at start-up is on disk well within 15 s.
   const fs::path last = home.dir() / "last-scenario.json";
   bool saved = false;
@@ -170,28 +188,13 @@ TEST_CASE("twenty Right presses sent to the real window as fast as X takes them 
   REQUIRE_MESSAGE(std::system("command -v xdotool >/dev/null 2>&1") == 0,
                   "xdotool is needed to drive the window (scripts/setup.sh installs it)");
   ConfigHome home;
-  const std::string cmd = "XDG_CONFIG_HOME='" + home.root.string() + "' exec " + FLASHSTEP_EXE +
-                          " --lesson attn-online >/dev/null 2>&1";
-  const pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  const pid_t pid = home.start("--lesson attn-online");
   // Each press and release is sent with no delay: many fall within one frame, which ImGui 1.86
   // alone would count once. The autosave then carries the playhead to disk.
   const std::string keys = "wid=$(xdotool search --sync --pid " + std::to_string(pid) +
                            " | head -1) && for i in $(seq 20); do xdotool key --window $wid --delay 0 Right; done";
   const int sent = std::system(("timeout 20 sh -c '" + keys + "'").c_str());
-  int playhead = -1;
-  for (int i = 0; i < 100 && playhead != 20; ++i) {
-    usleep(100 * 1000);
-    std::string text, error;
-    if (flashstep::read_file((home.dir() / "last-scenario.json").string(), text, error)) {
-      const Json j = Json::parse(text, nullptr, false);
-      if (!j.is_discarded()) playhead = j.value("playhead", -1);
-    }
-  }
+  const int playhead = home.wait_for_playhead(20);
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -208,26 +211,11 @@ TEST_CASE("kill -9 a few seconds after changes made with the keyboard: the next 
   const fs::path file = home.root / "mine.json";
   REQUIRE(flashstep::write_file_atomic(file.string(),
                                        R"({"algorithm":"safe","input":[[6,2,9,4,1]]})").empty());
-  const std::string cmd = "XDG_CONFIG_HOME='" + home.root.string() + "' exec " + FLASHSTEP_EXE + " --scenario '" +
-                          file.string() + "' >/dev/null 2>&1";
-  const pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  const pid_t pid = home.start("--scenario '" + file.string() + "'");
   const std::string keys = "wid=$(xdotool search --sync --pid " + std::to_string(pid) +
                            " | head -1) && sleep 0.5 && xdotool key --window $wid --delay 50 Right Right Right";
   const int sent = std::system(("timeout 20 sh -c '" + keys + "'").c_str());
-  int playhead = -1;
-  for (int i = 0; i < 100 && playhead != 3; ++i) {
-    usleep(100 * 1000);
-    std::string text, error;
-    if (flashstep::read_file((home.dir() / "last-scenario.json").string(), text, error)) {
-      const Json j = Json::parse(text, nullptr, false);
-      if (!j.is_discarded()) playhead = j.value("playhead", -1);
-    }
-  }
+  const int playhead = home.wait_for_playhead(3);
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
