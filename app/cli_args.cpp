@@ -77,8 +77,8 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
 
   c.lessons = app.add_subcommand("lessons", "List the lessons: id<TAB>title, one per line");
 
-  // Pictures of a lesson or a scenario file, rendered off-screen (a display or Xvfb is needed
-  // for the GL context).
+  // Pictures of a lesson or a scenario file, rendered off-screen in a context of their own (EGL
+  // needs no display).
   auto picture_options = [&panels](CLI::App* cmd, PictureOptions& p) {
     cmd->add_option("--lesson", p.lesson, "Lesson id (see `flashstep lessons`); or --scenario");
     cmd->add_option("--scenario", p.scenario,
@@ -94,6 +94,11 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
     cmd->add_option("--font-scale", p.font_scale, "Font size as View > Font size sets it, 1..3")
         ->capture_default_str();
     cmd->add_option("--out", p.out, "The file to write (written atomically)");
+    cmd->add_option("--gl", p.gl,
+                    "How the picture's OpenGL context is made: auto (EGL's device platform, then EGL "
+                    "surfaceless, then a hidden GLFW window), egl (no display needed) or glfw (needs a display). "
+                    "With OpenGL 4.3 a lesson on the GPU backend is recorded on it")
+        ->capture_default_str();
   };
   c.shot = app.add_subcommand("shot", "Render a lesson or a scenario file at one step to a PNG");
   picture_options(c.shot, o.shot);

@@ -6,6 +6,9 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
+#include <map>
+#include <mutex>
+
 namespace flashstep::gpu {
 
 static std::string gl_string(GLenum name) {
@@ -47,6 +50,30 @@ bool parse_gl_path(const std::string& text, GlPath& out) {
   return true;
 }
 
+namespace {
+
+// An EGL display is one per device and process, and eglTerminate() is not counted: the second of
+// two contexts on a device (the GPU engine's and the off-screen renderer's) would lose its display
+// when the first went. So the contexts on each display are counted here.
+std::mutex g_displays_mutex;
+std::map<EGLDisplay, int> g_display_users;
+
+void display_used(EGLDisplay d) {
+  std::lock_guard<std::mutex> lock(g_displays_mutex);
+  ++g_display_users[d];
+}
+
+// eglTerminate() unless another context still uses `d`.
+void display_unused(EGLDisplay d) {
+  std::lock_guard<std::mutex> lock(g_displays_mutex);
+  auto it = g_display_users.find(d);
+  if (it != g_display_users.end() && --it->second > 0) return;
+  if (it != g_display_users.end()) g_display_users.erase(it);
+  eglTerminate(d);
+}
+
+}  // namespace
+
 struct HiddenContext::Egl {
   EGLDisplay display = EGL_NO_DISPLAY;
   EGLContext context = EGL_NO_CONTEXT;
@@ -54,7 +81,7 @@ struct HiddenContext::Egl {
     if (display == EGL_NO_DISPLAY) return;
     if (eglGetCurrentContext() == context) eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
     if (context != EGL_NO_CONTEXT) eglDestroyContext(display, context);
-    eglTerminate(display);
+    display_unused(display);
   }
 };
 
@@ -62,20 +89,21 @@ namespace {
 
 // A 4.3 core context on `display`, current without a surface; EGL_NO_CONTEXT (and `why`) when
 // the display cannot give one.
-EGLContext egl_context(EGLDisplay display, std::string& why) {
+EGLContext egl_context(EGLDisplay display, std::string& why, bool compute) {
   EGLint major = 0, minor = 0;
   if (!eglInitialize(display, &major, &minor)) {
     why = "eglInitialize failed";
     return EGL_NO_CONTEXT;
   }
+  display_used(display);
   if (!epoxy_has_egl_extension(display, "EGL_KHR_surfaceless_context")) {
     why = "no EGL_KHR_surfaceless_context";
-    eglTerminate(display);
+    display_unused(display);
     return EGL_NO_CONTEXT;
   }
   if (!eglBindAPI(EGL_OPENGL_API)) {
     why = "no desktop OpenGL through EGL";
-    eglTerminate(display);
+    display_unused(display);
     return EGL_NO_CONTEXT;
   }
   EGLConfig config = EGL_NO_CONFIG_KHR;
@@ -84,13 +112,18 @@ EGLContext egl_context(EGLDisplay display, std::string& why) {
     EGLint n = 0;
     if (!eglChooseConfig(display, want, &config, 1, &n) || n < 1) {
       why = "no EGL config for desktop OpenGL";
-      eglTerminate(display);
+      display_unused(display);
       return EGL_NO_CONTEXT;
     }
   }
-  const EGLint attrs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 3,
-                          EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
-  EGLContext context = eglCreateContext(display, config, EGL_NO_CONTEXT, attrs);
+  auto core = [&](EGLint major, EGLint minor) {
+    const EGLint attrs[] = {EGL_CONTEXT_MAJOR_VERSION, major, EGL_CONTEXT_MINOR_VERSION, minor,
+                            EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+    return eglCreateContext(display, config, EGL_NO_CONTEXT, attrs);
+  };
+  EGLContext context = core(4, 3);
+  // Drawing alone (ImGui's OpenGL 3 renderer) makes do with 3.3.
+  if (context == EGL_NO_CONTEXT && !compute) context = core(3, 3);
   if (context == EGL_NO_CONTEXT) {
     // Whatever the driver offers instead, to name its version and renderer.
     why = "no OpenGL 4.3 core context";
@@ -103,13 +136,13 @@ EGLContext egl_context(EGLDisplay display, std::string& why) {
       }
       eglDestroyContext(display, any);
     }
-    eglTerminate(display);
+    display_unused(display);
     return EGL_NO_CONTEXT;
   }
   if (!eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context)) {
     why = "the context cannot be made current without a surface";
     eglDestroyContext(display, context);
-    eglTerminate(display);
+    display_unused(display);
     return EGL_NO_CONTEXT;
   }
   return context;
@@ -117,7 +150,7 @@ EGLContext egl_context(EGLDisplay display, std::string& why) {
 
 }  // namespace
 
-std::unique_ptr<HiddenContext> HiddenContext::create_egl(std::string& error) {
+std::unique_ptr<HiddenContext> HiddenContext::create_egl(std::string& error, bool compute) {
   // libEGL itself may be missing (a bare GPU server without glvnd): epoxy would abort on the
   // first call, so its presence is asked first.
   if (!epoxy_has_egl()) {
@@ -127,7 +160,7 @@ std::unique_ptr<HiddenContext> HiddenContext::create_egl(std::string& error) {
   std::string why;
   auto made = [&](EGLDisplay display, const char* path) -> std::unique_ptr<HiddenContext> {
     if (display == EGL_NO_DISPLAY) return nullptr;
-    EGLContext context = egl_context(display, why);
+    EGLContext context = egl_context(display, why, compute);
     if (context == EGL_NO_CONTEXT) return nullptr;
     GlInfo info = gl_info();
     info.path = path;
@@ -150,7 +183,7 @@ std::unique_ptr<HiddenContext> HiddenContext::create_egl(std::string& error) {
   if (!h && epoxy_has_egl_extension(EGL_NO_DISPLAY, "EGL_MESA_platform_surfaceless"))
     h = made(eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr),
              "egl-surfaceless");
-  if (h && !h->info_.has_compute()) {
+  if (h && compute && !h->info_.has_compute()) {
     error = needs_compute_message(h->info_);
     return nullptr;
   }
@@ -168,28 +201,38 @@ static std::string glfw_error() {
 }
 
 std::unique_ptr<HiddenContext> HiddenContext::create(std::string& error, GLFWwindow* share, GlPath path) {
-  if (share || path == GlPath::glfw) return create_glfw(error, share);
+  ContextOptions opt;
+  opt.share = share;
+  opt.path = path;
+  return create(error, opt);
+}
+
+std::unique_ptr<HiddenContext> HiddenContext::create(std::string& error, const ContextOptions& opt) {
+  if (opt.share || opt.path == GlPath::glfw) return create_glfw(error, opt.share, opt.compute);
   std::string egl_error;
-  if (auto h = create_egl(egl_error)) return h;
-  if (path == GlPath::egl) {
+  if (auto h = create_egl(egl_error, opt.compute)) return h;
+  const char* what = opt.compute ? "GPU backend needs OpenGL 4.3 compute shaders" : "drawing off-screen needs OpenGL 3.3";
+  if (opt.path == GlPath::egl) {
     error = egl_error.rfind("GPU backend", 0) == 0
                 ? egl_error
-                : "GPU backend needs OpenGL 4.3 compute shaders, but --gl egl found none: " + egl_error +
-                      ". Use --gl glfw (a display) or --backend cpu.";
+                : std::string(what) + ", but --gl egl found none: " + egl_error + "." +
+                      (opt.compute ? " Use --gl glfw (a display) or --backend cpu." : " Use --gl glfw (a display).");
     return nullptr;
   }
   std::string glfw_error_text;
-  if (auto h = create_glfw(glfw_error_text, nullptr)) return h;
+  if (auto h = create_glfw(glfw_error_text, nullptr, opt.compute)) return h;
   // The more telling of the two: a driver's version beats "no display".
   error = egl_error.rfind("GPU backend", 0) == 0 ? egl_error : glfw_error_text + " (EGL: " + egl_error + ")";
   return nullptr;
 }
 
-std::unique_ptr<HiddenContext> HiddenContext::create_glfw(std::string& error, GLFWwindow* share) {
+std::unique_ptr<HiddenContext> HiddenContext::create_glfw(std::string& error, GLFWwindow* share, bool compute) {
   const bool owns_glfw = share == nullptr;
+  const std::string none = compute ? "GPU backend needs OpenGL 4.3 compute shaders, but no OpenGL context can be created ("
+                                   : "no OpenGL context for drawing off-screen (";
+  const std::string advice = compute ? "). Use --backend cpu." : ")";
   if (owns_glfw && !glfwInit()) {
-    error = "GPU backend needs OpenGL 4.3 compute shaders, but no OpenGL context can be created (" +
-            glfw_error() + "). Use --backend cpu.";
+    error = none + glfw_error() + advice;
     return nullptr;
   }
   auto fail = [&](std::string message) -> std::unique_ptr<HiddenContext> {
@@ -203,6 +246,12 @@ std::unique_ptr<HiddenContext> HiddenContext::create_glfw(std::string& error, GL
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   GLFWwindow* window = glfwCreateWindow(16, 16, "flashstep gpu", nullptr, share);
+  if (!window && !compute) {
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    window = glfwCreateWindow(16, 16, "flashstep gpu", nullptr, share);
+  }
   if (!window) {
     // No 4.3 context: open whatever the driver offers, to name its version and renderer.
     const std::string why = glfw_error();
@@ -210,8 +259,7 @@ std::unique_ptr<HiddenContext> HiddenContext::create_glfw(std::string& error, GL
     glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
     GLFWwindow* any = glfwCreateWindow(16, 16, "flashstep gpu", nullptr, nullptr);
     if (!any)
-      return fail("GPU backend needs OpenGL 4.3 compute shaders, but no OpenGL context can be created (" +
-                  why + "). Use --backend cpu.");
+      return fail(none + why + advice);
     GLFWwindow* previous = glfwGetCurrentContext();
     glfwMakeContextCurrent(any);
     const GlInfo info = gl_info();
@@ -221,7 +269,7 @@ std::unique_ptr<HiddenContext> HiddenContext::create_glfw(std::string& error, GL
   }
   glfwMakeContextCurrent(window);
   GlInfo info = gl_info();
-  if (!info.has_compute()) {
+  if (compute && !info.has_compute()) {
     glfwMakeContextCurrent(nullptr);
     glfwDestroyWindow(window);
     return fail(needs_compute_message(info));
@@ -246,6 +294,32 @@ HiddenContext::~HiddenContext() {
 void HiddenContext::make_current() {
   if (egl_) eglMakeCurrent(egl_->display, EGL_NO_SURFACE, EGL_NO_SURFACE, egl_->context);
   else glfwMakeContextCurrent(window_);
+}
+
+void HiddenContext::release() {
+  if (egl_) eglMakeCurrent(egl_->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  else glfwMakeContextCurrent(nullptr);
+}
+
+SavedContext::SavedContext() {
+  if (epoxy_has_egl() && eglGetCurrentContext() != EGL_NO_CONTEXT) {
+    egl_display_ = eglGetCurrentDisplay();
+    egl_draw_ = eglGetCurrentSurface(EGL_DRAW);
+    egl_read_ = eglGetCurrentSurface(EGL_READ);
+    egl_context_ = eglGetCurrentContext();
+  } else {
+    glfw_ = glfwGetCurrentContext();
+  }
+}
+
+SavedContext::~SavedContext() {
+  if (egl_context_) {
+    eglMakeCurrent(egl_display_, egl_draw_, egl_read_, egl_context_);
+    return;
+  }
+  if (epoxy_has_egl() && eglGetCurrentContext() != EGL_NO_CONTEXT)
+    eglMakeCurrent(eglGetCurrentDisplay(), EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  if (glfwGetCurrentContext() != glfw_) glfwMakeContextCurrent(glfw_);
 }
 
 }  // namespace flashstep::gpu

@@ -50,10 +50,36 @@ bool has_current_context();
 // The one-line refusal when `info` has no compute shaders, naming its version and renderer.
 std::string needs_compute_message(const GlInfo& info);
 
-// An OpenGL >= 4.3 core context with no window on screen, current on the creating thread for the
+// What a HiddenContext is made for.
+struct ContextOptions {
+  GlPath path = GlPath::auto_path;
+  GLFWwindow* share = nullptr;  // a hidden GLFW window sharing this window's objects (path ignored)
+  // true: OpenGL 4.3 with compute shaders, or nothing (the GPU engine). false: drawing only (the
+  // off-screen renderer), 4.3 where the driver has it, else 3.3 core.
+  bool compute = true;
+};
+
+// The thread's current context, EGL's or GLFW's, saved when constructed and made current again
+// when destroyed (or none, when none was).
+class SavedContext {
+ public:
+  SavedContext();
+  ~SavedContext();
+  SavedContext(const SavedContext&) = delete;
+  SavedContext& operator=(const SavedContext&) = delete;
+
+ private:
+  void* egl_display_ = nullptr;
+  void* egl_draw_ = nullptr;
+  void* egl_read_ = nullptr;
+  void* egl_context_ = nullptr;
+  GLFWwindow* glfw_ = nullptr;
+};
+
+// An OpenGL core context with no window on screen, current on the creating thread for the
 // object's lifetime: an EGL context without a surface, or an invisible GLFW window. Create it on
 // the main thread (GLFW's rule for windows); make_current() then moves the context to the thread
-// that records.
+// that records, release() lets it go there.
 class HiddenContext {
  public:
   // nullptr and `error` set to one line when no path gives a GL 4.3 context ("GPU backend needs
@@ -66,18 +92,21 @@ class HiddenContext {
   static std::unique_ptr<HiddenContext> create(std::string& error, GlPath path) {
     return create(error, nullptr, path);
   }
+  static std::unique_ptr<HiddenContext> create(std::string& error, const ContextOptions& opt);
   ~HiddenContext();
   HiddenContext(const HiddenContext&) = delete;
   HiddenContext& operator=(const HiddenContext&) = delete;
 
   void make_current();
+  // Leaves this thread with no current context (this one or any other).
+  void release();
   const GlInfo& info() const { return info_; }
 
  private:
   HiddenContext(GLFWwindow* window, bool owns_glfw, GlInfo info);
   struct Egl;  // EGL's display and context, when the context is EGL's
-  static std::unique_ptr<HiddenContext> create_egl(std::string& error);
-  static std::unique_ptr<HiddenContext> create_glfw(std::string& error, GLFWwindow* share);
+  static std::unique_ptr<HiddenContext> create_egl(std::string& error, bool compute);
+  static std::unique_ptr<HiddenContext> create_glfw(std::string& error, GLFWwindow* share, bool compute);
   GLFWwindow* window_ = nullptr;
   bool owns_glfw_ = false;
   std::unique_ptr<Egl> egl_;

@@ -9,9 +9,11 @@
 #include "core/text.h"
 #include "core/lessons.h"
 #include "core/scenario_json.h"
+#include "gpu/gpu_engine.h"
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 namespace flashstep {
 namespace {
@@ -54,8 +56,57 @@ std::string check(const PictureOptions& o) {
   if (!(o.font_scale >= 1.0f && o.font_scale <= 3.0f)) return "--font-scale must be 1..3";
   if (o.present && !o.panel.empty()) return "--present shows the view alone; leave out --panel";
   if (o.out.empty()) return "--out FILE is required";
+  gpu::GlPath path;
+  if (!gpu::parse_gl_path(o.gl, path)) return "--gl '" + o.gl + "': use auto, egl or glfw";
   return "";
 }
+
+gpu::GlPath gl_path(const PictureOptions& o) {
+  gpu::GlPath path = gpu::GlPath::auto_path;
+  gpu::parse_gl_path(o.gl, path);  // checked by check()
+  return path;
+}
+
+// The GPU backend of a picture: the gpu/ engine in the renderer's own context, registered while
+// the picture is made, so that a lesson on the GPU (cpu-vs-gpu) is drawn from a GPU run, as in
+// the window. None when that context has no compute shaders: the lesson then says it shows the
+// CPU run.
+class PictureGpu {
+ public:
+  explicit PictureGpu(const ui::OffscreenRenderer& r) : context_(r.context()) {
+    if (!context_ || !context_->info().has_compute()) return;
+    gpu::SavedContext keep;
+    context_->make_current();
+    try {
+      engine_ = std::make_unique<gpu::Engine>();
+    } catch (const gpu::GpuError& e) {
+      std::fprintf(stderr, "flashstep: note: no GPU backend for the picture: %s\n", e.what());
+      return;
+    }
+    gpu::Engine* e = engine_.get();
+    gpu::HiddenContext* c = context_;
+    // The renderer makes its context current only while it draws: each call makes it current.
+    ui::set_gpu_backend({[e, c](const Resolved& r, const RecordOptions& opt) {
+                           gpu::SavedContext keep_caller;
+                           c->make_current();
+                           return e->record(r, opt);
+                         },
+                         [e](const Resolved& r) { return e->unsupported(r, true); }, c->info().renderer});
+  }
+  ~PictureGpu() {
+    if (!engine_) return;
+    ui::set_gpu_backend({});
+    gpu::SavedContext keep;
+    context_->make_current();
+    engine_.reset();  // its GL objects go while the context is current
+  }
+  PictureGpu(const PictureGpu&) = delete;
+  PictureGpu& operator=(const PictureGpu&) = delete;
+
+ private:
+  gpu::HiddenContext* context_;
+  std::unique_ptr<gpu::Engine> engine_;
+};
 
 // The state a picture is drawn from: the lesson's preset or the scenario file (lesson, inputs,
 // panels and playhead), in the asked theme, recorded on this thread. "" or the problem.
@@ -78,6 +129,17 @@ std::string load(const PictureOptions& o, ui::AppState& app) {
   }
   if (!ui::apply_document(app, doc, error)) return o.scenario + ": " + error;
   return "";
+}
+
+// Says on stderr where a lesson on the GPU backend was recorded, or that the picture shows the
+// CPU run: the two pictures differ, and a lecturer should know which one a slide holds.
+void say_backend(const ui::AppState& app, const ui::OffscreenRenderer& r) {
+  if (app.inputs.backend != ui::Backend::gpu) return;
+  if (ui::gpu_backend())
+    std::fprintf(stderr, "flashstep: note: the GPU run is recorded on %s (context: %s)\n",
+                 r.context()->info().renderer.c_str(), r.context()->info().path.c_str());
+  else
+    std::fprintf(stderr, "flashstep: note: no OpenGL 4.3 compute shaders in this context: the picture shows the CPU run\n");
 }
 
 // What the steps are named after in messages.
@@ -105,23 +167,27 @@ int shot_command(const ShotOptions& o) {
   int step = 0;
   if (!o.step.empty() && !parse_step(o.step, step))
     return bad("--step '" + o.step + "': use a step number from 0, or last");
+  ui::OffscreenRenderer renderer(nullptr, gl_path(o));
+  if (!renderer.ok()) return bad(renderer.error());
+  PictureGpu gpu(renderer);
   ui::AppState app;
   if (auto err = load(o, app); !err.empty()) return bad(err);
-  const int count = app.timeline.count();
-  if (o.step.empty()) step = app.timeline.playhead();  // 0, or the scenario file's playhead
+  // The steps of what the picture shows: Compare's on the Compare tab (lesson 11).
+  ui::Timeline& timeline = app.settled_timeline();
+  const int count = timeline.count();
+  if (o.step.empty()) step = timeline.playhead();  // 0, or the scenario file's playhead
   if (step >= count)
     return bad("--step " + o.step + ": " + source(o) + " has steps 0.." + std::to_string(count - 1));
   if (step < 0) step = count - 1;
-  const int parts = app.timeline.part_count_at(step);
+  const int parts = timeline.part_count_at(step);
   if (o.part < 0 || (o.part > 0 && parts < 2) || o.part > parts)
     return bad("--part " + std::to_string(o.part) + ": step " + std::to_string(step) +
                (parts < 2 ? " has no parts; leave --part out" : " has parts 1.." + std::to_string(parts)));
-  ui::OffscreenRenderer renderer;
-  if (!renderer.ok()) return bad(renderer.error());
-  app.seek(step, o.part - 1);
+  app.seek_active(step, o.part - 1);
   // An explicit step is a step of the recording: a lab tab would not show it (as in the window,
   // where moving the playhead leaves a lab).
   if (!o.step.empty()) app.timeline_used();
+  say_backend(app, renderer);
   ui::Image img;
   if (!renderer.render(app, render_options(o), img)) return bad(renderer.error());
   if (!o.panel.empty()) img = ui::cropped(img, ui::content_rect(img, panel_margin(o)));
@@ -138,22 +204,24 @@ int gif_command(const GifOptions& o) {
   if (!(o.fps >= kMinGifFps && o.fps <= kMaxGifFps))
     return bad("--fps " + num(o.fps) + ": must be from 0.1 to 100 frames per second (a GIF times frames in "
                "hundredths of a second)");
+  ui::OffscreenRenderer renderer(nullptr, gl_path(o));
+  if (!renderer.ok()) return bad(renderer.error());
+  PictureGpu gpu(renderer);
   ui::AppState app;
   if (auto err = load(o, app); !err.empty()) return bad(err);
-  const int count = app.timeline.count();
+  const int count = app.settled_timeline().count();
   if (from < 0) from = count - 1;
   if (to < 0) to = count - 1;
   if (from >= count || to >= count) return bad(source(o) + " has steps 0.." + std::to_string(count - 1));
   if (from > to) return bad("--from " + o.from + " is after --to " + o.to);
-  ui::OffscreenRenderer renderer;
-  if (!renderer.ok()) return bad(renderer.error());
+  say_backend(app, renderer);
   const ui::RenderOptions ropt = render_options(o);
   // A panel is cropped to what it draws; the frames of an animation share one crop, the union
   // of theirs, so nothing jumps.
   std::vector<ui::Image> frames;
   ui::PixelRect crop;
   for (int k = from; k <= to; ++k) {
-    app.seek(k);
+    app.seek_active(k);
     ui::Image img;
     if (!renderer.render(app, ropt, img)) return bad(renderer.error());
     crop = ui::united(crop, o.panel.empty() ? ui::PixelRect{0, 0, img.width, img.height}

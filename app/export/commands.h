@@ -1,5 +1,6 @@
 // `flashstep shot` and `flashstep gif`: a lesson or a scenario file rendered to image files
-// without a visible window (a display or Xvfb is still needed for the hidden OpenGL context).
+// without a visible window, in an OpenGL context of their own (EGL: no display needed). Where
+// that context has compute shaders, a lesson on the GPU backend is recorded on the GPU.
 #pragma once
 
 #include <string>
@@ -16,6 +17,7 @@ struct PictureOptions {
   bool transparent = false;
   bool present = false;         // presentation mode: the view alone, sizes × 1.5 (P in the window)
   float font_scale = 1.0f;      // the window's font size, 1..3 (Ctrl+= in the window)
+  std::string gl = "auto";      // how the OpenGL context is made: auto, egl or glfw
   std::string out;
 };
 

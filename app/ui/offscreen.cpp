@@ -24,41 +24,33 @@ namespace {
 
 // Makes a GL and an ImGui context current for a scope and puts the caller's back after.
 struct ContextSwitch {
-  GLFWwindow* gl_before;
+  gpu::SavedContext gl_before;
   ImGuiContext* imgui_before;
-  ContextSwitch(GLFWwindow* w, ImGuiContext* ctx)
-      : gl_before(glfwGetCurrentContext()), imgui_before(ImGui::GetCurrentContext()) {
-    if (gl_before != w) glfwMakeContextCurrent(w);
+  ContextSwitch(GLFWwindow* host, gpu::HiddenContext* own, ImGuiContext* ctx)
+      : imgui_before(ImGui::GetCurrentContext()) {
+    if (own) own->make_current();
+    else if (glfwGetCurrentContext() != host) glfwMakeContextCurrent(host);
     if (ctx) ImGui::SetCurrentContext(ctx);
   }
-  ~ContextSwitch() {
-    if (glfwGetCurrentContext() != gl_before) glfwMakeContextCurrent(gl_before);
-    ImGui::SetCurrentContext(imgui_before);
-  }
+  ~ContextSwitch() { ImGui::SetCurrentContext(imgui_before); }
 };
 
 }  // namespace
 
-OffscreenRenderer::OffscreenRenderer(GLFWwindow* host) {
+OffscreenRenderer::OffscreenRenderer(GLFWwindow* host, gpu::GlPath path) {
   if (host) {
     window_ = host;
   } else {
-    if (!glfwInit()) {
-      fatal_ = error_ = "cannot initialise GLFW (no display? run under xvfb-run)";
+    gpu::SavedContext keep;  // the caller's context stays current
+    gpu::ContextOptions opt;
+    opt.path = path;
+    opt.compute = false;
+    std::string error;
+    context_ = gpu::HiddenContext::create(error, opt);
+    if (!context_) {
+      fatal_ = error_ = error;
       return;
     }
-    glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
-    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-    window_ = glfwCreateWindow(64, 64, "FlashStep off-screen", nullptr, nullptr);
-    glfwDefaultWindowHints();
-    if (!window_) {
-      fatal_ = error_ = "cannot create a hidden OpenGL 3.3 window";
-      return;
-    }
-    own_window_ = true;
   }
   ImGuiContext* before = ImGui::GetCurrentContext();
   imgui_ = ImGui::CreateContext();
@@ -66,8 +58,8 @@ OffscreenRenderer::OffscreenRenderer(GLFWwindow* host) {
 }
 
 OffscreenRenderer::~OffscreenRenderer() {
-  if (window_) {
-    ContextSwitch sw(window_, imgui_);
+  if (window_ || context_) {
+    ContextSwitch sw(window_, context_.get(), imgui_);
     if (fbo_) glDeleteFramebuffers(1, &fbo_);
     if (color_) glDeleteTextures(1, &color_);
     if (backend_) ImGui_ImplOpenGL3_Shutdown();
@@ -77,7 +69,10 @@ OffscreenRenderer::~OffscreenRenderer() {
     ImGui::DestroyContext(imgui_);
     if (before != imgui_) ImGui::SetCurrentContext(before);
   }
-  if (own_window_) glfwDestroyWindow(window_);
+  if (context_) {
+    gpu::SavedContext keep;
+    context_.reset();
+  }
 }
 
 bool OffscreenRenderer::prepare(float scale, Theme theme, int w, int h) {
@@ -133,7 +128,7 @@ bool OffscreenRenderer::render(AppState& app, const RenderOptions& opt, Image& o
   const int w = std::max(1, static_cast<int>(static_cast<float>(opt.width) * s + 0.5f));
   const int h = std::max(1, static_cast<int>(static_cast<float>(opt.height) * s + 0.5f));
   GLint max_size = 0;
-  ContextSwitch sw(window_, imgui_);
+  ContextSwitch sw(window_, context_.get(), imgui_);
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
   if (w > max_size || h > max_size) {
     // Only this picture fails; smaller ones still render.

@@ -3,12 +3,13 @@
 // (`flashstep shot` / `gif`). At scale S the fonts are rasterised at S times their size and
 // every style size is multiplied by S, so a 2× picture is sharp, not an upscaled 1× one.
 //
-// It needs a display (or Xvfb) for the hidden GLFW window that carries the OpenGL 3.3 context,
-// or the context of an existing window (the GUI exporting what it shows).
+// Its OpenGL context is a gpu::HiddenContext (EGL needs no display; a hidden GLFW window is the
+// fallback, --gl chooses), or the context of an existing window (the GUI exporting what it shows).
 #pragma once
 
 #include "app/ui/model/app_state.h"
 #include "app/ui/panels/frame.h"
+#include "gpu/context.h"
 
 #include <memory>
 #include <string>
@@ -44,8 +45,9 @@ struct RenderOptions {
 
 class OffscreenRenderer {
  public:
-  // host: a window whose OpenGL context is used (the GUI's); null: a hidden window of our own.
-  explicit OffscreenRenderer(GLFWwindow* host = nullptr);
+  // host: a window whose OpenGL context is used (the GUI's); null: a context of our own, made
+  // as `path` says.
+  explicit OffscreenRenderer(GLFWwindow* host = nullptr, gpu::GlPath path = gpu::GlPath::auto_path);
   ~OffscreenRenderer();
   OffscreenRenderer(const OffscreenRenderer&) = delete;
   OffscreenRenderer& operator=(const OffscreenRenderer&) = delete;
@@ -57,10 +59,13 @@ class OffscreenRenderer {
   // caller's OpenGL and ImGui contexts. False (with error()) when the context is unusable.
   bool render(AppState& app, const RenderOptions& opt, Image& out);
 
+  // The context of our own (null with a host window or when none could be made): the GPU
+  // backend of `flashstep shot` runs in it, so a lesson on the GPU is drawn from a GPU run.
+  gpu::HiddenContext* context() const { return context_.get(); }
  private:
   bool prepare(float scale, Theme theme, int w, int h);
-  GLFWwindow* window_ = nullptr;
-  bool own_window_ = false;
+  GLFWwindow* window_ = nullptr;  // the host
+  std::unique_ptr<gpu::HiddenContext> context_;
   ImGuiContext* imgui_ = nullptr;
   bool backend_ = false;
   float font_scale_ = 0.0f;

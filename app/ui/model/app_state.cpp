@@ -94,6 +94,17 @@ const Lesson& AppState::current_lesson() const {
 
 Timeline& AppState::active_timeline() { return tab == Tab::compare ? compare.timeline : timeline; }
 
+Timeline& AppState::settled_timeline() {
+  if (tab == Tab::compare && compare.dirty) compare_update();
+  return active_timeline();
+}
+
+void AppState::seek_active(int k, int part) {
+  if (tab != Tab::compare) return seek(k, part);
+  settled_timeline().seek(k, part);
+  compare_sync();
+}
+
 Inputs AppState::example_inputs(int index) const {
   const Lesson& l = lessons()[static_cast<std::size_t>(index)];
   return inputs_from(l.scenario, l.backend == "gpu" ? Backend::gpu : Backend::cpu);

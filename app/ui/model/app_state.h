@@ -223,6 +223,10 @@ class AppState {
 
   // The timeline the controls and keys drive: the compare playhead on the Compare tab.
   Timeline& active_timeline();
+  // The same, with Compare's recordings made first when they are due (a picture of the Compare
+  // tab, before any frame), and a seek of it.
+  Timeline& settled_timeline();
+  void seek_active(int k, int part = -1);
   const Lesson& current_lesson() const;
   double clock() const;  // seconds since start
 
