@@ -1,5 +1,6 @@
 #include "app/ui/model/record_job.h"
 
+#include <algorithm>
 #include <chrono>
 #include <new>
 
@@ -35,63 +36,64 @@ const GpuBackend& gpu_backend() { return gpu_slot(); }
 
 RecordJob::~RecordJob() {
   cancel();
-  join();
+  for (auto& run : superseded_) run->cancel.store(true);
+  if (run_) run_->thread.join();
+  for (auto& run : superseded_) run->thread.join();
 }
 
-void RecordJob::join() {
-  if (thread_.joinable()) thread_.join();
+void RecordJob::reap() {
+  superseded_.erase(std::remove_if(superseded_.begin(), superseded_.end(),
+                                   [](const std::unique_ptr<Run>& run) {
+                                     if (!run->finished.load()) return false;
+                                     run->thread.join();
+                                     return true;
+                                   }),
+                    superseded_.end());
 }
 
-void RecordJob::cancel() { cancel_.store(true); }
+void RecordJob::cancel() {
+  if (run_) run_->cancel.store(true);
+}
 
-double RecordJob::seconds() const { return busy() ? now_seconds() - started_ : 0.0; }
+double RecordJob::seconds() const { return run_ ? now_seconds() - run_->started : 0.0; }
 
-void RecordJob::start(Resolved r, std::uint64_t ticket) {
-  cancel();
-  join();
-  cancel_.store(false);
-  finished_.store(false);
-  progress_.store(0.0f);
-  result_.reset();
-  error_.clear();
-  cancelled_ = false;
-  ticket_ = ticket;
-  started_ = now_seconds();
-  thread_ = std::thread([this, r = std::move(r)] {
+void RecordJob::start(Resolved r, std::uint64_t ticket, RecordFn how) {
+  reap();
+  if (run_) {
+    run_->cancel.store(true);
+    superseded_.push_back(std::move(run_));
+  }
+  run_ = std::make_unique<Run>();
+  run_->ticket = ticket;
+  run_->started = now_seconds();
+  Run* run = run_.get();
+  run->thread = std::thread([run, r = std::move(r), how = std::move(how)] {
     RecordOptions opt;
-    opt.cancel = &cancel_;
-    opt.progress = &progress_;
-    std::shared_ptr<Recording> rec;
-    std::string error;
-    bool cancelled = false;
+    opt.cancel = &run->cancel;
+    opt.progress = &run->progress;
     try {
-      rec = std::make_shared<Recording>(record(r, opt));
+      run->result = std::make_shared<Recording>(how ? how(r, opt) : record(r, opt));
     } catch (const Cancelled&) {
-      cancelled = true;
+      run->cancelled = true;
     } catch (const std::bad_alloc&) {
-      error = "out of memory while recording: use a smaller N or input";
+      run->error = "out of memory while recording: use a smaller N or input";
     } catch (const std::exception& e) {
-      error = e.what();
+      run->error = e.what();
     }
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      result_ = std::move(rec);
-      error_ = std::move(error);
-      cancelled_ = cancelled;
-    }
-    finished_.store(true);
+    run->finished.store(true);
   });
 }
 
 bool RecordJob::collect(std::shared_ptr<Recording>& rec, std::string& error, bool& cancelled,
                         std::uint64_t& ticket) {
-  if (!thread_.joinable() || !finished_.load()) return false;
-  join();
-  std::lock_guard<std::mutex> lock(mutex_);
-  rec = std::move(result_);
-  error = std::move(error_);
-  cancelled = cancelled_;
-  ticket = ticket_;
+  reap();
+  if (!run_ || !run_->finished.load()) return false;
+  run_->thread.join();
+  rec = std::move(run_->result);
+  error = std::move(run_->error);
+  cancelled = run_->cancelled;
+  ticket = run_->ticket;
+  run_.reset();
   return true;
 }
 

@@ -1,6 +1,7 @@
-// Recording off the UI thread: a recording the cost model says takes longer than a frame budget
-// runs on a std::thread with RecordOptions' cancel flag and progress counter, so the window keeps
-// drawing (progress bar, cancel button) and never freezes.
+// Recording off the UI thread: a recording the cost model says takes longer than a frame budget,
+// and every GPU recording in the window, runs on a std::thread with RecordOptions' cancel flag
+// and progress counter, so the window keeps drawing (progress bar, cancel button) and never
+// freezes.
 #pragma once
 
 #include "app/ui/model/inputs.h"
@@ -9,9 +10,10 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace flashstep::ui {
 
@@ -23,14 +25,29 @@ double estimate_record_bytes(const Resolved& r);
 inline constexpr double kBackgroundAbove = 0.1;   // s: record on a thread above this
 inline constexpr double kMaxRecordBytes = 1.5e9;  // refuse recordings larger than this
 
-// The GPU backend's seam: whoever owns an OpenGL 4.3 context (the window, app/gui.cpp) registers
-// the gpu/ engine here; the shell then records with it when the Inputs panel says GPU. It runs
-// on the UI thread, which holds that context. Empty `record`: no GPU backend (no GL 4.3, or
-// off-screen rendering), and the GPU choice is disabled.
+// How a recording is made: core's record() on the CPU, or a GPU backend's. Throws Cancelled
+// when *opt.cancel is set, as record() does.
+using RecordFn = std::function<Recording(const Resolved&, const RecordOptions&)>;
+
+// The GPU backend's seam: whoever owns an OpenGL 4.3 context (the window, app/gpu_worker.h)
+// registers the gpu/ engine here; the shell then records with it when the Inputs panel says GPU.
+// Empty `record`: no GPU backend (no GL 4.3, or off-screen rendering), and the GPU choice is
+// disabled.
 struct GpuBackend {
-  std::function<Recording(const Resolved&, const RecordOptions&)> record;
+  GpuBackend() = default;
+  GpuBackend(RecordFn record, std::function<std::string(const Resolved&)> unsupported, std::string device,
+             RecordFn record_background = {})
+      : record(std::move(record)), unsupported(std::move(unsupported)), device(std::move(device)),
+        record_background(std::move(record_background)) {}
+  // Records on the calling thread, which holds the backend's context (exports, tests, and the
+  // window when background recording is not allowed).
+  RecordFn record;
   std::function<std::string(const Resolved&)> unsupported;  // why it cannot run r; "" if it can
   std::string device;                                       // the GL renderer, for the tooltip
+  // Records on the backend's own thread and context (one sharing the window's objects), one
+  // recording after another. Any thread may call it; it returns when that recording is done.
+  // Empty: GPU recordings are made with `record`, on the UI thread.
+  RecordFn record_background;
   explicit operator bool() const { return static_cast<bool>(record); }
 };
 void set_gpu_backend(GpuBackend backend);
@@ -43,15 +60,17 @@ class RecordJob {
   RecordJob(const RecordJob&) = delete;
   RecordJob& operator=(const RecordJob&) = delete;
 
-  // Starts recording r on a thread; a job still running is cancelled first.
-  void start(Resolved r, std::uint64_t ticket);
+  // Starts recording r on a thread with `how` (empty: core's record() on the CPU). A job still
+  // running is cancelled and left to end on its own thread, its result unused: the caller never
+  // waits for it, since a GPU dispatch under way cannot stop before it ends.
+  void start(Resolved r, std::uint64_t ticket, RecordFn how = {});
   void cancel();
-  bool running() const { return thread_.joinable() && !finished_.load(); }
-  bool busy() const { return thread_.joinable(); }
+  bool running() const { return run_ && !run_->finished.load(); }
+  bool busy() const { return run_ != nullptr; }
   // Working toward a result that will be used: busy and not cancelled (a cancelled thread may
   // still be finishing its current step).
-  bool active() const { return busy() && !cancel_.load(); }
-  float progress() const { return progress_.load(); }
+  bool active() const { return busy() && !run_->cancel.load(); }
+  float progress() const { return run_ ? run_->progress.load() : 0.0f; }
   double seconds() const;  // since start
 
   // When the thread has finished: joins it and hands over the result (or the error message,
@@ -60,17 +79,22 @@ class RecordJob {
                std::uint64_t& ticket);
 
  private:
-  void join();
-  std::thread thread_;
-  std::atomic<bool> cancel_{false};
-  std::atomic<bool> finished_{false};
-  std::atomic<float> progress_{0.0f};
-  std::mutex mutex_;
-  std::shared_ptr<Recording> result_;
-  std::string error_;
-  bool cancelled_ = false;
-  std::uint64_t ticket_ = 0;
-  double started_ = 0;
+  // One recording's thread. The thread writes the result, then sets `finished`; the owner
+  // reads the result only after that, and joins.
+  struct Run {
+    std::thread thread;
+    std::atomic<bool> cancel{false};
+    std::atomic<bool> finished{false};
+    std::atomic<float> progress{0.0f};
+    std::shared_ptr<Recording> result;
+    std::string error;
+    bool cancelled = false;
+    std::uint64_t ticket = 0;
+    double started = 0;
+  };
+  void reap();  // joins the superseded runs that have ended
+  std::unique_ptr<Run> run_;
+  std::vector<std::unique_ptr<Run>> superseded_;
 };
 
 }  // namespace flashstep::ui
