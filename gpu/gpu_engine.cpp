@@ -158,6 +158,9 @@ Recording Engine::record(const Resolved& r, const RecordOptions& opt) {
   if (const std::string why = unsupported(r, opt.keep_steps); !why.empty()) throw Unsupported(why);
   // The same guard as the CPU engine: a recording too large for memory is refused up front.
   check_memory_budget(r, opt);
+  // Cancel is honoured before the dispatches and, through the Recorder, while the traces become
+  // steps; a dispatch under way runs to its end.
+  if (opt.cancel && opt.cancel->load()) throw Cancelled();
   Recording rec = start_recording(r, "gpu", info_.renderer);
   Recorder recorder(rec, opt.keep_steps);
   prepare_recorder(recorder, r, opt);
