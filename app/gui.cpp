@@ -5,6 +5,7 @@
 #include "app/gui.h"
 
 #include "app/frame_stats.h"
+#include "app/gpu_worker.h"
 #include "app/session.h"
 #include "app/ui/model/app_state.h"
 #include "app/ui/model/document.h"
@@ -12,7 +13,6 @@
 #include "app/ui/panels/frame.h"
 #include "app/ui/style.h"
 #include "app/window.h"
-#include "gpu/gpu_engine.h"
 
 #include <imgui.h>
 
@@ -23,26 +23,6 @@
 namespace flashstep {
 
 namespace {
-
-// The GPU backend runs on the current context (the window's) when it has compute shaders
-// (OpenGL 4.3). `note` says why there is none; the CPU backend still works.
-std::unique_ptr<gpu::Engine> start_gpu_backend(std::string& note) {
-  const gpu::GlInfo info = gpu::gl_info();
-  if (!info.has_compute()) {
-    note = gpu::needs_compute_message(info);
-    return nullptr;
-  }
-  try {
-    auto engine = std::make_unique<gpu::Engine>();
-    gpu::Engine* e = engine.get();
-    ui::set_gpu_backend({[e](const Resolved& r, const RecordOptions& o) { return e->record(r, o); },
-                         [e](const Resolved& r) { return e->unsupported(r, true); }, info.renderer});
-    return engine;
-  } catch (const std::exception& ex) {
-    note = std::string("GPU backend unavailable: ") + ex.what();
-    return nullptr;
-  }
-}
 
 // What sizes are multiplied by: the screen's DPI scale × the user's font size, larger while
 // presenting, and never more than 4× the screen's own scale.
@@ -61,8 +41,10 @@ int run_gui(const GuiOptions& opt) {
   const std::unique_ptr<Window> window = Window::open(window_options);
   if (!window) return 2;
 
+  // The GPU backend: the window's context for recordings on this thread, and a worker with a
+  // context sharing it for the rest (app/gpu_worker.h).
   std::string gpu_note;
-  std::unique_ptr<gpu::Engine> engine = start_gpu_backend(gpu_note);
+  auto gpu = std::make_unique<WindowGpu>(window->handle(), gpu_note);
   {
     auto app = std::make_unique<ui::AppState>();
     if (!gpu_note.empty()) app->note(ui::Severity::warning, gpu_note);
@@ -115,9 +97,9 @@ int run_gui(const GuiOptions& opt) {
     app->cancel_recording();
     session.save(*app, window->placement());
   }
-  // The engine's GL objects go while the window's context still exists.
-  ui::set_gpu_backend({});
-  engine.reset();
+  // After the AppState, whose recordings use it; its GL objects go while the window's context
+  // still exists.
+  gpu.reset();
   return 0;
 }
 

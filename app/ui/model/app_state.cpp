@@ -252,7 +252,11 @@ void AppState::inputs_changed() {
   // A newer recording supersedes any still running: its result is dropped when it arrives.
   ++ticket_;
   if (job.active()) supersede_job("newer inputs replace it");
-  if (gpu || !background_allowed || estimate_record_seconds(r) <= kBackgroundAbove) {
+  // On the GPU every recording goes to the backend's thread where it has one: even a small one
+  // may compile shaders, and the driver may take a while over either.
+  const bool small = estimate_record_seconds(r) <= kBackgroundAbove;
+  const bool background = gpu ? static_cast<bool>(gpu_backend().record_background) : !small;
+  if (!background_allowed || !background) {
     pending_playhead_ = -1;
     try {
       RecordOptions opt;
@@ -270,12 +274,17 @@ void AppState::inputs_changed() {
   pending_inputs_ = inputs;
   pending_keep_pass_ = true;
   pending_steps_ = estimate_steps(r);
-  note(Severity::info, strf("Recording about %lld steps in the background…", pending_steps_), Topic::recording);
-  job.start(std::move(r), ticket_);
+  // A small recording on the GPU arrives within a few frames: the log is spared a note for it.
+  pending_quiet_ = small;
+  if (!small)
+    note(Severity::info, strf("Recording about %lld steps in the background%s…", pending_steps_, gpu ? " on the GPU" : ""),
+         Topic::recording);
+  job.start(std::move(r), ticket_, gpu ? gpu_backend().record_background : RecordFn());
 }
 
 void AppState::supersede_job(const std::string& why) {
   job.cancel();
+  if (pending_quiet_) return;  // a small GPU recording, replaced as a slider moves
   note(Severity::warning, strf("The background recording of %s (about %lld steps) was cancelled: ",
                                std::string(algorithm_id(pending_.algorithm)).c_str(), pending_steps_) +
                               why + ".");
@@ -414,7 +423,7 @@ void AppState::tick(double dt) {
       in_use_ = pending_inputs_;
       if (pending_playhead_ >= 0) seek(std::clamp(pending_playhead_, 0, std::max(timeline.count() - 1, 0)));
       pending_playhead_ = -1;
-      note(Severity::info, strf("Recorded %d steps.", played.rec->step_count()));
+      if (!pending_quiet_) note(Severity::info, strf("Recorded %d steps.", played.rec->step_count()));
     } else if (!error.empty()) {
       note(Severity::error, "recording failed: " + error);
     } else if (cancelled) {

@@ -251,6 +251,7 @@ class AppState {
   std::uint64_t ticket_ = 0;
   Scenario pending_;  // scenario of the running background job
   bool pending_keep_pass_ = false;
+  bool pending_quiet_ = false;  // a small GPU recording: no "Recording…" / "Recorded" notes
   double start_time_ = 0;
   Topic status_topic_ = Topic::event;
   double status_time_ = 0;

@@ -1,0 +1,209 @@
+// GPU recordings in the window go to a worker thread with its own context, which shares the
+// window's objects (app/gpu_worker.h): the UI thread returns at once and keeps ticking, Cancel
+// keeps the recording shown, and what arrives is what a recording on the window's own context
+// gives. Needs a display (Xvfb in ./build.sh test): the window is a hidden GLFW window.
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include "app/gpu_worker.h"
+#include "app/ui/model/app_state.h"
+#include "core/algorithms.h"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <thread>
+
+using namespace flashstep;
+using namespace flashstep::ui;
+
+namespace {
+
+double now_seconds() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+// The window: a hidden GLFW window with an OpenGL 4.3 core context, current on this thread,
+// and its GPU backend registered, as app/gui.cpp sets them up.
+struct Window {
+  GLFWwindow* handle = nullptr;
+  std::unique_ptr<WindowGpu> gpu;
+  std::string note;
+  Window() {
+    if (!glfwInit()) {
+      const char* why = nullptr;
+      glfwGetError(&why);
+      FAIL("no display for the window (run under Xvfb): " << (why ? why : "?"));
+    }
+    glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    handle = glfwCreateWindow(64, 64, "flashstep test", nullptr, nullptr);
+    REQUIRE_MESSAGE(handle, "no OpenGL 4.3 window");
+    glfwMakeContextCurrent(handle);
+    gpu = std::make_unique<WindowGpu>(handle, note);
+    REQUIRE_MESSAGE(gpu->available(), note);
+    REQUIRE_MESSAGE(gpu->background(), note);
+  }
+  ~Window() {
+    gpu.reset();
+    glfwDestroyWindow(handle);
+    glfwTerminate();
+  }
+};
+
+// The attention lesson on the GPU at N x d, tiles from M = 4096 as in the frame benchmark: a few
+// seconds on llvmpipe at N = 256.
+void ask_gpu(AppState& app, int N, int d, int seed) {
+  app.inputs.backend = Backend::gpu;
+  app.inputs.N = N;
+  app.inputs.d = d;
+  app.inputs.blocks = BlockChoice::from_sram;
+  app.inputs.M = 4096;
+  app.inputs.seed = static_cast<std::uint64_t>(seed);
+  app.inputs_changed();
+}
+
+// Ticks as the frame loop does until the job has ended (at most 120 s); the number of ticks.
+int tick_until_done(AppState& app) {
+  int ticks = 0;
+  for (const double end = now_seconds() + 120; app.job.busy() && now_seconds() < end; ++ticks) {
+    app.tick(0.0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return ticks;
+}
+
+bool same_number(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+// Everything a recording shows: steps, their sentences, every cell written, the results.
+void check_same(const Recording& a, const Recording& b) {
+  CHECK(a.backend == b.backend);
+  CHECK(a.n == b.n);
+  CHECK(a.d == b.d);
+  REQUIRE(a.step_count() == b.step_count());
+  for (int k = 0; k < a.step_count(); ++k) {
+    const Step& sa = a.steps[static_cast<std::size_t>(k)];
+    const Step& sb = b.steps[static_cast<std::size_t>(k)];
+    if (sa.text != sb.text || sa.delta_end != sb.delta_end) {
+      CAPTURE(k);
+      CHECK(sa.text == sb.text);
+      CHECK(sa.delta_end == sb.delta_end);
+      return;
+    }
+  }
+  REQUIRE(a.deltas.size() == b.deltas.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < a.deltas.size(); ++i)
+    if (a.deltas[i].index != b.deltas[i].index || !same_number(a.deltas[i].value, b.deltas[i].value)) ++differ;
+  CHECK(differ == 0);
+  REQUIRE(a.output.rows() == b.output.rows());
+  REQUIRE(a.output.cols() == b.output.cols());
+  CHECK(a.output == b.output);
+  REQUIRE(a.m.size() == b.m.size());
+  for (std::size_t i = 0; i < a.m.size(); ++i) {
+    CHECK(same_number(a.m[i], b.m[i]));
+    CHECK(same_number(a.l[i], b.l[i]));
+  }
+  CHECK(a.io.hbm_accesses() == b.io.hbm_accesses());
+}
+
+}  // namespace
+
+TEST_CASE("gpu recording: started from the window it returns at once and the UI keeps ticking, and what arrives equals a recording on the window's own context") {
+  Window w;
+  AppState app;
+  app.background_allowed = true;
+  REQUIRE(app.open_lesson("attn-tiled"));
+  const auto before = app.played.rec;
+
+  const double t0 = now_seconds();
+  ask_gpu(app, kMaxAttentionN, 64, 11);
+  const double asked = now_seconds() - t0;
+  // Not recorded on this thread: the recording shown is still the CPU one, and a job runs.
+  REQUIRE(app.job.busy());
+  CHECK(app.played.rec == before);
+  CHECK(app.input_error.empty());
+  const int ticks = tick_until_done(app);
+  const double total = now_seconds() - t0;
+  REQUIRE_FALSE(app.job.busy());
+  MESSAGE("inputs_changed took " << asked * 1e3 << " ms; the recording " << total << " s, over " << ticks
+                                 << " ticks");
+  CHECK(ticks > 10);
+  CHECK(asked < total / 5);
+  REQUIRE(app.played.rec != before);
+  CHECK(app.played.rec->backend == "gpu");
+  CHECK(app.played.rec->n == kMaxAttentionN);
+  CHECK(app.inputs_in_use().backend == Backend::gpu);
+
+  // The synchronous path (the window's context, on this thread) gives the same recording.
+  const Recording sync = gpu_backend().record(resolve(app.scenario), {});
+  check_same(*app.played.rec, sync);
+}
+
+TEST_CASE("gpu recording: Cancel stops a GPU recording and leaves the previous recording in place") {
+  Window w;
+  AppState app;
+  app.background_allowed = true;
+  REQUIRE(app.open_lesson("attn-tiled"));
+  ask_gpu(app, 64, 16, 3);  // a first GPU recording, to be kept
+  tick_until_done(app);
+  const auto kept = app.played.rec;
+  REQUIRE(kept->backend == "gpu");
+  const Inputs kept_inputs = app.inputs_in_use();
+
+  ask_gpu(app, 256, 64, 4);
+  REQUIRE(app.job.active());
+  app.cancel_recording();
+  CHECK_FALSE(app.job.active());  // the status bar's progress bar and Cancel go at once
+  tick_until_done(app);
+  CHECK(app.played.rec == kept);
+  CHECK(app.inputs_in_use() == kept_inputs);
+  CHECK(app.input_error.find("cancelled") != std::string::npos);
+  bool logged = false;
+  for (const LogEntry& e : app.log) logged |= e.text.find("Recording cancelled") != std::string::npos;
+  CHECK(logged);
+
+  // The worker is free again: the next recording arrives.
+  ask_gpu(app, 64, 16, 5);
+  tick_until_done(app);
+  CHECK(app.played.rec != kept);
+  CHECK(app.played.rec->backend == "gpu");
+}
+
+TEST_CASE("gpu recording: newer inputs replace a running GPU recording without waiting for it, and only the newer one is shown") {
+  Window w;
+  AppState app;
+  app.background_allowed = true;
+  REQUIRE(app.open_lesson("attn-tiled"));
+  ask_gpu(app, 256, 64, 6);
+  REQUIRE(app.job.active());
+  const double t0 = now_seconds();
+  ask_gpu(app, 128, 64, 7);  // the first is still recording: it is cancelled, not waited for
+  const double asked = now_seconds() - t0;
+  REQUIRE(app.job.active());
+  tick_until_done(app);
+  const double total = now_seconds() - t0;
+  CHECK(asked < total / 5);
+  REQUIRE(app.played.rec->n == 128);
+  CHECK(app.scenario.seed == 7);
+  CHECK(app.input_error.empty());
+  const Recording sync = gpu_backend().record(resolve(app.scenario), {});
+  check_same(*app.played.rec, sync);
+}
+
+TEST_CASE("gpu recording: without background recording the window records on the GPU at once, as exports do") {
+  Window w;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("attn-tiled"));
+  ask_gpu(app, 64, 16, 8);
+  CHECK_FALSE(app.job.busy());
+  CHECK(app.played.rec->backend == "gpu");
+  CHECK(app.played.rec->n == 64);
+}
