@@ -60,7 +60,8 @@ int run_gui(const GuiOptions& opt) {
     double last = Window::time();
     while (!window->should_close() && !app->quit_requested) {
       window->wait_events(bench || app->timeline.playing() || app->compare.timeline.playing() ||
-                          app->job.busy() || app->opening.busy() || ui::export_dialog_busy(export_dialog));
+                          app->job.busy() || app->compare.recording() || app->opening.busy() ||
+                          ui::export_dialog_busy(export_dialog));
       const double t = Window::time();
       app->tick(bench ? 0.0 : t - last);
       last = t;

@@ -207,3 +207,39 @@ TEST_CASE("gpu recording: without background recording the window records on the
   CHECK(app.played.rec->backend == "gpu");
   CHECK(app.played.rec->n == 64);
 }
+
+TEST_CASE("gpu recording: Compare records its GPU side off the UI thread and shows the pair when both have arrived") {
+  Window w;
+  AppState app;
+  app.background_allowed = true;
+  REQUIRE(app.open_lesson("cpu-vs-gpu"));
+  REQUIRE(app.tab == Tab::compare);
+  REQUIRE(app.compare.backend_b == Backend::gpu);
+  app.tick(0.0);  // the frame before the first draw records the comparison
+  CHECK(app.compare.recording());
+  CHECK(app.compare.right.rec->step_count() == 0);  // nothing shown yet: the previous (empty) pair
+  for (const double end = now_seconds() + 120; (app.compare.recording() || app.job.busy()) && now_seconds() < end;) {
+    app.tick(0.0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  CHECK(app.compare.error.empty());
+  REQUIRE(app.compare.right.rec->step_count() > 0);
+  CHECK(app.compare.right.rec->backend == "gpu");
+  CHECK(app.compare.left.rec->backend == "cpu");
+  CHECK(app.compare.timeline.count() == std::max(app.compare.left.rec->step_count(), app.compare.right.rec->step_count()));
+
+  // Cancel keeps the pair shown.
+  const auto right = app.compare.right.rec;
+  app.inputs.seed = 99;
+  app.inputs_changed();
+  app.tick(0.0);
+  REQUIRE(app.compare.recording());
+  app.cancel_compare();
+  CHECK_FALSE(app.compare.recording());
+  for (int i = 0; i < 200; ++i) {
+    app.tick(0.0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  CHECK(app.compare.right.rec == right);
+  CHECK(app.compare.error.empty());
+}

@@ -430,6 +430,7 @@ void AppState::tick(double dt) {
       input_error = "recording cancelled: the inputs above are not in use";
     }
   }
+  compare_collect();
   if (tab == Tab::compare) {
     if (compare.dirty) compare_update();
     if (compare.timeline.advance(dt)) compare_sync();
@@ -440,15 +441,29 @@ void AppState::tick(double dt) {
 
 // ---- compare ------------------------------------------------------------------------------
 
+float CompareState::progress() const {
+  float sum = 0;
+  int n = 0;
+  for (const RecordJob& j : jobs)
+    if (j.active()) {
+      sum += j.progress();
+      ++n;
+    }
+  return n > 0 ? sum / static_cast<float>(n) : 1.0f;
+}
+
 void AppState::compare_update() {
   compare.dirty = false;
   compare.error.clear();
+  // Whatever is still recording belongs to an older pair.
+  ++compare.ticket;
+  for (RecordJob& j : compare.jobs) j.cancel();
   Inputs in = inputs;
-  std::shared_ptr<Recording> recs[2];
   const Algorithm algos[2] = {compare.a, compare.b};
   const Backend backends[2] = {compare.backend_a, compare.backend_b};
   for (int i = 0; i < 2; ++i) {
     in.algorithm = algos[i];
+    compare.arrived[i].reset();
     try {
       const Resolved r = resolve(scenario_from(in));
       if (std::string why = too_big(r); !why.empty()) throw InputError(why);
@@ -457,12 +472,49 @@ void AppState::compare_update() {
       const bool gpu = backends[i] == Backend::gpu && gpu_backend();
       if (gpu && gpu_backend().unsupported)
         if (std::string why = gpu_backend().unsupported(r); !why.empty()) throw InputError("GPU: " + why);
-      recs[i] = std::make_shared<Recording>(gpu ? gpu_backend().record(r, {}) : record(r));
+      if (gpu && background_allowed && gpu_backend().record_background)
+        compare.jobs[i].start(r, compare.ticket, gpu_backend().record_background);
+      else
+        compare.arrived[i] = std::make_shared<Recording>(gpu ? gpu_backend().record(r, {}) : record(r));
     } catch (const std::exception& e) {
       compare.error = std::string(algorithm_id(algos[i])) + ": " + e.what();
+      for (RecordJob& j : compare.jobs) j.cancel();
       return;
     }
   }
+  compare_install();
+}
+
+void AppState::cancel_compare() {
+  if (!compare.recording()) return;
+  ++compare.ticket;  // what arrives now is dropped
+  for (RecordJob& j : compare.jobs) j.cancel();
+  compare.arrived[0].reset();
+  compare.arrived[1].reset();
+  note(Severity::warning, "Comparison cancelled: the comparison shown stays.");
+}
+
+void AppState::compare_collect() {
+  const Algorithm algos[2] = {compare.a, compare.b};
+  for (int i = 0; i < 2; ++i) {
+    std::shared_ptr<Recording> rec;
+    std::string error;
+    bool cancelled = false;
+    std::uint64_t ticket = 0;
+    if (!compare.jobs[i].collect(rec, error, cancelled, ticket) || ticket != compare.ticket) continue;
+    if (rec) {
+      compare.arrived[i] = std::move(rec);
+    } else if (!cancelled) {
+      compare.error = std::string(algorithm_id(algos[i])) + ": " + error;
+      for (RecordJob& j : compare.jobs) j.cancel();
+    }
+  }
+  if (compare.error.empty()) compare_install();
+}
+
+void AppState::compare_install() {
+  if (!compare.arrived[0] || !compare.arrived[1]) return;
+  std::shared_ptr<Recording> recs[2] = {std::move(compare.arrived[0]), std::move(compare.arrived[1])};
   Timeline before = compare.timeline;
   compare.left.set(recs[0]);
   compare.right.set(recs[1]);

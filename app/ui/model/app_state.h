@@ -92,6 +92,13 @@ struct CompareState {
   Timeline timeline;  // as long as the longer of the two
   std::string error;
   bool dirty = true;  // re-record on the next frame
+  // A side on the GPU records on the backend's thread where the window allows it; the pair is
+  // shown once both sides have arrived (AppState::tick), and the previous pair until then.
+  RecordJob jobs[2];
+  std::shared_ptr<Recording> arrived[2];
+  std::uint64_t ticket = 0;  // of the pair being recorded: a newer one drops older results
+  bool recording() const { return jobs[0].active() || jobs[1].active(); }
+  float progress() const;  // of the sides still recording
   VectorViewOptions vector_a, vector_b;
   MatrixViewOptions matrix_a, matrix_b;
   ChunkedViewOptions chunked_a, chunked_b;
@@ -218,6 +225,8 @@ class AppState {
   // the recording it steps becomes visible, so a lab tab gives way to the lesson's view.
   void timeline_used();
   void cancel_recording();
+  // Stops Compare's recordings on the GPU; the pair shown stays.
+  void cancel_compare();
   // Per frame: collects a finished background recording, plays, re-records compare.
   void tick(double dt);
 
@@ -234,6 +243,8 @@ class AppState {
   void adopt(std::shared_ptr<const Recording> rec, const Scenario& s, bool keep_pass);
   void record_now(const Scenario& s, bool keep_pass);
   void compare_update();
+  void compare_collect();
+  void compare_install();
   void compare_sync();
   void enter_lesson(int index, const Inputs* with);
   Inputs example_inputs(int index) const;

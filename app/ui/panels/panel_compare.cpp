@@ -124,6 +124,16 @@ void draw_compare(AppState& app) {
     return;
   }
   if (c.dirty) return;  // recorded in AppState::tick, before the next frame
+  if (c.recording()) {
+    // The GPU side records on its own thread; the pair below is the previous one until then.
+    ImGui::TextUnformatted("Recording on the GPU");
+    ImGui::SameLine();
+    const std::string label = strf("%.0f%%", c.progress() * 100.0f);
+    ImGui::ProgressBar(c.progress(), ImVec2(160 * app.ui_scale, 0), label.c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Cancel##compare")) app.cancel_compare();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Stop recording and keep the comparison shown");
+  }
   const IoCounters& ia = c.left.rec->io;
   const IoCounters& ib = c.right.rec->io;
   if (ib.hbm_accesses() > 0 && ia.hbm_accesses() > 0)
