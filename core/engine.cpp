@@ -1,6 +1,7 @@
 #include "core/engine.h"
 
 #include "core/algorithms.h"
+#include "core/heads.h"
 #include "core/peak_memory.h"
 #include "core/recorder.h"
 #include "core/text.h"
@@ -21,22 +22,30 @@ void check_memory_budget(const Resolved& r, const RecordOptions& opt) {
                           opt.memory_budget / 1073741824.0));
 }
 
-void check_s_and_p_fit(const Resolved& r, Precision p) {
+void check_s_and_p_fit(const Resolved& r, Precision p, int heads) {
   if (r.scenario.algorithm != Algorithm::attn_naive) return;
   const double phys = static_cast<double>(physical_memory_bytes());
   const double value_bytes = static_cast<double>(with_scalar(p, [](auto x) { return sizeof x; }));
-  const double N = r.n, need = 2.0 * N * N * value_bytes;
+  // A naive layer computes S and P of every head before it uses them (the GPU's grid covers all
+  // heads at once); the CPU runs the heads one after another but refuses what the GPU refuses.
+  const double H = heads, need = s_and_p_bytes(r.n, heads, value_bytes);
   if (phys <= 0 || need <= phys) return;
-  // The largest N whose S and P fit: 2·N²·bytes ≤ physical memory.
-  auto largest = static_cast<long long>(std::sqrt(phys / (2.0 * value_bytes)));
-  while (2.0 * static_cast<double>(largest + 1) * static_cast<double>(largest + 1) * value_bytes <= phys) ++largest;
-  while (largest > 0 && 2.0 * static_cast<double>(largest) * static_cast<double>(largest) * value_bytes > phys)
-    --largest;
-  throw InputError(strf("attn-naive at N = %d needs S and P, 2·N² %s values = %s, more than this "
-                        "machine's %s of memory; use attn-tiled or attn-tiled-v2 (no N×N matrix), "
-                        "or N ≤ %lld",
-                        r.n, std::string(precision_name(p)).c_str(), bytes_text(need).c_str(),
-                        bytes_text(phys).c_str(), largest));
+  // The largest N whose S and P fit: 2·H·N²·bytes ≤ physical memory.
+  auto fits = [&](long long n) { return 2.0 * H * static_cast<double>(n) * static_cast<double>(n) * value_bytes <= phys; };
+  auto largest = static_cast<long long>(std::sqrt(phys / (2.0 * H * value_bytes)));
+  while (fits(largest + 1)) ++largest;
+  while (largest > 0 && !fits(largest)) --largest;
+  const std::string prec(precision_name(p));
+  if (heads == 1)
+    throw InputError(strf("attn-naive at N = %d needs S and P, 2·N² %s values = %s, more than this "
+                          "machine's %s of memory; use attn-tiled or attn-tiled-v2 (no N×N matrix), "
+                          "or N ≤ %lld",
+                          r.n, prec.c_str(), bytes_text(need).c_str(), bytes_text(phys).c_str(), largest));
+  throw InputError(strf("attn-naive at N = %d with H = %d heads needs S and P of every head, 2·H·N² %s "
+                        "values = %s, more than this machine's %s of memory; use attn-tiled or "
+                        "attn-tiled-v2 (no N×N matrix), fewer heads, or N ≤ %lld",
+                        r.n, heads, prec.c_str(), s_and_p_text(need).c_str(), bytes_text(phys).c_str(),
+                        largest));
 }
 
 Recording start_recording(const Resolved& r, std::string backend, std::string device) {

@@ -108,6 +108,9 @@ struct Recording {
   std::vector<double> lse;            // logsumexp and attn-tiled-v2: m + log l per row
   IoCounters io;                      // totals
   long long nonfinite = 0;            // inf/nan entries in the output (also when not kept)
+  // Attention summaries of several heads (core/heads.h): output, m, l and lse hold them head
+  // after head ((heads·N) × d, heads·N); n and d are one head's.
+  int heads = 1;
 
   // Contents: the state before step 0, keyframes (state after step keyframe_steps[k]) and
   // the deltas of every step.

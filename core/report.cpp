@@ -44,6 +44,7 @@ Json recording_json(const Recording& rec, bool include_steps, bool include_outpu
   j["shape"] = {{"rows", rec.rows}, {"n", rec.n}, {"d", rec.d}};
   j["scale"] = number_json(rec.scale);
   j["causal"] = rec.causal;
+  if (is_attention(rec.algorithm)) j["heads"] = rec.heads;
   if (rec.Br > 0) j["blocks"] = {{"Br", rec.Br}, {"Bc", rec.Bc}, {"Tr", rec.Tr}, {"Tc", rec.Tc}};
   if (rec.chunks > 0) j["chunks"] = rec.chunks;
   std::vector<std::string> notices = rec.notices;

@@ -3,6 +3,7 @@
 #include "core/algorithms.h"
 #include "core/engine.h"
 #include "core/fast.h"
+#include "core/heads.h"
 #include "core/io_model.h"
 #include "core/workspace.h"
 
@@ -102,6 +103,22 @@ TimedRun run_timed(const Resolved& r, int repeat, bool keep_output) {
   fill_summary(run.rec, r, out, m, l, keep_output);
   run.rec.lse.assign(lse.begin(), lse.end());
   return run;
+}
+
+TimedRun run_timed_heads(const Resolved& r, int heads, int repeat, bool keep_output) {
+  check_heads(r, heads);
+  check_s_and_p_fit(r, r.scenario.precision, heads);  // before any head is drawn
+  TimedRun total = run_timed(r, repeat, keep_output);
+  std::vector<Recording> recs;
+  recs.push_back(std::move(total.rec));
+  for (int h = 1; h < heads; ++h) {
+    TimedRun run = run_timed(resolve_head(r, h), repeat, keep_output);
+    total.time_ms += run.time_ms;
+    total.peak_bytes = std::max(total.peak_bytes, run.peak_bytes);
+    recs.push_back(std::move(run.rec));
+  }
+  total.rec = stack_heads(std::move(recs));
+  return total;
 }
 
 }  // namespace flashstep

@@ -23,4 +23,9 @@ bool has_fast_kernel(const Resolved& r);
 
 TimedRun run_timed(const Resolved& r, int repeat, bool keep_output);
 
+// H heads of r (core/heads.h), each run as run_timed runs one, one after another: time_ms is
+// the sum of the heads' best times, peak_bytes the largest, the recording the heads stacked.
+// Throws InputError for what check_heads() and check_s_and_p_fit() refuse.
+TimedRun run_timed_heads(const Resolved& r, int heads, int repeat, bool keep_output);
+
 }  // namespace flashstep

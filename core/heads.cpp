@@ -1,0 +1,62 @@
+#include "core/heads.h"
+
+#include "core/text.h"
+
+namespace flashstep {
+
+std::uint64_t head_seed(std::uint64_t seed, int h) {
+  if (h == 0) return seed;
+  // SplitMix64 of the seed stepped h times: neighbouring seeds and heads land far apart.
+  std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(h);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+std::string s_and_p_text(double bytes) {
+  return bytes >= 1e9 ? bytes_text(bytes) + strf(" (%.0f GB)", bytes / 1e9) : bytes_text(bytes);
+}
+
+Resolved resolve_head(const Resolved& r, int h) {
+  Scenario s = r.scenario;  // N and d as resolved, the blocks as given: resolve() derives the same
+  s.q.clear(), s.k.clear(), s.v.clear();
+  s.seed = head_seed(r.scenario.seed, h);
+  return resolve(s);
+}
+
+void check_heads(const Resolved& r, int heads) {
+  if (!is_attention(r.scenario.algorithm))
+    throw InputError(strf("heads: %s is a softmax; heads are for the attention algorithms",
+                          std::string(algorithm_id(r.scenario.algorithm)).c_str()));
+  if (heads < 1 || heads > kMaxHeads)
+    throw InputError(strf("heads H = %d: use 1 to %d", heads, kMaxHeads));
+  const long long values = static_cast<long long>(heads) * r.n * r.d;
+  if (values > kMaxElements)
+    throw InputError(strf("heads H = %d at N = %d, d = %d: Q alone would hold H·N·d = %lld values, "
+                          "more than the %d an input may have; use fewer heads or a smaller N",
+                          heads, r.n, r.d, values, kMaxElements));
+}
+
+Recording stack_heads(std::vector<Recording> heads) {
+  Recording out = std::move(heads.front());
+  out.heads = static_cast<int>(heads.size());
+  const Eigen::Index N = out.output.rows();
+  if (N > 0) out.output.conservativeResize(N * out.heads, out.output.cols());
+  for (std::size_t h = 1; h < heads.size(); ++h) {
+    const Recording& rec = heads[h];
+    if (N > 0) out.output.middleRows(N * static_cast<Eigen::Index>(h), N) = rec.output;
+    out.m.insert(out.m.end(), rec.m.begin(), rec.m.end());
+    out.l.insert(out.l.end(), rec.l.begin(), rec.l.end());
+    out.lse.insert(out.lse.end(), rec.lse.begin(), rec.lse.end());
+    out.io.hbm_reads += rec.io.hbm_reads;
+    out.io.hbm_writes += rec.io.hbm_writes;
+    out.io.sram_reads += rec.io.sram_reads;
+    out.io.sram_writes += rec.io.sram_writes;
+    out.io.flops += rec.io.flops;
+    out.io.exps += rec.io.exps;
+    out.nonfinite += rec.nonfinite;
+  }
+  return out;
+}
+
+}  // namespace flashstep
