@@ -5,102 +5,133 @@
 
 namespace flashstep::gpu {
 
-void gpu_attn_naive(Kernels& k, const Resolved& r, Recorder& rec) {
-  AttnNaiveNarration say(r, rec);
-  AttnGpuRun a(k, r, rec);
-  const int N = a.N, d = a.d;
+void gpu_attn_naive(Kernels& k, const Resolved& r, const HeadRecorders& heads) {
+  const int N = r.n, d = r.d;
+  const std::size_t NN = AttnGpuRun::cells(N, N);
+  AttnGpuRun a(k, r, heads, static_cast<double>(std::max(NN, AttnGpuRun::cells(N, d))) * 4);
 
   const char* hint = "attn-naive keeps S and P whole (the N^2 memory the lesson is about); use a "
                      "smaller N or a tiled algorithm";
-  const std::size_t NN = AttnGpuRun::cells(N, N);
-  const Buffer S = k.buffer("S (N x N floats)", NN * 4, nullptr, hint);
-  const Buffer P = k.buffer("P (N x N floats)", NN * 4, nullptr, hint);
-  const Buffer stats = k.buffer("the row statistics", AttnGpuRun::cells(N, 2) * 4);
+  // S, P and the row statistics of every head, batch by batch (a layer holds them all at once).
+  struct Scratch {
+    Buffer S, P, stats;
+  };
+  std::vector<Scratch> scratch;
+  for (const auto& b : a.batches)
+    scratch.push_back({k.buffer("S (N x N floats)", NN * b.count * 4, nullptr, hint),
+                       k.buffer("P (N x N floats)", NN * b.count * 4, nullptr, hint),
+                       k.buffer("the row statistics", AttnGpuRun::cells(N, 2) * b.count * 4)});
   const Program& scores = k.program("attn_scores.comp", a.defines(false));
   const Program& softmax = k.program("attn_softmax.comp", common_defines(r, false));
   const Program& pv = k.program("attn_pv.comp", a.defines(false));
   {
     GpuTimer::Scope timing(k.timer());
-    // Kernel 1: S = Q K^T * s.
-    scores.use();
-    scores.set("N", N);
-    scores.set("s", scale_of(r));
-    a.Q.bind(0);
-    a.K.bind(1);
-    S.bind(2);
-    dispatch(groups_for(N, 16), groups_for(N, 16));
-    // Kernel 2: P = softmax(S).
-    softmax.use();
-    softmax.set("N", N);
-    S.bind(0);
-    P.bind(1);
-    stats.bind(2);
-    dispatch(groups_for(N, 64));
-    // Kernel 3: O = P V.
-    pv.use();
-    pv.set("N", N);
-    P.bind(0);
-    a.V.bind(1);
-    a.O.bind(2);
-    dispatch(groups_for(d, 16), groups_for(N, 16));
+    for (std::size_t bi = 0; bi < a.batches.size(); ++bi) {
+      const auto& b = a.batches[bi];
+      const Scratch& sc = scratch[bi];
+      // Kernel 1: S = Q K^T * s, every head of the batch in one grid.
+      k.timer().phase("S = QK^T");
+      scores.use();
+      scores.set("N", N);
+      scores.set("s", scale_of(r));
+      b.Q.bind(0);
+      b.K.bind(1);
+      sc.S.bind(2);
+      dispatch(groups_for(N, 16), groups_for(N, 16), b.count);
+      // Kernel 2: P = softmax(S).
+      k.timer().phase("P = softmax(S)");
+      softmax.use();
+      softmax.set("N", N);
+      sc.S.bind(0);
+      sc.P.bind(1);
+      sc.stats.bind(2);
+      dispatch(groups_for(N, 64), b.count);
+      // Kernel 3: O = P V.
+      k.timer().phase("O = PV");
+      pv.use();
+      pv.set("N", N);
+      sc.P.bind(0);
+      b.V.bind(1);
+      b.O.bind(2);
+      dispatch(groups_for(d, 16), groups_for(N, 16), b.count);
+    }
   }
-  const auto S_host = a.read(S, NN), P_host = a.read(P, NN);
-  const auto st = stats.read<float>(AttnGpuRun::cells(N, 2));
-  const auto O_host = a.O.read<float>(AttnGpuRun::cells(N, d));
-
-  // Kernel 1: S written to HBM. Kernel 2: P = softmax(S), one row per invocation. Kernel 3:
-  // O = P V.
-  for (int i = 0; i < N; ++i) say.scores_row(i, a.view(S_host, AttnGpuRun::cells(i, N), 1, N, N));
-  for (int i = 0; i < N; ++i)
-    say.softmax_row(i, st[i * 2u], st[i * 2u + 1], a.view(P_host, AttnGpuRun::cells(i, N), 1, N, N));
-  for (int i = 0; i < N; ++i) say.output_row(i, a.view(O_host, AttnGpuRun::cells(i, d), 1, d, d));
+  const auto S_host = a.read(scratch[0].S, NN), P_host = a.read(scratch[0].P, NN);
+  for (std::size_t bi = 0; bi < a.batches.size(); ++bi) {
+    const auto& b = a.batches[bi];
+    const auto st = scratch[bi].stats.read<float>(AttnGpuRun::cells(N, 2) * b.count);
+    const auto O_host = b.O.read<float>(AttnGpuRun::cells(N, d) * b.count);
+    for (int h = b.h0; h < b.h0 + b.count; ++h) {
+      AttnNaiveNarration say(r, *heads[h]);
+      const std::size_t row0 = AttnGpuRun::cells(h - b.h0, N);  // the head's first row in the batch
+      // Kernel 1: S written to HBM. Kernel 2: P = softmax(S), one row per invocation. Kernel 3:
+      // O = P V.
+      for (int i = 0; i < N; ++i) say.scores_row(i, a.view(S_host, AttnGpuRun::cells(i, N), 1, N, N));
+      for (int i = 0; i < N; ++i)
+        say.softmax_row(i, st[(row0 + i) * 2], st[(row0 + i) * 2 + 1],
+                        a.view(P_host, AttnGpuRun::cells(i, N), 1, N, N));
+      for (int i = 0; i < N; ++i) say.output_row(i, a.view(O_host, (row0 + i) * d, 1, d, d));
+    }
+  }
 }
 
-void gpu_attn_online(Kernels& k, const Resolved& r, Recorder& rec) {
-  AttnOnlineNarration say(r, rec);
-  AttnGpuRun a(k, r, rec);
-  const int N = a.N, d = a.d;
+void gpu_attn_online(Kernels& k, const Resolved& r, const HeadRecorders& heads) {
+  const int N = r.n, d = r.d;
+  AttnGpuRun a(k, r, heads, static_cast<double>(N) * std::max(d, 4) * 4);
+  Recorder& rec = a.rec;
 
-  // Per (i, j): s, m, l, rescale factor, exp(s - m), then o (d floats).
+  // Per (i, j): s, m, l, rescale factor, exp(s - m), then o (d floats). One head.
   const std::size_t stride = static_cast<std::size_t>(d) + 5;
   const std::size_t trace_floats = AttnGpuRun::cells(N, N) * stride;
   const Buffer trace = a.trace_buffer("the step trace of attn-online (N x N x (d + 5) floats)", trace_floats);
-  const Buffer stats = k.buffer("the row statistics", AttnGpuRun::cells(N, 4) * 4);
+  std::vector<Buffer> stats;
+  for (const auto& b : a.batches) stats.push_back(k.buffer("the row statistics", AttnGpuRun::cells(N, 4) * b.count * 4));
   const Program& p = k.program("attn_online.comp", a.defines(rec.on()));
   {
     GpuTimer::Scope timing(k.timer());
     p.use();
     p.set("N", N);
     p.set("s", scale_of(r));
-    a.Q.bind(0);
-    a.K.bind(1);
-    a.V.bind(2);
-    a.O.bind(3);
-    stats.bind(4);
     trace.bind(5);
-    dispatch(groups_for(N, 64));
+    for (std::size_t bi = 0; bi < a.batches.size(); ++bi) {
+      const auto& b = a.batches[bi];
+      b.Q.bind(0);
+      b.K.bind(1);
+      b.V.bind(2);
+      b.O.bind(3);
+      stats[bi].bind(4);
+      dispatch(groups_for(N, 64), b.count);
+    }
   }
   const auto t = a.read(trace, trace_floats);
-  const auto st = stats.read<float>(AttnGpuRun::cells(N, 4));
-  const auto O_host = a.O.read<float>(AttnGpuRun::cells(N, d));
-  for (int i = 0; i < N; ++i)
-    if (static_cast<int>(st[i * 4u + 2]) != (r.scenario.causal ? i + 1 : N))
-      stopped_early(strf("attn-online (query row %d)", i + 1), "use a smaller N");
-
-  for (int i = 0; i < N; ++i) {
-    say.start_row(i);
-    double m_old = -kInf, l_old = 0.0;
-    const int keys = static_cast<int>(st[i * 4u + 2]);  // the keys the invocation visited
-    for (int j = 0; j < keys; ++j) {
-      const std::size_t at = (static_cast<std::size_t>(i) * N + j) * stride;
-      AttnOnlineNumbers u{0, m_old, l_old, 0, 0, 0, 0};
-      if (!t.empty()) u.s = t[at], u.m = t[at + 1], u.l = t[at + 2], u.factor = t[at + 3], u.e = t[at + 4];
-      say.key(i, j, u, a.view(t, at + 5, 1, d, d));
-      m_old = u.m;
-      l_old = u.l;
+  for (std::size_t bi = 0; bi < a.batches.size(); ++bi) {
+    const auto& b = a.batches[bi];
+    const auto st_all = stats[bi].read<float>(AttnGpuRun::cells(N, 4) * b.count);
+    const auto O_all = b.O.read<float>(AttnGpuRun::cells(N, d) * b.count);
+    for (int h = b.h0; h < b.h0 + b.count; ++h) {
+      const float* st = st_all.data() + AttnGpuRun::cells(h - b.h0, N) * 4;
+      const std::size_t o0 = AttnGpuRun::cells(h - b.h0, N) * d;
+      for (int i = 0; i < N; ++i)
+        if (static_cast<int>(st[i * 4u + 2]) != (r.scenario.causal ? i + 1 : N))
+          stopped_early(k, strf("attn-online (%squery row %d)", head_text(a.H, h).c_str(), i + 1),
+                        "use a smaller N");
+      AttnOnlineNarration say(r, *heads[h]);
+      for (int i = 0; i < N; ++i) {
+        say.start_row(i);
+        double m_old = -kInf, l_old = 0.0;
+        const int keys = static_cast<int>(st[i * 4u + 2]);  // the keys the invocation visited
+        for (int j = 0; j < keys; ++j) {
+          const std::size_t at = (static_cast<std::size_t>(i) * N + j) * stride;
+          AttnOnlineNumbers u{0, m_old, l_old, 0, 0, 0, 0};
+          if (!t.empty()) u.s = t[at], u.m = t[at + 1], u.l = t[at + 2], u.factor = t[at + 3], u.e = t[at + 4];
+          say.key(i, j, u, a.view(t, at + 5, 1, d, d));
+          m_old = u.m;
+          l_old = u.l;
+        }
+        // O_i = o / l: the only division, once per row.
+        say.finish_row(i, st[i * 4u], st[i * 4u + 1], a.view(O_all, o0 + AttnGpuRun::cells(i, d), 1, d, d));
+      }
     }
-    // O_i = o / l: the only division, once per row.
-    say.finish_row(i, st[i * 4u], st[i * 4u + 1], a.view(O_host, AttnGpuRun::cells(i, d), 1, d, d));
   }
 }
 

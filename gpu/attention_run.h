@@ -3,30 +3,77 @@
 // writes is core's attention narration (core/narration_attention.h), the same as the CPU
 // engine's; the numbers come from the GPU.
 //
-// Shapes: Q, K, V, O are (N, d) row-major, on the GPU as float arrays; traces of S and P are
-// (N, N); per-tile traces of O are (Tc, N, d) and of m, l (Tc, N, 4).
+// Shapes: Q, K, V, O are (N, d) row-major, on the GPU as float arrays, one after another for
+// several heads; traces of S and P are (N, N); per-tile traces of O are (Tc, N, d) and of m, l
+// (Tc, N, 4) (one head: steps are kept for one head only).
 #pragma once
 
+#include "core/heads.h"
 #include "core/narration_attention.h"
 #include "core/text.h"
 #include "gpu/kernels.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
+#include <vector>
 
 namespace flashstep::gpu {
 
+// "head 3, " where a run has several heads (h from 0), "" for one: how a message names the head.
+inline std::string head_text(int H, int h) { return H > 1 ? strf("head %d, ", h + 1) : std::string(); }
+
+// The recorders of one run: one for a lesson's single head, or one per head (summaries only)
+// for `run --heads H`; record() stacks the heads' recordings (core/heads.h).
+using HeadRecorders = std::vector<Recorder*>;
+
 struct AttnGpuRun {
+  // Heads [h0, h0 + count) of the run, in buffers of their own: Q, K, V and O are
+  // (count, N, d), head after head. The shaders take the head from their grid's last dimension.
+  struct Batch {
+    int h0, count;
+    Buffer Q, K, V, O;
+  };
+
   Kernels& k;
   const Resolved& r;
-  Recorder& rec;
-  const int N, d;
-  Buffer Q, K, V, O;
+  const HeadRecorders& heads;
+  Recorder& rec;  // head 0's: the only one that keeps steps
+  const int N, d, H;
+  const int per_batch;  // heads per batch
+  std::vector<Batch> batches;
 
-  AttnGpuRun(Kernels& k_, const Resolved& r_, Recorder& rec_)
-      : k(k_), r(r_), rec(rec_), N(r_.n), d(r_.d), Q(k_.buffer("Q", to_floats(r_.q))),
-        K(k_.buffer("K", to_floats(r_.k))), V(k_.buffer("V", to_floats(r_.v))),
-        O(k_.buffer("O", cells(N, d) * 4)) {}
+  // per_head_bytes: the largest buffer one head needs in this algorithm (S for attn-naive, Q
+  // for the others). The heads are split into batches whose buffers fit the driver's largest
+  // storage buffer, and at most kMaxGroups heads each: all H in one when they fit. Every batch
+  // is allocated up front, so the GPU holds all heads at once, as a layer does.
+  AttnGpuRun(Kernels& k_, const Resolved& r_, const HeadRecorders& heads_, double per_head_bytes)
+      : k(k_), r(r_), heads(heads_), rec(*heads_.front()), N(r_.n), d(r_.d), H(static_cast<int>(heads_.size())),
+        per_batch(heads_per_batch(k_.limits(), per_head_bytes, H)) {
+    for (int h0 = 0; h0 < H; h0 += per_batch) {
+      const int count = std::min(per_batch, H - h0);
+      std::vector<float> q, kk, v;
+      for (int h = h0; h < h0 + count; ++h) {
+        if (h == 0) {
+          append(q, r.q), append(kk, r.k), append(v, r.v);
+        } else {
+          const Resolved head = resolve_head(r, h);
+          append(q, head.q), append(kk, head.k), append(v, head.v);
+        }
+      }
+      batches.push_back({h0, count, k.buffer("Q", q), k.buffer("K", kk), k.buffer("V", v),
+                         k.buffer("O", cells(count, cells(N, d)) * 4)});
+    }
+  }
 
+  static int heads_per_batch(const Limits& lim, double per_head_bytes, int H) {
+    const double fit = std::floor(static_cast<double>(lim.max_storage_bytes) / std::max(per_head_bytes, 4.0));
+    return static_cast<int>(std::clamp(fit, 1.0, static_cast<double>(std::min(H, kMaxGroups))));
+  }
+  static void append(std::vector<float>& out, const MatrixRM& m) {
+    const std::vector<float> f = to_floats(m);
+    out.insert(out.end(), f.begin(), f.end());
+  }
   static std::size_t cells(long long rows, long long cols) {
     return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
   }

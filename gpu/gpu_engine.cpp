@@ -1,6 +1,8 @@
 #include "gpu/gpu_engine.h"
 
 #include "core/algorithms.h"
+#include "core/heads.h"
+#include "core/peak_memory.h"
 #include "core/text.h"
 #include "gpu/kernels.h"
 
@@ -13,7 +15,7 @@ namespace flashstep::gpu {
 
 // ---- Kernels ------------------------------------------------------------------------------
 
-Kernels::Kernels() : limits_(query_limits()) {}
+Kernels::Kernels() : limits_(query_limits()) { limits_.loop_cap = probe_loop_cap(); }
 
 const Program& Kernels::program(const char* name, const Defines& defines) {
   std::string source = compose_source(name, defines);
@@ -59,9 +61,13 @@ std::vector<float> to_floats(const MatrixRM& m) {
   return out;
 }
 
-void stopped_early(const std::string& what, const char* hint) {
-  throw Unsupported(what + " stopped before the end of its work: this driver ends a shader's "
-                    "loops early (llvmpipe does after 65535 iterations of one invocation); " + hint);
+void stopped_early(const Kernels& k, const std::string& what, const char* hint) {
+  const long long cap = k.limits().loop_cap;
+  if (cap > 0)
+    throw Unsupported(what + strf(" stopped before the end of its work: this driver ends an invocation's "
+                                  "loops after %lld iterations (measured at start-up); ", cap) + hint);
+  throw Unsupported(what + strf(" stopped before the end of its work, though this driver ran a loop of "
+                                "%d iterations at start-up; ", kLoopProbeBound) + hint);
 }
 
 int merge_tree_nodes(int K) { return static_cast<int>(merge_tree(K).size()); }
@@ -87,7 +93,8 @@ struct BigBuffer {
   const char* hint = "";
 };
 
-// The largest storage buffer record(r) allocates (the kernels allocate exactly these).
+// The largest storage buffer record(r) allocates for one head (the kernels allocate exactly
+// these, or batches of several heads' that fit the driver's largest).
 BigBuffer largest_buffer(const Resolved& r, bool keep_steps) {
   const double rows = r.rows, n = r.n, d = r.d, N = r.n;
   auto trace = [&](double bytes, const char* what) {
@@ -120,13 +127,58 @@ BigBuffer largest_buffer(const Resolved& r, bool keep_steps) {
   return big;
 }
 
+// What the GPU's memory is taken to be: what the driver says, else this machine's memory (a
+// driver that runs on the CPU, as llvmpipe does, allocates there).
+double memory_bound(const Limits& lim) {
+  return lim.memory_bytes > 0 ? static_cast<double>(lim.memory_bytes) : static_cast<double>(physical_memory_bytes());
+}
+
+// The iterations one invocation of r's longest-running shader must loop through, counting only
+// the loops whose bound comes from a uniform (N, or a block's width min(Bc, N - c0)): no
+// compiler can unroll those, so every driver counts at least these, while loops of a constant
+// count (over d, by kUnroll) may be unrolled and are not counted. 0 where not worked out (the
+// softmax shaders cut a row into dispatches of 16384 elements).
+long long least_loop_iterations(const Resolved& r) {
+  const long long N = r.n, d = r.d;
+  auto tile = [&](long long bc) {  // one K/V tile: load K_j, V_j, then S, max, exp and PV over bc
+    return (bc * d + r.Br - 1) / r.Br + 4 * bc;
+  };
+  switch (r.scenario.algorithm) {
+    case Algorithm::attn_naive: return 3 * N;  // softmax: max, exp and normalize over the row
+    case Algorithm::attn_online: return N;     // the last row visits every key
+    case Algorithm::attn_tiled: return 1 + tile(r.Bc);  // one tile per dispatch
+    case Algorithm::attn_tiled_v2: {                     // every tile of the row's block
+      long long total = 1;
+      for (long long c0 = 0; c0 < N; c0 += r.Bc) total += 1 + tile(std::min<long long>(r.Bc, N - c0));
+      return total;
+    }
+    default: return 0;
+  }
+}
+
 }  // namespace
 
-std::string Engine::unsupported(const Resolved& r, bool keep_steps) const {
+long long Engine::loop_cap() const { return kernels_->limits().loop_cap; }
+
+std::vector<PhaseTime> Engine::last_phases() const {
+  std::vector<PhaseTime> out;
+  for (const GpuTimer::Phase& p : kernels_->timer().phases()) out.push_back({p.name, p.gpu_ms, p.wall_ms});
+  return out;
+}
+
+std::string Engine::unsupported(const Resolved& r, bool keep_steps, int heads) const {
   if (r.scenario.precision == Precision::fp64)
     return "the GPU backend computes in fp32 (fp16 and bf16 emulated), not fp64: GLSL has no "
            "double-precision exp() or log(). Use --backend cpu for fp64.";
   const Limits& lim = kernels_->limits();
+  if (heads != 1) {
+    if (keep_steps) return "several heads are run with --steps none only: the lessons' views show one head";
+    try {
+      check_heads(r, heads);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+  }
   if (flashstep::info(r.scenario.algorithm).takes_workers) {
     const long long bytes = 2LL * merge_tree_nodes(r.chunks) * 4;
     if (bytes > lim.max_shared_bytes)
@@ -146,6 +198,16 @@ std::string Engine::unsupported(const Resolved& r, bool keep_steps) const {
                   "use a smaller --block-rows",
                   r.Br, most);
   }
+  // attn-naive's S and P of every head are in GPU memory at once, as a naive layer's are.
+  const double memory = memory_bound(lim);
+  if (r.scenario.algorithm == Algorithm::attn_naive && memory > 0) {
+    const double need = s_and_p_bytes(r.n, heads, 4);
+    if (need > memory)
+      return strf("attn-naive keeps S and P of every head in GPU memory: 2·H·N² floats = 2·%d·%d²·4 B = "
+                  "%s, more than this GPU's %s%s; use attn-tiled or attn-tiled-v2 (no N×N matrix)",
+                  heads, r.n, s_and_p_text(need).c_str(), bytes_text(memory).c_str(),
+                  lim.memory_bytes > 0 ? "" : " (the driver does not say: this machine's memory)");
+  }
   const BigBuffer big = largest_buffer(r, keep_steps);
   if (big.bytes > static_cast<double>(lim.max_storage_bytes))
     return strf("%s needs %.1f MiB, more than this GPU's largest storage buffer (%.1f MiB); %s",
@@ -154,16 +216,37 @@ std::string Engine::unsupported(const Resolved& r, bool keep_steps) const {
   return "";
 }
 
-Recording Engine::record(const Resolved& r, const RecordOptions& opt) {
-  if (const std::string why = unsupported(r, opt.keep_steps); !why.empty()) throw Unsupported(why);
+std::string Engine::exceeds_loop_cap(const Resolved& r) const {
+  const long long cap = kernels_->limits().loop_cap;
+  const long long need = least_loop_iterations(r);
+  if (cap <= 0 || need <= cap) return "";
+  return strf("%s at N = %d needs at least %lld loop iterations in one shader invocation, and this "
+              "driver ends an invocation's loops after %lld iterations (measured at start-up); use a smaller N%s",
+              std::string(algorithm_id(r.scenario.algorithm)).c_str(), r.n, need, cap,
+              r.scenario.algorithm == Algorithm::attn_tiled_v2 ? ", or attn-tiled (one dispatch per K/V block)" : "");
+}
+
+Recording Engine::record(const Resolved& r, const RecordOptions& opt, int heads) {
+  if (const std::string why = unsupported(r, opt.keep_steps, heads); !why.empty()) throw Unsupported(why);
+  if (const std::string why = exceeds_loop_cap(r); !why.empty()) throw Unsupported(why);
   // The same guard as the CPU engine: a recording too large for memory is refused up front.
   check_memory_budget(r, opt);
   // Cancel is honoured before the dispatches and, through the Recorder, while the traces become
   // steps; a dispatch under way runs to its end.
   if (opt.cancel && opt.cancel->load()) throw Cancelled();
-  Recording rec = start_recording(r, "gpu", info_.renderer);
-  Recorder recorder(rec, opt.keep_steps);
-  prepare_recorder(recorder, r, opt);
+  // One recording per head (summaries only when there are several), stacked at the end.
+  std::vector<Recording> recs;
+  std::vector<Recorder> recorders;
+  recs.reserve(static_cast<std::size_t>(heads));
+  recorders.reserve(static_cast<std::size_t>(heads));
+  for (int h = 0; h < heads; ++h) {
+    recs.push_back(start_recording(r, "gpu", info_.renderer));
+    recorders.emplace_back(recs.back(), opt.keep_steps);
+    prepare_recorder(recorders.back(), r, opt);
+  }
+  std::vector<Recorder*> each;
+  for (Recorder& one : recorders) each.push_back(&one);
+  Recorder& recorder = recorders.front();
   Kernels& k = *kernels_;
   switch (r.scenario.algorithm) {
     case Algorithm::naive: gpu_naive(k, r, recorder); break;
@@ -171,12 +254,13 @@ Recording Engine::record(const Resolved& r, const RecordOptions& opt) {
     case Algorithm::online: gpu_online(k, r, recorder); break;
     case Algorithm::chunked: gpu_chunked(k, r, recorder); break;
     case Algorithm::logsumexp: gpu_logsumexp(k, r, recorder); break;
-    case Algorithm::attn_naive: gpu_attn_naive(k, r, recorder); break;
-    case Algorithm::attn_online: gpu_attn_online(k, r, recorder); break;
-    case Algorithm::attn_tiled: gpu_attn_tiled(k, r, recorder); break;
-    case Algorithm::attn_tiled_v2: gpu_attn_tiled_v2(k, r, recorder); break;
+    case Algorithm::attn_naive: gpu_attn_naive(k, r, each); break;
+    case Algorithm::attn_online: gpu_attn_online(k, r, each); break;
+    case Algorithm::attn_tiled: gpu_attn_tiled(k, r, each); break;
+    case Algorithm::attn_tiled_v2: gpu_attn_tiled_v2(k, r, each); break;
   }
-  rec.nonfinite = rec.count_nonfinite_outputs();
+  for (Recording& one : recs) one.nonfinite = one.count_nonfinite_outputs();
+  Recording rec = heads == 1 ? std::move(recs.front()) : stack_heads(std::move(recs));
   last_gpu_ms_ = k.timer().query_ms();
   last_wall_ms_ = k.timer().wall_ms();
   if (opt.progress) opt.progress->store(1.0f);

@@ -21,10 +21,18 @@
 #include "gpu/context.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace flashstep::gpu {
 
 class Kernels;
+
+// A part of a record()'s dispatches timed apart (attn-naive: each of its three kernels).
+struct PhaseTime {
+  std::string name;
+  double gpu_ms = 0, wall_ms = 0;  // GL_TIMESTAMP queries; the wall clock between glFinish()es
+};
 
 class Engine {
  public:
@@ -37,12 +45,22 @@ class Engine {
 
   // Runs r's algorithm on the GPU. Throws Unsupported when this GPU cannot run it as asked (the
   // message says what to change), GpuError on a driver failure, Cancelled like the CPU engine.
-  Recording record(const Resolved& r, const RecordOptions& opt = {});
+  // heads > 1 (attention, summaries only): that many independent heads (core/heads.h), head 0
+  // being r, all in the same dispatches: every attention shader's grid covers heads x blocks.
+  // The recording holds them stacked.
+  Recording record(const Resolved& r, const RecordOptions& opt = {}, int heads = 1);
 
-  // Why record(r) with these keep_steps would refuse, or "" when it can run: fp64, tiles or a
-  // merge tree larger than shared memory, more rows per Q block than a workgroup may have, a
-  // buffer (S, P, a step trace) larger than the driver allows.
-  std::string unsupported(const Resolved& r, bool keep_steps) const;
+  // Why record(r) with these keep_steps and heads would refuse for want of memory or shape, or
+  // "" when it fits: fp64, tiles or a merge tree larger than shared memory, more rows per Q
+  // block than a workgroup may have, attn-naive's S and P of every head (2·H·N² floats) beyond
+  // the GPU's memory, a buffer (S, P, a step trace) larger than the driver allows, several
+  // heads with steps kept.
+  std::string unsupported(const Resolved& r, bool keep_steps, int heads = 1) const;
+  // Why record(r) would refuse because the driver ends long loops (Limits::loop_cap, measured by
+  // a probe when the engine was made), or "": where the iterations one invocation must run are
+  // known in advance and pass the cap. A driver without a cap refuses nothing here. A run the
+  // count cannot foresee is still refused after it, when its shaders report unfinished work.
+  std::string exceeds_loop_cap(const Resolved& r) const;
 
   // Time of the last record()'s compute dispatches, in milliseconds, without upload, read-back or
   // Recording construction: as the GPU's clock reports it (GL_TIME_ELAPSED), and on the wall
@@ -50,7 +68,13 @@ class Engine {
   // last_gpu_ms() is ~0); the wall clock is then the figure that means something.
   double last_gpu_ms() const { return last_gpu_ms_; }
   double last_wall_ms() const { return last_wall_ms_; }
+  // The last record()'s phases where it times them apart (attn-naive: its three kernels, each
+  // after a glFinish()), summed over its batches of heads; empty otherwise.
+  std::vector<PhaseTime> last_phases() const;
   const GlInfo& info() const { return info_; }
+  // The loop iterations after which this driver ends an invocation's loops, as a probe
+  // dispatch measured them when the engine was made; 0 when it found no cap.
+  long long loop_cap() const;
 
  private:
   std::unique_ptr<Kernels> kernels_;

@@ -14,7 +14,8 @@ namespace flashstep::gpu {
 
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Programs compiled so far (keyed by their composed source), the context's limits, the timer.
+// Programs compiled so far (keyed by their composed source), the context's limits (the loop cap
+// measured by a probe dispatch when the Kernels are made), the timer.
 class Kernels {
  public:
   Kernels();
@@ -50,8 +51,9 @@ inline constexpr const char* kTraceHint = "record with --steps none, or use a sm
 inline constexpr double kTraceStrideBytes = 5 * 4;
 
 // Refuses a result whose shader stopped before the end of its work (`what` says which), as
-// llvmpipe does when one invocation passes 65535 loop iterations. Throws Unsupported.
-[[noreturn]] void stopped_early(const std::string& what, const char* hint);
+// llvmpipe does when one invocation passes 65535 loop iterations; the message names the cap the
+// probe measured (k.limits().loop_cap). Throws Unsupported.
+[[noreturn]] void stopped_early(const Kernels& k, const std::string& what, const char* hint);
 
 // The nodes of the `chunked` merge tree with K leaves, and the bytes it takes in shared memory.
 int merge_tree_nodes(int K);
@@ -62,9 +64,11 @@ void gpu_safe(Kernels& k, const Resolved& r, Recorder& rec);
 void gpu_online(Kernels& k, const Resolved& r, Recorder& rec);
 void gpu_logsumexp(Kernels& k, const Resolved& r, Recorder& rec);
 void gpu_chunked(Kernels& k, const Resolved& r, Recorder& rec);
-void gpu_attn_naive(Kernels& k, const Resolved& r, Recorder& rec);
-void gpu_attn_online(Kernels& k, const Resolved& r, Recorder& rec);
-void gpu_attn_tiled(Kernels& k, const Resolved& r, Recorder& rec);
-void gpu_attn_tiled_v2(Kernels& k, const Resolved& r, Recorder& rec);
+// The attention recorders take one recorder per head: one for a lesson, H (summaries only) for
+// `run --heads H`, all heads in the same dispatches.
+void gpu_attn_naive(Kernels& k, const Resolved& r, const std::vector<Recorder*>& heads);
+void gpu_attn_online(Kernels& k, const Resolved& r, const std::vector<Recorder*>& heads);
+void gpu_attn_tiled(Kernels& k, const Resolved& r, const std::vector<Recorder*>& heads);
+void gpu_attn_tiled_v2(Kernels& k, const Resolved& r, const std::vector<Recorder*>& heads);
 
 }  // namespace flashstep::gpu

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 namespace flashstep::gpu {
 
@@ -130,12 +131,13 @@ void Buffer::read_bytes(void* dst, std::size_t bytes) const {
   glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), dst);
 }
 
-void dispatch(int groups_x, int groups_y) {
-  constexpr int kMaxGroups = 65535;
+void dispatch(int groups_x, int groups_y, int groups_z) {
   glDispatchCompute(static_cast<GLuint>(std::clamp(groups_x, 1, kMaxGroups)),
-                    static_cast<GLuint>(std::clamp(groups_y, 1, kMaxGroups)), 1);
+                    static_cast<GLuint>(std::clamp(groups_y, 1, kMaxGroups)),
+                    static_cast<GLuint>(std::clamp(groups_z, 1, kMaxGroups)));
   if (const GLenum e = glGetError(); e != GL_NO_ERROR)
-    throw GpuError(strf("glDispatchCompute(%d, %d) failed with GL error 0x%04x", groups_x, groups_y, e));
+    throw GpuError(strf("glDispatchCompute(%d, %d, %d) failed with GL error 0x%04x", groups_x, groups_y,
+                        groups_z, e));
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
 }
 
@@ -146,18 +148,59 @@ static double now_s() {
 }
 
 GpuTimer::GpuTimer() { glGenQueries(1, &query_); }
-GpuTimer::~GpuTimer() { glDeleteQueries(1, &query_); }
+GpuTimer::~GpuTimer() {
+  glDeleteQueries(1, &query_);
+  if (!stamps_.empty()) glDeleteQueries(static_cast<GLsizei>(stamps_.size()), stamps_.data());
+}
 
 void GpuTimer::begin() {
   glFinish();  // uploads queued before the dispatches are not theirs to pay for
+  phases_.clear();
+  marks_.clear();
+  stamps_used_ = 0;
   start_s_ = now_s();
   glBeginQuery(GL_TIME_ELAPSED, query_);
 }
 
 void GpuTimer::end() {
   glEndQuery(GL_TIME_ELAPSED);
+  close_phase();
   glFinish();
   wall_ms_ = (now_s() - start_s_) * 1e3;
+}
+
+void GpuTimer::phase(const char* name) {
+  close_phase();
+  int index = 0;
+  while (index < static_cast<int>(phases_.size()) && phases_[index].name != name) ++index;
+  if (index == static_cast<int>(phases_.size())) phases_.push_back({name});
+  if (stamps_used_ == stamps_.size()) {
+    stamps_.push_back(0);
+    glGenQueries(1, &stamps_.back());
+  }
+  const GLuint stamp = stamps_[stamps_used_++];
+  glFinish();
+  glQueryCounter(stamp, GL_TIMESTAMP);
+  marks_.push_back({index, now_s(), stamp});
+}
+
+void GpuTimer::close_phase() {
+  if (marks_.empty()) return;
+  const Mark start = marks_.back();
+  marks_.clear();
+  if (stamps_used_ == stamps_.size()) {
+    stamps_.push_back(0);
+    glGenQueries(1, &stamps_.back());
+  }
+  const GLuint stamp = stamps_[stamps_used_++];
+  glQueryCounter(stamp, GL_TIMESTAMP);
+  glFinish();
+  Phase& p = phases_[static_cast<std::size_t>(start.phase)];
+  p.wall_ms += (now_s() - start.wall_s) * 1e3;
+  GLuint64 t0 = 0, t1 = 0;
+  glGetQueryObjectui64v(start.stamp, GL_QUERY_RESULT, &t0);
+  glGetQueryObjectui64v(stamp, GL_QUERY_RESULT, &t1);
+  p.gpu_ms += t1 > t0 ? static_cast<double>(t1 - t0) * 1e-6 : 0.0;
 }
 
 double GpuTimer::query_ms() const {
@@ -178,7 +221,26 @@ Limits query_limits() {
   GLint64 big = 0;
   glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &big);
   lim.max_storage_bytes = big;
+  if (epoxy_has_gl_extension("GL_NVX_gpu_memory_info")) {
+    constexpr GLenum kTotalAvailableKiB = 0x9048;  // GL_GPU_MEMORY_INFO_TOTAL_AVAILABLE_MEMORY_NVX
+    GLint kib = 0;
+    glGetIntegerv(kTotalAvailableKiB, &kib);
+    lim.memory_bytes = static_cast<long long>(kib) * 1024;
+  }
   return lim;
+}
+
+long long probe_loop_cap() {
+  const Program p = compile_compute("probe_loops.comp", compose_source("probe_loops.comp", {}));
+  const std::vector<std::uint32_t> ones = {1u, 1u};
+  const Buffer in(ones), count(4);
+  p.use();
+  p.set("bound", kLoopProbeBound);
+  in.bind(0);
+  count.bind(1);
+  dispatch(1);
+  const auto ran = static_cast<long long>(count.read<std::uint32_t>(1)[0]);
+  return ran < kLoopProbeBound ? ran : 0;
 }
 
 }  // namespace flashstep::gpu

@@ -84,8 +84,11 @@ class Buffer {
 
 // Dispatches the program in use and makes its storage writes visible to what comes next
 // (another dispatch or a read-back). Group counts above the GL minimum of 65535 are clamped:
-// the shaders loop over what one dispatch does not cover.
-void dispatch(int groups_x, int groups_y = 1);
+// the shaders loop over what one dispatch does not cover in x and y. The attention shaders take
+// the head from the last dimension of their grid (y or z), whose count the engine keeps within
+// kMaxGroups.
+inline constexpr int kMaxGroups = 65535;
+void dispatch(int groups_x, int groups_y = 1, int groups_z = 1);
 
 // The groups needed to cover `items` with `per_group` invocations each.
 inline int groups_for(long long items, int per_group) {
@@ -119,9 +122,30 @@ class GpuTimer {
   double query_ms() const;  // GL_TIME_ELAPSED (waits for the result)
   double wall_ms() const { return wall_ms_; }
 
+  // Splits the block being timed into named phases (attn-naive's three kernels): ends the phase
+  // before and starts `name`, after a glFinish() so that the wall clock can tell them apart, and
+  // with a GL_TIMESTAMP query for the GPU's clock. Phases of the same name add up; begin() clears
+  // them, end() closes the last.
+  void phase(const char* name);
+  struct Phase {
+    std::string name;
+    double gpu_ms = 0, wall_ms = 0;
+  };
+  const std::vector<Phase>& phases() const { return phases_; }
+
  private:
+  struct Mark {
+    int phase;  // index into phases_
+    double wall_s;
+    GLuint stamp;
+  };
+  void close_phase();
   GLuint query_ = 0;
   double start_s_ = 0, wall_ms_ = 0;
+  std::vector<Phase> phases_;
+  std::vector<GLuint> stamps_;  // GL_TIMESTAMP query objects, reused
+  std::vector<Mark> marks_;     // the open phase's start, then none
+  std::size_t stamps_used_ = 0;
 };
 
 // Limits of the current context that decide what the engines can run.
@@ -130,7 +154,22 @@ struct Limits {
   int max_invocations = 0;              // GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS
   int max_group_size_x = 0;             // GL_MAX_COMPUTE_WORK_GROUP_SIZE[0]
   long long max_storage_bytes = 0;      // GL_MAX_SHADER_STORAGE_BLOCK_SIZE
+  // The GPU's memory where the driver says (GL_NVX_gpu_memory_info), else 0: unknown.
+  long long memory_bytes = 0;
+  // The loop iterations after which this driver ends an invocation's loops, as probe_loop_cap()
+  // measured them; 0 when a loop ran all kLoopProbeBound iterations (no cap found).
+  long long loop_cap = 0;
 };
+// Everything above but loop_cap, from glGet.
 Limits query_limits();
+
+// The loop bound the probe asks for: far beyond llvmpipe's cap of 65535, a millisecond's work for
+// one invocation of a real GPU.
+inline constexpr int kLoopProbeBound = 1000000;
+// Runs one invocation of shaders/probe_loops.comp, a loop of kLoopProbeBound iterations given as
+// a uniform, and returns the iterations it ran when fewer (llvmpipe counts every loop iteration
+// of an invocation and quietly leaves its loops at 65535), 0 when it ran them all. A driver's
+// limit measured, not assumed from its name.
+long long probe_loop_cap();
 
 }  // namespace flashstep::gpu

@@ -75,7 +75,7 @@ struct SoftmaxGpuRun {
     const auto d = done.read<int>(static_cast<std::size_t>(r.rows));
     for (int row = 0; row < r.rows; ++row)
       if (d[row] != per_row)
-        stopped_early(std::string(algorithm_id(r.scenario.algorithm)) + " (row " +
+        stopped_early(k, std::string(algorithm_id(r.scenario.algorithm)) + " (row " +
                           std::to_string(row + 1) + ")",
                       hint);
   }

@@ -1,7 +1,7 @@
 #version 430
 // attn-naive, kernel 3: O = P V, one invocation per output element, reading P back from its
-// N x N buffer.
-// P is (N, N), V and O are (N, D), all row-major.
+// N x N buffer. The grid is (D / 16, N / 16, heads): head h = gl_WorkGroupID.z.
+// P is (heads, N, N), V and O are (heads, N, D), all row-major.
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(std430, binding = 0) readonly buffer PBuf { float P[]; };
 layout(std430, binding = 1) readonly buffer VBuf { float V[]; };
@@ -12,7 +12,9 @@ void main() {
   int i = int(gl_GlobalInvocationID.y);
   int c = int(gl_GlobalInvocationID.x);
   if (i >= N || c >= D) return;
+  uint h = gl_WorkGroupID.z;
+  uint p0 = (h * uint(N) + uint(i)) * uint(N), v0 = h * uint(N) * uint(D) + uint(c);
   float acc = 0.0;
-  for (int j = 0; j < N; ++j) acc = R(acc + R(P[i * N + j] * V[j * D + c]));
-  O[i * D + c] = acc;
+  for (int j = 0; j < N; ++j) acc = R(acc + R(P[p0 + uint(j)] * V[v0 + uint(j) * uint(D)]));
+  O[(h * uint(N) + uint(i)) * uint(D) + uint(c)] = acc;
 }

@@ -1,7 +1,8 @@
 #version 430
 // attn-naive, kernel 2: P = softmax(S) row by row, one invocation per row (safe softmax in
-// registers), P written back to a second N x N buffer.
-// S, P are (N, N) row-major; stats is (N, 2): m, l of each row.
+// registers), P written back to a second N x N buffer. The grid is (N / 64, heads): head
+// h = gl_WorkGroupID.y.
+// S, P are (heads, N, N) row-major; stats is (heads, N, 2): m, l of each row.
 layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer SBuf { float S[]; };
 layout(std430, binding = 1) buffer PBuf { float P[]; };
@@ -11,16 +12,18 @@ uniform int N;
 void main() {
   int i = int(gl_GlobalInvocationID.x);
   if (i >= N) return;
+  uint row = gl_WorkGroupID.y * uint(N) + uint(i);
+  uint at = row * uint(N);
   // 1. max, 2. sum of exp(S - m), 3. normalize.
   float m = -kInf;
-  for (int j = 0; j < N; ++j) m = max_of(m, S[i * N + j]);
+  for (int j = 0; j < N; ++j) m = max_of(m, S[at + uint(j)]);
   float l = 0.0;
   for (int j = 0; j < N; ++j) {
-    float p = exp_diff(S[i * N + j], m);
-    P[i * N + j] = p;
+    float p = exp_diff(S[at + uint(j)], m);
+    P[at + uint(j)] = p;
     l = R(l + p);
   }
-  for (int j = 0; j < N; ++j) P[i * N + j] = div_mass(P[i * N + j], l);
-  stats[i * 2] = m;
-  stats[i * 2 + 1] = l;
+  for (int j = 0; j < N; ++j) P[at + uint(j)] = div_mass(P[at + uint(j)], l);
+  stats[row * 2u] = m;
+  stats[row * 2u + 1u] = l;
 }

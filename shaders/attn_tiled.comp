@@ -5,10 +5,12 @@
 // each row then reads its O_i, l_i, m_i from HBM, computes its row of S_ij, m~, P~, l~ on chip
 // and writes O_i, l_i, m_i back to HBM: the write-back after every tile that FlashAttention-2
 // removes.
+// The grid is (Tr, heads): head h = gl_WorkGroupID.y, each head's Q blocks in parallel.
 // Defines: D, BR (Br rows per Q block = invocations), BC (Bc rows per K/V block).
-// Q, K, V, O are (N, D) row-major; ML is (N, 4): m, l in HBM, tiles done, unused.
-// Traces: TS, TP (N, N): S_ij and P~_ij where tile (i, j) put them; TO (Tc, N, D): O_i after
-// tile (i, j); TML (Tc, N, 4): m_new, l_new, m~, l~; tiles (Tr, Tc): 1 once tile (i, j) ran.
+// Q, K, V, O are (heads, N, D) row-major; ML is (heads, N, 4): m, l in HBM, tiles done, unused;
+// tiles (heads, Tr, Tc): 1 once tile (i, j) ran.
+// Traces (kept for one head only): TS, TP (N, N): S_ij and P~_ij where tile (i, j) put them;
+// TO (Tc, N, D): O_i after tile (i, j); TML (Tc, N, 4): m_new, l_new, m~, l~.
 layout(local_size_x = BR) in;
 layout(std430, binding = 0) readonly buffer QBuf { float Q[]; };
 layout(std430, binding = 1) readonly buffer KBuf { float K[]; };
@@ -29,14 +31,22 @@ uniform float s;
 shared float K_j[BC * D];
 shared float V_j[BC * D];
 
+// A driver that ends long loops (llvmpipe) can stop any of them, and every later one after its
+// first iteration. So a row counts its tile as done only if the loads, the kUnroll-blocks of
+// its S and PV products and O's update all ran; the engine refuses a row whose count falls short.
+const int kDBlocks = (D + kUnroll - 1) / kUnroll;
+
 void main() {
   int a = int(gl_LocalInvocationID.x);
   int c0 = j * BC;
   int bc = min(BC, N - c0);
+  int h = int(gl_WorkGroupID.y);
+  uint head = uint(h) * uint(N);  // this head's first row
   // Line 6: K_j, V_j into shared memory, every invocation loading a share.
-  for (int t = a; t < bc * D; t += BR) {
-    K_j[t] = K[c0 * D + t];
-    V_j[t] = V[c0 * D + t];
+  int loads = 0;
+  for (int t = a; t < bc * D; t += BR, ++loads) {
+    K_j[t] = K[(head + uint(c0)) * uint(D) + uint(t)];
+    V_j[t] = V[(head + uint(c0)) * uint(D) + uint(t)];
   }
   memoryBarrierShared();
   barrier();
@@ -48,18 +58,20 @@ void main() {
 #endif
     int row = r0 + a;
     if (a < br) {
+      uint qi = (head + uint(row)) * uint(D), mi = (head + uint(row)) * 4u;
       // Line 8: this row of Q_i, O_i, l_i, m_i from HBM.
       float q[D];
       for (int k0 = 0; k0 < D; k0 += kUnroll)
         for (int kk = 0; kk < kUnroll; ++kk)
-          if (k0 + kk < D) q[k0 + kk] = Q[row * D + k0 + kk];
-      float m = ML[row * 4];
-      float l = ML[row * 4 + 1];
+          if (k0 + kk < D) q[k0 + kk] = Q[qi + uint(k0 + kk)];
+      float m = ML[mi];
+      float l = ML[mi + 1u];
       // Line 9: this row of S_ij = Q_i K_j^T * s.
+      int blocks = 0;  // loop iterations run, checked against the tile's own count
       float S[BC];
       for (int b = 0; b < bc; ++b) {
         float acc = 0.0;
-        for (int k0 = 0; k0 < D; k0 += kUnroll)
+        for (int k0 = 0; k0 < D; k0 += kUnroll, ++blocks)
           for (int kk = 0; kk < kUnroll; ++kk) {
             int k = k0 + kk;
             if (k < D) acc = R(acc + R(q[k] * K_j[b * D + k]));
@@ -96,25 +108,25 @@ void main() {
         for (int kk = 0; kk < kUnroll; ++kk)
           if (k0 + kk < D) pv[k0 + kk] = 0.0;
       for (int b = 0; b < bc; ++b)
-        for (int k0 = 0; k0 < D; k0 += kUnroll)
+        for (int k0 = 0; k0 < D; k0 += kUnroll, ++blocks)
           for (int kk = 0; kk < kUnroll; ++kk) {
             int k = k0 + kk;
             if (k < D) pv[k] = R(pv[k] + R(S[b] * V_j[b * D + k]));
           }
-      for (int k0 = 0; k0 < D; k0 += kUnroll)
+      for (int k0 = 0; k0 < D; k0 += kUnroll, ++blocks)
         for (int kk = 0; kk < kUnroll; ++kk) {
           int k = k0 + kk;
           if (k < D) {
-            float o = div_mass(R(R(R(l * f_old) * O[row * D + k]) + R(f_tile * pv[k])), l_new);
-            O[row * D + k] = o;
+            float o = div_mass(R(R(R(l * f_old) * O[qi + uint(k)]) + R(f_tile * pv[k])), l_new);
+            O[qi + uint(k)] = o;
 #if TRACE
             TO[(j * N + row) * D + k] = o;
 #endif
           }
         }
-      ML[row * 4] = m_new;
-      ML[row * 4 + 1] = l_new;
-      ML[row * 4 + 2] += 1.0;
+      ML[mi] = m_new;
+      ML[mi + 1u] = l_new;
+      if (loads == (bc * D - a + BR - 1) / BR && blocks == (2 * bc + 1) * kDBlocks) ML[mi + 2u] += 1.0;
 #if TRACE
       TML[(j * N + row) * 4] = m_new;
       TML[(j * N + row) * 4 + 1] = l_new;
@@ -122,6 +134,6 @@ void main() {
       TML[(j * N + row) * 4 + 3] = l_tilde;
 #endif
     }
-    if (a == 0) tiles[i * Tc + j] = 1;
+    if (a == 0) tiles[(h * Tr + i) * Tc + j] = 1;
   }
 }

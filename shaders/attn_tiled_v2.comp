@@ -3,10 +3,13 @@
 // one invocation per row of it. m_i, l_i and the unnormalized O_i stay in registers for the
 // whole inner loop over K/V blocks j; each K_j, V_j is loaded into shared memory (the SRAM of
 // the paper). O_i is divided by l_i once at the end and written with L_i = m_i + log l_i.
+// The grid is (Tr, heads): head h = gl_WorkGroupID.y, as FlashAttention's grid covers
+// batch x heads x Q blocks.
 // Defines: D, BR (Br rows per Q block = invocations), BC (Bc rows per K/V block).
-// Q, K, V, O are (N, D) row-major; stats is (N, 4): m, l, L, tiles done.
-// Traces: TS, TP (N, N): S_ij and P~_ij; TO (Tc, N, D): O_i(j) after tile (i, j);
-// TML (Tc, N, 4): m_i(j), l_i(j), rescale factor, unused; tiles (Tr, Tc): 1 once (i, j) ran.
+// Q, K, V, O are (heads, N, D) row-major; stats is (heads, N, 4): m, l, L, tiles done;
+// tiles (heads, Tr, Tc): 1 once (i, j) ran.
+// Traces (kept for one head only): TS, TP (N, N): S_ij and P~_ij; TO (Tc, N, D): O_i(j) after
+// tile (i, j); TML (Tc, N, 4): m_i(j), l_i(j), rescale factor, unused.
 layout(local_size_x = BR) in;
 layout(std430, binding = 0) readonly buffer QBuf { float Q[]; };
 layout(std430, binding = 1) readonly buffer KBuf { float K[]; };
@@ -26,13 +29,21 @@ uniform float s;
 shared float K_j[BC * D];
 shared float V_j[BC * D];
 
+// A driver that ends long loops (llvmpipe) can stop any of them, and every later one after its
+// first iteration. So a tile counts as done only if its loads, the kUnroll-blocks of its S and
+// PV products and O's update all ran; the engine refuses a row whose count falls short.
+const int kDBlocks = (D + kUnroll - 1) / kUnroll;
+
 void main() {
   int a = int(gl_LocalInvocationID.x);
+  int h = int(gl_WorkGroupID.y);
+  uint head = uint(h) * uint(N);  // this head's first row
   for (int i = int(gl_WorkGroupID.x); i < Tr; i += int(gl_NumWorkGroups.x)) {
     int r0 = i * BR;
     int br = min(BR, N - r0);
     int row = r0 + a;
     bool has_row = a < br;
+    uint qi = (head + uint(row)) * uint(D);
     // Lines 3-4: Q_i in, O_i, l_i, m_i start on chip.
     float q[D];
     float o[D];
@@ -40,7 +51,7 @@ void main() {
       for (int kk = 0; kk < kUnroll; ++kk) {
         int k = k0 + kk;
         if (k < D) {
-          q[k] = has_row ? Q[row * D + k] : 0.0;
+          q[k] = has_row ? Q[qi + uint(k)] : 0.0;
           o[k] = 0.0;
         }
       }
@@ -55,9 +66,10 @@ void main() {
 #endif
       // Line 6: K_j, V_j into shared memory, once the previous tile is no longer read.
       barrier();
-      for (int t = a; t < bc * D; t += BR) {
-        K_j[t] = K[c0 * D + t];
-        V_j[t] = V[c0 * D + t];
+      int loads = 0, blocks = 0;  // loop iterations run, checked against the tile's own counts
+      for (int t = a; t < bc * D; t += BR, ++loads) {
+        K_j[t] = K[(head + uint(c0)) * uint(D) + uint(t)];
+        V_j[t] = V[(head + uint(c0)) * uint(D) + uint(t)];
       }
       memoryBarrierShared();
       barrier();
@@ -67,7 +79,7 @@ void main() {
         float S[BC];
         for (int b = 0; b < bc; ++b) {
           float acc = 0.0;
-          for (int k0 = 0; k0 < D; k0 += kUnroll)
+          for (int k0 = 0; k0 < D; k0 += kUnroll, ++blocks)
             for (int kk = 0; kk < kUnroll; ++kk) {
               int k = k0 + kk;
               if (k < D) acc = R(acc + R(q[k] * K_j[b * D + k]));
@@ -103,12 +115,12 @@ void main() {
           for (int kk = 0; kk < kUnroll; ++kk)
             if (k0 + kk < D) pv[k0 + kk] = 0.0;
         for (int b = 0; b < bc; ++b)
-          for (int k0 = 0; k0 < D; k0 += kUnroll)
+          for (int k0 = 0; k0 < D; k0 += kUnroll, ++blocks)
             for (int kk = 0; kk < kUnroll; ++kk) {
               int k = k0 + kk;
               if (k < D) pv[k] = R(pv[k] + R(S[b] * V_j[b * D + k]));
             }
-        for (int k0 = 0; k0 < D; k0 += kUnroll)
+        for (int k0 = 0; k0 < D; k0 += kUnroll, ++blocks)
           for (int kk = 0; kk < kUnroll; ++kk) {
             int k = k0 + kk;
             if (k < D) {
@@ -123,20 +135,23 @@ void main() {
         TML[(j * N + row) * 4 + 1] = l;
         TML[(j * N + row) * 4 + 2] = f;
 #endif
-        ++done;
+        if (loads == (bc * D - a + BR - 1) / BR && blocks == (2 * bc + 1) * kDBlocks) ++done;
       }
-      if (a == 0) tiles[i * Tc + j] = 1;
+      if (a == 0) tiles[(h * Tr + i) * Tc + j] = 1;
     }
     // Lines 11-14: divide once, L = m + log l, write O_i and L_i.
     if (has_row) {
-      for (int k0 = 0; k0 < D; k0 += kUnroll)
+      int written = 0;
+      for (int k0 = 0; k0 < D; k0 += kUnroll, ++written)
         for (int kk = 0; kk < kUnroll; ++kk)
-          if (k0 + kk < D) O[row * D + k0 + kk] = div_mass(o[k0 + kk], l);
-      stats[row * 4] = m;
-      stats[row * 4 + 1] = l;
+          if (k0 + kk < D) O[qi + uint(k0 + kk)] = div_mass(o[k0 + kk], l);
+      if (written != kDBlocks) done = -1;
+      uint st = (head + uint(row)) * 4u;
+      stats[st] = m;
+      stats[st + 1u] = l;
       // log(0) and log(NaN) are undefined in GLSL: a row with no finite score has L = −∞.
-      stats[row * 4 + 2] = l == 0.0 ? -kInf : nan_bits(l) || nan_bits(m) ? kNaN : R(m + R(log(l)));
-      stats[row * 4 + 3] = float(done);
+      stats[st + 2u] = l == 0.0 ? -kInf : nan_bits(l) || nan_bits(m) ? kNaN : R(m + R(log(l)));
+      stats[st + 3u] = float(done);
     }
   }
 }
