@@ -47,7 +47,8 @@ void write_json(const RunOptions& o, const Json& j) {
 
 // A run on the GPU: a hidden window provides the context, `gl` receives its strings. No display
 // or no GL 4.3, and what the GPU backend refuses (fp64, too large a tile), are bad input.
-TimedRun run_gpu(const Resolved& r, const RecordOptions& opt, const std::string& gl_path, gpu::GlInfo& gl) {
+TimedRun run_gpu(const Resolved& r, const RecordOptions& opt, const std::string& gl_path, gpu::GlInfo& gl,
+                 int heads = 1) {
   std::string error;
   gpu::GlPath path = gpu::GlPath::auto_path;
   gpu::parse_gl_path(gl_path, path);  // checked by run_settings()
@@ -57,7 +58,7 @@ TimedRun run_gpu(const Resolved& r, const RecordOptions& opt, const std::string&
   try {
     gpu::Engine engine;
     TimedRun run;
-    run.rec = engine.record(r, opt);
+    run.rec = engine.record(r, opt, heads);
     run.peak_bytes = -1;  // GPU memory is not counted by the CPU's workspace accounting
     run.time_ms = engine.last_wall_ms();  // the dispatches, up to glFinish()
     run.kernel = "gpu";
@@ -119,7 +120,9 @@ int run_scenario_command(const RunOptions& o, const RunSettings& set, const Scen
   gpu::GlInfo gl;
   TimedRun run;
   if (set.gpu) {
-    run = run_gpu(r, opt, o.gl, gl);
+    run = run_gpu(r, opt, o.gl, gl, o.heads);
+  } else if (o.heads > 1) {
+    run = run_timed_heads(r, o.heads, o.repeat, set.keep_output);  // run_scenario() checked --steps none
   } else if (set.keep_steps) {
     const std::int64_t base = Workspace::current();
     Workspace::reset_peak();

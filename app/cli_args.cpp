@@ -2,6 +2,7 @@
 
 #include "app/files.h"
 #include "core/algorithms.h"
+#include "core/heads.h"
 #include "core/report.h"
 #include "core/scenario_json.h"
 #include "core/text.h"
@@ -70,6 +71,11 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
       ->capture_default_str();
   c.run->add_option("--repeat", r.repeat, "With --steps none: run R times, report the best time_ms")
       ->capture_default_str();
+  c.run->add_option("--heads", r.heads,
+                    "With --steps none, attention only: H independent heads of the same N and d, as a "
+                    "multi-head layer has them (head 0 is the single-head run; the others drawn from "
+                    "--seed); time_ms is all of them, the output holds them head after head")
+      ->capture_default_str();
   c.run->add_option("--memory-budget", r.memory_budget_mib,
                     "MiB a recording with --steps all may use; larger ones are refused with the estimate")
       ->capture_default_str();
@@ -127,6 +133,22 @@ ScaleMode parse_scale(const std::string& text, double& value) {
   if (text.empty() || *end != '\0' || !std::isfinite(value))
     throw UsageError("--scale '" + text + "': use none, sqrt (for 1/sqrt(d)) or a finite number");
   return ScaleMode::value;
+}
+
+// --heads H: H heads of one attention run, for timing; what a lesson steps through stays one head.
+static void check_heads_option(const RunOptions& o, const Scenario& s) {
+  if (o.heads < 1 || o.heads > kMaxHeads)
+    throw UsageError(strf("--heads %d: use 1 to %d heads", o.heads, kMaxHeads));
+  if (o.heads == 1) return;
+  if (!is_attention(s.algorithm))
+    throw UsageError("--heads is for the attention algorithms (attn-naive, attn-online, attn-tiled, "
+                     "attn-tiled-v2); " + std::string(algorithm_id(s.algorithm)) + " is a softmax");
+  if (!o.qkv.empty())
+    throw UsageError("--heads with --qkv: the file gives one head's Q, K, V; leave --heads out, or let "
+                     "--n, --d and --seed draw the heads");
+  if (o.steps != "none") throw UsageError("--heads needs --steps none: the lessons' views show one head");
+  if (!o.compare.empty())
+    throw UsageError("--heads with --compare: the comparison is of one head; leave --heads out");
 }
 
 // Without a file, the options' defaults are Scenario's own, so every option counts as given.
@@ -228,6 +250,7 @@ Scenario run_scenario(const RunOptions& o, const CLI::App& cmd, FileAccess files
     if (cmd.count("--seed") > 0)
       throw UsageError("--seed with --qkv: the seed draws random Q, K, V, and the file gives them; leave --seed out");
   }
+  check_heads_option(o, s);
   return s;
 }
 

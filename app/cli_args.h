@@ -27,6 +27,7 @@ struct RunOptions {
   std::string algo, scenario, input, qkv, precision = "fp32", scale = "none", backend = "cpu",
                                 steps = "all", output = "all", json = "-";
   int n = 8, d = 4, rows = 1, block_rows = 0, block_cols = 0, sram = 0, chunks = 4, repeat = 1;
+  int heads = 1;  // attention with --steps none: H independent heads (core/heads.h)
   double memory_budget_mib = kDefaultMemoryBudget / 1048576.0;
   long long seed = 1;
   bool causal = false;

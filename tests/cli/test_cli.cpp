@@ -340,3 +340,56 @@ TEST_CASE("--qkv reads Q, K, V from JSON, and a --d that agrees with the file is
   CHECK(j["output"][0][0].get<double>() == doctest::Approx(e / (e + 1)).epsilon(1e-6));
   CHECK(j["output"][0][1].get<double>() == doctest::Approx(1 / (e + 1)).epsilon(1e-6));
 }
+
+TEST_CASE("--heads H runs H heads with --steps none: head 0 is the single-head run, the JSON says heads") {
+  const Result one = invoke("run --algo attn-tiled-v2 --n 20 --d 4 --seed 5 --steps none");
+  const Result three = invoke("run --algo attn-tiled-v2 --n 20 --d 4 --seed 5 --steps none --heads 3");
+  REQUIRE(one.status == 0);
+  REQUIRE(three.status == 0);
+  const auto j1 = flashstep::Json::parse(one.out), j3 = flashstep::Json::parse(three.out);
+  CHECK(j1["heads"] == 1);
+  CHECK(j3["heads"] == 3);
+  CHECK(j3["shape"]["n"] == 20);
+  REQUIRE(j3["output"].size() == 60);  // head after head
+  CHECK(j3["stats"]["l"].size() == 60);
+  for (int i = 0; i < 20; ++i) CHECK(j3["output"][i] == j1["output"][i]);
+  CHECK(j3["output"][20] != j1["output"][0]);  // head 1 has inputs of its own
+  CHECK(j3["io"]["flops"].get<double>() == 3 * j1["io"]["flops"].get<double>());
+  // --heads 1 is the run without --heads, steps and all.
+  const Result kept = invoke("run --algo attn-tiled --n 6 --d 2 --heads 1");
+  REQUIRE(kept.status == 0);
+  CHECK(flashstep::Json::parse(kept.out)["steps"].size() > 0);
+}
+
+TEST_CASE("--heads is refused with one line where it cannot apply") {
+  struct Case {
+    const char* args;
+    const char* says;
+  };
+  for (const Case& c : {
+           Case{"--algo attn-tiled --n 8 --d 2 --heads 2", "--heads needs --steps none: the lessons' views show one head"},
+           Case{"--algo attn-naive --qkv " FLASHSTEP_TEST_DATA "/qkv_2x2.json --heads 2 --steps none", "--heads with --qkv"},
+           Case{"--algo safe --n 8 --heads 2 --steps none", "--heads is for the attention algorithms"},
+           Case{"--algo attn-tiled --n 8 --d 2 --heads 0 --steps none", "--heads 0: use 1 to 1024 heads"},
+           Case{"--algo attn-tiled --n 8 --d 2 --heads -3 --steps none", "--heads -3: use 1 to 1024 heads"},
+           Case{"--algo attn-tiled --n 8 --d 2 --heads 100000 --steps none", "--heads 100000: use 1 to 1024 heads"},
+           Case{"--algo attn-tiled --n 8 --d 2 --heads 2 --steps none --compare cpu,gpu", "--heads with --compare"},
+           Case{"--algo attn-naive --n 65536 --d 8 --heads 1000 --steps none", "H·N·d"},
+       }) {
+    const std::string args = std::string("run ") + c.args;
+    CAPTURE(args);
+    const Result r = invoke(args);
+    CHECK(r.status == 2);
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find(c.says) != std::string::npos);
+  }
+}
+
+TEST_CASE("attn-naive at N = 65536 with 16 heads is refused naming S and P's 550 GB") {
+  // 2·16·65536²·4 B = 512 GiB: more than any machine this runs on.
+  const Result r = invoke("run --algo attn-naive --n 65536 --d 64 --heads 16 --steps none");
+  CHECK(r.status == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("S and P of every head, 2·H·N² fp32 values = 512.0 GiB (550 GB)") != std::string::npos);
+  CHECK(r.err.find("use attn-tiled or attn-tiled-v2") != std::string::npos);
+}

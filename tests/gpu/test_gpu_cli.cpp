@@ -165,3 +165,19 @@ TEST_CASE("the GLFW path still works where there is a display") {
   REQUIRE(r.status == 0);
   CHECK(flashstep::Json::parse(r.out)["gl_path"] == "glfw");
 }
+
+TEST_CASE("run --backend gpu --heads: the JSON says heads, and attn-naive at N = 65536, H = 16 names 550 GB") {
+  const Result r = invoke("run --algo attn-tiled-v2 --backend gpu --n 33 --d 8 --heads 4 --steps none");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto j = flashstep::Json::parse(r.out);
+  CHECK(j["heads"] == 4);
+  CHECK(j["output"].size() == 4 * 33);
+  const Result naive = invoke("run --algo attn-naive --backend gpu --n 65536 --d 64 --heads 16 --steps none");
+  CHECK(naive.status == 2);
+  CHECK(lines(naive.err) == 1);
+  CHECK(naive.err.find("2·H·N² floats = 2·16·65536²·4 B = 512.0 GiB (550 GB)") != std::string::npos);
+  const Result kept = invoke("run --algo attn-tiled-v2 --backend gpu --n 33 --d 8 --heads 4");
+  CHECK(kept.status == 2);
+  CHECK(kept.err.find("--heads needs --steps none") != std::string::npos);
+}
