@@ -8,7 +8,6 @@
 // (Tc, N, 4) (one head: steps are kept for one head only).
 #pragma once
 
-#include "core/heads.h"
 #include "core/narration_attention.h"
 #include "core/text.h"
 #include "gpu/kernels.h"
@@ -55,9 +54,9 @@ struct AttnGpuRun {
       std::vector<float> q, kk, v;
       for (int h = h0; h < h0 + count; ++h) {
         if (h == 0) {
-          append(q, r.q), append(kk, r.k), append(v, r.v);
+          append(q, to_floats(r.q)), append(kk, to_floats(r.k)), append(v, to_floats(r.v));
         } else {
-          const Resolved head = resolve_head(r, h);
+          const Kernels::HeadFloats& head = k.head_floats(r, h);
           append(q, head.q), append(kk, head.k), append(v, head.v);
         }
       }
@@ -70,10 +69,7 @@ struct AttnGpuRun {
     const double fit = std::floor(static_cast<double>(lim.max_storage_bytes) / std::max(per_head_bytes, 4.0));
     return static_cast<int>(std::clamp(fit, 1.0, static_cast<double>(std::min(H, kMaxGroups))));
   }
-  static void append(std::vector<float>& out, const MatrixRM& m) {
-    const std::vector<float> f = to_floats(m);
-    out.insert(out.end(), f.begin(), f.end());
-  }
+  static void append(std::vector<float>& out, const std::vector<float>& f) { out.insert(out.end(), f.begin(), f.end()); }
   static std::size_t cells(long long rows, long long cols) {
     return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
   }

@@ -37,6 +37,20 @@ Buffer Kernels::buffer(const std::string& what, std::size_t bytes, const void* d
   return Buffer(bytes, data);
 }
 
+const Kernels::HeadFloats& Kernels::head_floats(const Resolved& r, int h) {
+  HeadCache& c = head_cache_;
+  if (c.seed != r.scenario.seed || c.n != r.n || c.d != r.d || c.precision != r.scenario.precision) {
+    c = HeadCache{r.scenario.seed, r.n, r.d, r.scenario.precision, {}};
+  }
+  if (c.heads.size() < static_cast<std::size_t>(h)) c.heads.resize(static_cast<std::size_t>(h));
+  HeadFloats& f = c.heads[static_cast<std::size_t>(h) - 1];
+  if (f.q.empty()) {
+    const Resolved head = resolve_head(r, h);
+    f = {to_floats(head.q), to_floats(head.k), to_floats(head.v)};
+  }
+  return f;
+}
+
 Defines common_defines(const Resolved& r, bool trace) {
   const char* prec = "PREC_FP32";
   if (r.scenario.precision == Precision::fp16) prec = "PREC_FP16";

@@ -5,6 +5,7 @@
 #include "core/recorder.h"
 #include "gpu/program.h"
 
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <string>
@@ -33,7 +34,23 @@ class Kernels {
     return buffer(what, v.size() * sizeof(T), v.data());
   }
 
+  // Q, K, V of head h >= 1 of r (core/heads.h) as the floats a shader reads. Drawn once and kept
+  // while r's seed, shape and precision stay those of the last multi-head run: drawing 15 heads
+  // at N = 16384 takes seconds, far longer than the GPU takes to use them, and a benchmark that
+  // repeats a run would spend its time on the host.
+  struct HeadFloats {
+    std::vector<float> q, k, v;
+  };
+  const HeadFloats& head_floats(const Resolved& r, int h);
+
  private:
+  struct HeadCache {
+    std::uint64_t seed = 0;
+    int n = 0, d = 0;
+    Precision precision = Precision::fp32;
+    std::vector<HeadFloats> heads;  // heads[h - 1]; empty where not drawn yet
+  };
+  HeadCache head_cache_;
   std::map<std::string, Program> cache_;
   Limits limits_;
   GpuTimer timer_;
