@@ -7,7 +7,9 @@
 
 #include "app/gpu_worker.h"
 #include "app/ui/model/app_state.h"
+#include "app/ui/model/document.h"
 #include "core/algorithms.h"
+#include "core/scenario_json.h"
 
 #include <doctest/doctest.h>
 
@@ -28,32 +30,43 @@ double now_seconds() {
 }
 
 // The window: a hidden GLFW window with an OpenGL 4.3 core context, current on this thread,
-// and its GPU backend registered, as app/gui.cpp sets them up.
-struct Window {
+// and its GPU backend registered, as app/gui.cpp sets them up. One per test process (made on
+// first use), as a window has one for its life.
+struct TestWindow {
   GLFWwindow* handle = nullptr;
   std::unique_ptr<WindowGpu> gpu;
-  std::string note;
-  Window() {
+  std::string note, error;
+  TestWindow() {
     if (!glfwInit()) {
       const char* why = nullptr;
       glfwGetError(&why);
-      FAIL("no display for the window (run under Xvfb): " << (why ? why : "?"));
+      error = std::string("no display for the window (run under Xvfb): ") + (why ? why : "?");
+      return;
     }
     glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     handle = glfwCreateWindow(64, 64, "flashstep test", nullptr, nullptr);
-    REQUIRE_MESSAGE(handle, "no OpenGL 4.3 window");
+    if (!handle) {
+      error = "no OpenGL 4.3 window";
+      return;
+    }
     glfwMakeContextCurrent(handle);
     gpu = std::make_unique<WindowGpu>(handle, note);
-    REQUIRE_MESSAGE(gpu->available(), note);
-    REQUIRE_MESSAGE(gpu->background(), note);
+    if (!gpu->available() || !gpu->background()) error = "no GPU backend with a worker: " + note;
   }
-  ~Window() {
+  ~TestWindow() {
     gpu.reset();
-    glfwDestroyWindow(handle);
+    if (handle) glfwDestroyWindow(handle);
     glfwTerminate();
+  }
+};
+
+struct Window {
+  Window() {
+    static TestWindow w;
+    REQUIRE_MESSAGE(w.error.empty(), w.error);
   }
 };
 
@@ -206,6 +219,30 @@ TEST_CASE("gpu recording: without background recording the window records on the
   CHECK_FALSE(app.job.busy());
   CHECK(app.played.rec->backend == "gpu");
   CHECK(app.played.rec->n == 64);
+}
+
+TEST_CASE("gpu recording: a scenario file on the GPU is recorded on the worker and opens at its playhead when the recording arrives") {
+  Window w;
+  AppState app;
+  app.background_allowed = true;
+  REQUIRE(app.open_lesson("online"));
+  ScenarioDocument doc;
+  doc.lesson = "attn-tiled";
+  doc.backend = "gpu";
+  doc.playhead = 5;
+  doc.scenario.algorithm = Algorithm::attn_tiled;
+  doc.scenario.n = 64;
+  doc.scenario.d = 16;
+  doc.scenario.sram = 256;
+  std::string error;
+  REQUIRE(apply_document(app, doc, error));
+  CHECK(error.empty());
+  CHECK(app.job.busy());
+  tick_until_done(app);
+  REQUIRE(app.played.rec->backend == "gpu");
+  CHECK(app.played.rec->n == 64);
+  CHECK(app.timeline.playhead() == 5);
+  CHECK(app.inputs_in_use().backend == Backend::gpu);
 }
 
 TEST_CASE("gpu recording: Compare records its GPU side off the UI thread and shows the pair when both have arrived") {

@@ -177,10 +177,14 @@ void AppState::enter_lesson(int index, const Inputs* with) {
   timeline.set_speed_index(speed);
   pending_playhead_ = -1;
   inputs_changed();
+  place_playhead(playhead);
+}
+
+void AppState::place_playhead(int k) {
   if (job.active()) {
-    pending_playhead_ = playhead;  // placed when the background recording arrives
+    pending_playhead_ = k;  // placed when the background recording arrives
   } else {
-    seek(std::clamp(playhead, 0, std::max(timeline.count() - 1, 0)));
+    seek(std::clamp(k, 0, std::max(timeline.count() - 1, 0)));
   }
 }
 

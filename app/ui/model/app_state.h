@@ -220,6 +220,8 @@ class AppState {
   // The playback speed of the lesson's and Compare's timelines: the nearest of Timeline::kSpeeds.
   void set_play_speed(double steps_per_second);
   void seek(int k, int part = -1);                 // the lesson's playhead
+  // The lesson's playhead at step k: now, or when the background recording arrives.
+  void place_playhead(int k);
   void sync_cursor();               // after moving `timeline` directly
   // After the user moved or started the active timeline (keys, buttons, scrubber, Steps tab):
   // the recording it steps becomes visible, so a lab tab gives way to the lesson's view.

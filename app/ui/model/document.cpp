@@ -127,8 +127,10 @@ bool apply_document(AppState& app, const ScenarioDocument& doc, std::string& err
     return false;
   }
 
+  // On the CPU the recording is made now, so the playhead can be placed; on the GPU it comes from
+  // the GPU worker (where the window has one), and the playhead is placed when it arrives.
   const bool background = app.background_allowed;
-  app.background_allowed = false;  // record now, so the playhead can be placed
+  app.background_allowed = background && gpu;
   app.open_lesson_with(index, in);  // the lesson's own work stays a Ctrl+Z away
   app.background_allowed = background;
   app.panels = panels;
@@ -139,7 +141,7 @@ bool apply_document(AppState& app, const ScenarioDocument& doc, std::string& err
   app.compare.a = ca;
   app.compare.b = cb;
   app.compare.dirty = true;
-  app.seek(std::clamp(doc.playhead, 0, std::max(app.timeline.count() - 1, 0)));
+  app.place_playhead(doc.playhead);
   if (doc.backend == "gpu" && !gpu)
     app.note(Severity::warning, "The scenario asks for the GPU backend, which is not available here: it runs on the CPU.");
   return true;
