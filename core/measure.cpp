@@ -1,10 +1,13 @@
 #include "core/measure.h"
 
+#include "core/engine.h"
 #include "core/text.h"
 #include "core/timed_run.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 
 namespace flashstep {
 
@@ -24,17 +27,37 @@ std::int64_t default_memory_budget() {
   return kib > 0 ? kib * 1024 / 2 : std::int64_t{1} << 30;
 }
 
+namespace {
+
+// The CPU kernels take 128 × 128 tiles (they fit its caches); the GPU shaders take the tiles the
+// default SRAM size M gives, as the lessons do, since K_j and V_j must fit in shared memory.
+Scenario scenario_of(Algorithm a, std::int64_t n, int d, bool gpu) {
+  Scenario s;
+  s.algorithm = a;
+  s.n = static_cast<int>(n);
+  s.d = d;
+  s.scale_mode = ScaleMode::inv_sqrt_d;
+  if (!gpu) s.block_rows = s.block_cols = 128;
+  return s;
+}
+
+}  // namespace
+
 bool measure(const MeasurePlan& plan, const std::atomic<bool>* cancel, const MeasureCallback& on_point) {
   const std::int64_t budget = plan.memory_budget > 0 ? plan.memory_budget : default_memory_budget();
   struct Job {
     Algorithm a;
     std::int64_t n;
+    bool gpu;
   };
   std::vector<Job> jobs;
-  for (std::int64_t N : plan.attention_n)
-    for (Algorithm a : {kAttentionRace.slow, kAttentionRace.fast}) jobs.push_back({a, N});
+  for (std::int64_t N : plan.attention_n) {
+    for (Algorithm a : {kAttentionRace.slow, kAttentionRace.fast}) jobs.push_back({a, N, false});
+    if (plan.gpu_time_ms)
+      for (Algorithm a : {kAttentionRace.slow, kAttentionRace.fast}) jobs.push_back({a, N, true});
+  }
   for (std::int64_t n : plan.softmax_n)
-    for (Algorithm a : {kSoftmaxRace.slow, kSoftmaxRace.fast}) jobs.push_back({a, n});
+    for (Algorithm a : {kSoftmaxRace.slow, kSoftmaxRace.fast}) jobs.push_back({a, n, false});
 
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     if (cancel && cancel->load()) return false;
@@ -43,19 +66,30 @@ bool measure(const MeasurePlan& plan, const std::atomic<bool>* cancel, const Mea
     p.algorithm = job.a;
     p.n = job.n;
     p.d = is_attention(job.a) ? plan.d : 0;
+    p.gpu = job.gpu;
     const std::int64_t need = extra_bytes_needed(job.a, job.n);
-    if (need > budget) {
+    if (job.gpu) {
+      // The best of the repeats, as on the CPU; the first run also compiles the shaders.
+      try {
+        const Resolved r = resolve(scenario_of(job.a, job.n, plan.d, true));
+        double best = 0;
+        for (int k = 0; k < std::max(plan.repeat, 1); ++k) {
+          const double ms = plan.gpu_time_ms(r, cancel);
+          if (k == 0 || ms < best) best = ms;
+        }
+        p.time_ms = best;
+      } catch (const Cancelled&) {
+        return false;
+      } catch (const std::exception& e) {
+        p.skipped = true;
+        p.note = e.what();
+      }
+    } else if (need > budget) {
       p.skipped = true;
       p.note = strf("would need %.1f GiB for S and P; the budget is %.1f GiB", need / 1073741824.0,
                     budget / 1073741824.0);
     } else {
-      Scenario s;
-      s.algorithm = job.a;
-      s.n = static_cast<int>(job.n);
-      s.d = plan.d;
-      s.scale_mode = ScaleMode::inv_sqrt_d;
-      s.block_rows = s.block_cols = 128;
-      const TimedRun run = run_timed(resolve(s), plan.repeat, /*keep_output=*/false);
+      const TimedRun run = run_timed(resolve(scenario_of(job.a, job.n, plan.d, false)), plan.repeat, /*keep_output=*/false);
       p.time_ms = run.time_ms;
       p.peak_bytes = run.peak_bytes;
     }

@@ -111,6 +111,9 @@ struct Recording {
   // Attention summaries of several heads (core/heads.h): output, m, l and lse hold them head
   // after head ((heads·N) × d, heads·N); n and d are one head's.
   int heads = 1;
+  // A GPU recording: the milliseconds of its compute dispatches alone (the GL timer query, or
+  // the wall clock up to glFinish() where the driver's queries leave compute out); −1 on the CPU.
+  double gpu_ms = -1;
 
   // Contents: the state before step 0, keyframes (state after step keyframe_steps[k]) and
   // the deltas of every step.

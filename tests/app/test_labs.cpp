@@ -1,4 +1,5 @@
 // The numbers the two labs show, against values worked out by hand.
+#include "app/ui/labs/lab_measure.h"
 #include "app/ui/labs/lab_overflow.h"
 #include "app/ui/labs/lab_scale.h"
 
@@ -66,4 +67,28 @@ TEST_CASE("overflow lab: naive breaks exactly above ln(max), safe never") {
   CHECK(big.safe_ok);
   CHECK(big.y_safe[2] == doctest::Approx(1.0));
   CHECK(big.m_safe == 3000.0);
+}
+
+TEST_CASE("measure lab: the speed-up sentence compares one backend's points, and says slower when it is") {
+  using flashstep::Algorithm;
+  using flashstep::MeasurePoint;
+  auto point = [](Algorithm a, std::int64_t n, double ms, bool gpu) {
+    MeasurePoint p;
+    p.algorithm = a;
+    p.n = n;
+    p.time_ms = ms;
+    p.gpu = gpu;
+    return p;
+  };
+  std::vector<MeasurePoint> points = {
+      point(Algorithm::attn_naive, 1024, 40, false), point(Algorithm::attn_tiled_v2, 1024, 10, false),
+      point(Algorithm::attn_naive, 1024, 30, true), point(Algorithm::attn_tiled_v2, 1024, 60, true),
+      // Naive at 2048 on the GPU was refused: the largest size both have is 1024.
+      point(Algorithm::attn_tiled_v2, 2048, 200, true)};
+  points.push_back(point(Algorithm::attn_naive, 2048, 0, true));
+  points.back().skipped = true;
+  using flashstep::ui::speedup_text;
+  CHECK(speedup_text(points, Algorithm::attn_naive, Algorithm::attn_tiled_v2) == "4.00x faster at n = 1024");
+  CHECK(speedup_text(points, Algorithm::attn_naive, Algorithm::attn_tiled_v2, true) == "2.00x slower at n = 1024");
+  CHECK(speedup_text({}, Algorithm::attn_naive, Algorithm::attn_tiled_v2, true).empty());
 }

@@ -1,8 +1,13 @@
 // The "measure it yourself" runner: every point comes, in order; naive attention beyond the
-// memory budget is refused with the estimate; cancel stops it.
+// memory budget is refused with the estimate; cancel stops it; a GPU backend adds its points.
+#include "core/engine.h"
 #include "core/measure.h"
 
 #include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <utility>
+#include <vector>
 
 using namespace flashstep;
 
@@ -43,4 +48,44 @@ TEST_CASE("measure stops when cancelled") {
   int calls = 0;
   CHECK_FALSE(measure(plan, &cancel, [&](const MeasurePoint&, float) { ++calls; }));
   CHECK(calls == 0);
+}
+
+TEST_CASE("measure with a GPU backend: each attention size is also timed on the GPU, and a refusal skips the point with its reason") {
+  MeasurePlan plan;
+  plan.attention_n = {64, 128};
+  plan.d = 16;
+  plan.softmax_n = {};
+  plan.repeat = 2;
+  std::vector<std::pair<Algorithm, int>> asked;
+  plan.gpu_time_ms = [&](const Resolved& r, const std::atomic<bool>*) -> double {
+    asked.emplace_back(r.scenario.algorithm, r.n);
+    if (r.scenario.algorithm == Algorithm::attn_naive && r.n == 128) throw std::runtime_error("S does not fit");
+    return 1.0 + static_cast<double>(asked.size());  // later runs slower: the best is the first
+  };
+  std::vector<MeasurePoint> points;
+  CHECK(measure(plan, nullptr, [&](const MeasurePoint& p, float) { points.push_back(p); }));
+  REQUIRE(points.size() == 8);  // per N: CPU naive, CPU tiled, GPU naive, GPU tiled
+  for (int k = 0; k < 8; ++k) {
+    CAPTURE(k);
+    CHECK(points[k].gpu == (k % 4 >= 2));
+    CHECK(points[k].algorithm == (k % 2 == 0 ? Algorithm::attn_naive : Algorithm::attn_tiled_v2));
+    CHECK(points[k].n == (k < 4 ? 64 : 128));
+  }
+  CHECK(points[2].time_ms == 2.0);  // best of two: 2 and 3
+  CHECK(points[3].time_ms == 4.0);
+  CHECK(points[6].skipped);
+  CHECK(points[6].note == "S does not fit");
+  CHECK_FALSE(points[7].skipped);
+  // Naive at 128 was asked once: the first refusal ends its repeats.
+  CHECK(asked.size() == 7);
+  // The GPU's cancel ends the run.
+  std::atomic<bool> cancel{false};
+  plan.gpu_time_ms = [&](const Resolved&, const std::atomic<bool>* c) -> double {
+    cancel = true;
+    CHECK(c == &cancel);
+    throw Cancelled();
+  };
+  int calls = 0;
+  CHECK_FALSE(measure(plan, &cancel, [&](const MeasurePoint&, float) { ++calls; }));
+  CHECK(calls == 2);  // the CPU points of the first size
 }

@@ -1,5 +1,6 @@
 #include "app/ui/labs/lab_measure.h"
 
+#include "app/ui/model/record_job.h"
 #include "app/ui/widgets.h"
 #include "core/text.h"
 
@@ -16,6 +17,8 @@ struct Series {
   Algorithm algorithm;
   const char* label;
   ImU32 colour;
+  bool gpu = false;
+  bool has(const MeasurePoint& p) const { return p.algorithm == algorithm && p.gpu == gpu; }
 };
 
 
@@ -27,13 +30,19 @@ void plot(const char* id, const std::vector<MeasurePoint>& points, std::initiali
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("plot", size);
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float left = 64, bottom = 26, top = 8, right = 10;
+  // More than two series: the legend goes under the plot, where it hides no curve.
+  const float line = ImGui::GetTextLineHeight();
+  const bool legend_below = series.size() > 2;
+  const float legend_rows = legend_below ? static_cast<float>(series.size()) : 0.0f;
+  // Room on the left for the widest value label, at whatever font size.
+  const float left = ImGui::CalcTextSize("1000 MiB").x + 8, bottom = line + 12 + legend_rows * (line + 2);
+  const float top = 8, right = 10;
   const ImVec2 a(p0.x + left, p0.y + top), b(p0.x + size.x - right, p0.y + size.y - bottom);
   dl->AddRectFilled(a, b, IM_COL32(30, 30, 38, 255));
   dl->AddRect(a, b, IM_COL32(110, 110, 125, 255));
   auto in_plot = [&](const MeasurePoint& p) {
     for (const Series& s : series)
-      if (s.algorithm == p.algorithm) return true;
+      if (s.has(p)) return true;
     return false;
   };
   double x_lo = 1e300, x_hi = 0, y_lo = 1e300, y_hi = 0;
@@ -56,10 +65,10 @@ void plot(const char* id, const std::vector<MeasurePoint>& points, std::initiali
     if (t >= y_lo) {
       dl->AddLine(ImVec2(a.x, Y(t)), ImVec2(b.x, Y(t)), IM_COL32(60, 60, 72, 255));
       const std::string s = num(t) + " " + unit;
-      dl->AddText(ImVec2(p0.x + 2, Y(t) - 7), IM_COL32(170, 170, 180, 255), s.c_str());
+      dl->AddText(ImVec2(p0.x + 2, Y(t) - line * 0.5f), IM_COL32(170, 170, 180, 255), s.c_str());
     }
   for (const MeasurePoint& p : points)
-    if (!p.skipped && p.algorithm == series.begin()->algorithm) {
+    if (!p.skipped && series.begin()->has(p)) {
       const std::string s = size_text(p.n);
       const float tw = ImGui::CalcTextSize(s.c_str()).x;
       dl->AddText(ImVec2(X(double(p.n)) - tw / 2, b.y + 4), IM_COL32(170, 170, 180, 255), s.c_str());
@@ -68,14 +77,21 @@ void plot(const char* id, const std::vector<MeasurePoint>& points, std::initiali
   // left, where a rising curve and a flat one along the bottom leave it.
   float legend_w = 0;
   for (const Series& s : series) legend_w = std::max(legend_w, ImGui::CalcTextSize(s.label).x);
-  float legend_y = legend_top ? a.y + 6 : b.y - 6 - 16.0f * static_cast<float>(series.size());
-  const float legend_x = legend_top ? a.x + 8 : b.x - legend_w - 30;
+  float legend_y = legend_top ? a.y + 6 : b.y - 6 - (line + 2) * static_cast<float>(series.size());
+  float legend_x = legend_top ? a.x + 8 : b.x - legend_w - 30;
+  int index = 0;
+  ImVec4 placed(0, 0, 0, 0);  // the last value written beside a curve's end (x0, y0, x1, y1)
   for (const Series& s : series) {
+    if (legend_below) {
+      legend_x = p0.x + 8;
+      legend_y = b.y + line + 8 + static_cast<float>(index) * (line + 2);
+    }
+    ++index;
     ImVec2 prev(-1, -1);
     double last_value = 0;
     for (const MeasurePoint& p : points) {
       const double v = value(p);
-      if (p.algorithm != s.algorithm) continue;
+      if (!s.has(p)) continue;
       if (p.skipped) {  // marked at the top edge: it would not fit
         const ImVec2 c(X(double(p.n)), a.y + 4);
         dl->AddTriangleFilled(ImVec2(c.x - 5, c.y), ImVec2(c.x + 5, c.y), ImVec2(c.x, c.y + 8), s.colour);
@@ -88,15 +104,25 @@ void plot(const char* id, const std::vector<MeasurePoint>& points, std::initiali
       prev = c;
       last_value = v;
     }
-    // The last point's value beside it: a flat curve below the lowest grid line still reads.
-    if (prev.x >= 0) {
-      const std::string t = strf("%.3g %s", last_value, unit);
-      const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
-      dl->AddText(ImVec2(std::min(prev.x - ts.x * 0.5f, b.x - ts.x - 2), prev.y - ts.y - 4), s.colour, t.c_str());
+    // The last point's value: beside it (a flat curve below the lowest grid line still reads),
+    // or, where four curves would crowd their ends, in the legend.
+    const std::string value_text =
+        prev.x >= 0 ? strf(last_value >= 100 ? "%.0f %s" : "%.3g %s", last_value, unit) : std::string();
+    if (prev.x >= 0 && !legend_below) {
+      const ImVec2 ts = ImGui::CalcTextSize(value_text.c_str());
+      ImVec2 at(std::min(prev.x - ts.x * 0.5f, b.x - ts.x - 2), prev.y - ts.y - 4);
+      // Two curves ending close together: the second value goes under its point.
+      const ImVec4 r(at.x, at.y, at.x + ts.x, at.y + ts.y);
+      if (placed.z > placed.x && r.x < placed.z && placed.x < r.z && r.y < placed.w && placed.y < r.w)
+        at.y = prev.y + 6;
+      placed = ImVec4(at.x, at.y, at.x + ts.x, at.y + ts.y);
+      dl->AddText(at, s.colour, value_text.c_str());
     }
-    dl->AddRectFilled(ImVec2(legend_x, legend_y + 3), ImVec2(legend_x + 10, legend_y + 13), s.colour);
-    dl->AddText(ImVec2(legend_x + 14, legend_y), IM_COL32(220, 220, 228, 255), s.label);
-    legend_y += 16;
+    const float swatch = line * 0.6f;
+    dl->AddRectFilled(ImVec2(legend_x, legend_y + line * 0.2f), ImVec2(legend_x + swatch, legend_y + line * 0.2f + swatch), s.colour);
+    const std::string entry = legend_below && prev.x >= 0 ? std::string(s.label) + ": " + value_text : s.label;
+    dl->AddText(ImVec2(legend_x + swatch + 4, legend_y), IM_COL32(220, 220, 228, 255), entry.c_str());
+    legend_y += line + 2;
   }
   ImGui::PopID();
 }
@@ -107,6 +133,7 @@ void draw_measure_lab(MeasureLab& lab, float scale) {
   ImGui::TextWrapped("Times the fast fp32 kernels on this machine (all cores, best of 3): attention "
                      "with S and P materialized against the tiled FlashAttention-2 loop, and safe "
                      "(3 passes) against online (2 passes) softmax. Sizes grow until you stop it.");
+  const bool gpu_here = measure_gpu_available();
   const bool running = lab.running;
   ImGui::BeginDisabled(running);
   ImGui::SetNextItemWidth(160 * scale);
@@ -121,6 +148,18 @@ void draw_measure_lab(MeasureLab& lab, float scale) {
   ImGui::RadioButton("64", &lab.d, 64);
   ImGui::SameLine();
   ImGui::RadioButton("128", &lab.d, 128);
+  ImGui::SameLine(0, 20 * scale);
+  ImGui::BeginDisabled(!gpu_here);
+  bool gpu = lab.gpu && gpu_here;
+  if (ImGui::Checkbox("GPU too", &gpu)) lab.gpu = gpu;
+  ImGui::EndDisabled();
+  const std::string gpu_tip = gpu_here ? "Also times attention on the GPU backend's compute shaders (" + gpu_backend().device +
+                             "): the naive shaders, which write S and P to GPU memory and read them back, "
+                             "against the FlashAttention-2 shader, with the tiles the default SRAM size "
+                             "gives. The time is that of the dispatches alone, best of 3."
+                       : std::string("No GPU backend here (no OpenGL 4.3 compute shaders, or no context "
+                                     "of its own to record on): the CPU alone is timed.");
+  help_marker(gpu_tip.c_str());
   ImGui::EndDisabled();
   ImGui::SameLine();
   if (!running) {
@@ -139,25 +178,42 @@ void draw_measure_lab(MeasureLab& lab, float scale) {
   const MeasureRace& ar = kAttentionRace;
   const MeasureRace& sr = kSoftmaxRace;
   const std::string attn = speedup_text(points, ar.slow, ar.fast);
+  const std::string attn_gpu = speedup_text(points, ar.slow, ar.fast, true);
   const std::string soft = speedup_text(points, sr.slow, sr.fast);
   ImGui::Text("tiled vs naive attention: %s", attn.empty() ? "—" : attn.c_str());
-  ImGui::SameLine(0, 40 * scale);
+  if (!attn_gpu.empty()) ImGui::Text("tiled vs naive attention on the GPU: %s", attn_gpu.c_str());
   ImGui::Text("online vs safe softmax: %s", soft.empty() ? "—" : soft.c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.6f, 0.3f, 1));
   for (const MeasurePoint& p : points)
-    if (p.skipped) ImGui::TextColored(ImVec4(1, 0.6f, 0.3f, 1), "naive attention at N = %lld: %s", static_cast<long long>(p.n), p.note.c_str());
+    if (p.skipped)
+      ImGui::TextWrapped("%s attention at N = %lld%s: %s", p.algorithm == ar.slow ? "naive" : "tiled",
+                         static_cast<long long>(p.n), p.gpu ? " on the GPU" : "", p.note.c_str());
+  ImGui::PopStyleColor();
 
   const float w = (ImGui::GetContentRegionAvail().x - 10 * scale) / 2;
   const ImVec2 size(w, 220 * scale);
+  // Okabe–Ito colours, told apart also with colour-blindness: CPU orange and sky blue, GPU
+  // vermillion and bluish green.
   const ImU32 naive_c = IM_COL32(230, 159, 0, 255), tiled_c = IM_COL32(86, 180, 233, 255);
+  const ImU32 naive_gpu_c = IM_COL32(213, 94, 0, 255), tiled_gpu_c = IM_COL32(0, 158, 115, 255);
   ImGui::TextUnformatted("attention time against N");
   ImGui::SameLine(w + 10 * scale);
   ImGui::TextUnformatted("attention working memory against N");
   ImGui::SameLine();
   help_marker("The memory each kernel allocates beyond Q, K, V and O, counted where it allocates it: "
               "naive attention holds S and P, 2·N²·4 bytes; the tiled loop holds one set of tiles per "
-              "thread (Q_i, O_i, S_ij, m_i, l_i), the same for every N.");
-  plot("attn_time", points, {{ar.slow, ar.slow_label, naive_c}, {ar.fast, ar.fast_label, tiled_c}},
-       [](const MeasurePoint& p) { return p.time_ms; }, "ms", size);
+              "thread (Q_i, O_i, S_ij, m_i, l_i), the same for every N. The CPU's alone: the GPU's "
+              "memory is not counted.");
+  const bool gpu_points = std::any_of(points.begin(), points.end(), [](const MeasurePoint& p) { return p.gpu; });
+  if (gpu_points)
+    plot("attn_time", points,
+         {{ar.slow, "naive, CPU", naive_c}, {ar.fast, "tiled (FA-2), CPU", tiled_c},
+          {ar.slow, "naive, GPU", naive_gpu_c, true}, {ar.fast, "tiled (FA-2), GPU", tiled_gpu_c, true}},
+         [](const MeasurePoint& p) { return p.time_ms; }, "ms",
+         ImVec2(size.x, size.y + 4 * (ImGui::GetTextLineHeight() + 2)));
+  else
+    plot("attn_time", points, {{ar.slow, ar.slow_label, naive_c}, {ar.fast, ar.fast_label, tiled_c}},
+         [](const MeasurePoint& p) { return p.time_ms; }, "ms", size);
   ImGui::SameLine(0, 10 * scale);
   plot("attn_mem", points, {{ar.slow, ar.slow_label, naive_c}, {ar.fast, ar.fast_label, tiled_c}},
        [](const MeasurePoint& p) { return p.peak_bytes / 1048576.0; }, "MiB", size, true);

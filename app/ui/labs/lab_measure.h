@@ -1,7 +1,8 @@
 // "Measure it yourself": naive vs tiled attention and safe vs online softmax timed for growing
 // sizes on this machine with the fast kernels (core/measure.h), off the UI thread, plotted
-// against N as the points arrive. Naive attention that would not fit in memory is not run:
-// its point says how much it would need.
+// against N as the points arrive; where the window has a GPU backend that records on a thread of
+// its own, the attention race also on the GPU's shaders. Naive attention that would not fit in
+// memory is not run: its point says how much it would need.
 #pragma once
 
 #include "core/measure.h"
@@ -23,6 +24,7 @@ struct MeasureLab {
 
   int max_attention_log2 = 13;  // largest N = 2^13 = 8192
   int d = 64;
+  bool gpu = true;  // also time the GPU shaders, when there is a GPU backend
 
   // Filled by the worker thread; read under `mutex` by the UI.
   std::mutex mutex;
@@ -39,7 +41,10 @@ void stop_measure(MeasureLab& lab);  // asks the worker to stop and waits for it
 // both have, or "" when there is none yet.
 // 512, 64K, 16M: sizes short enough to sit under their points.
 std::string size_text(std::int64_t n);
-std::string speedup_text(const std::vector<MeasurePoint>& points, Algorithm slow, Algorithm fast);
+// Only the points of one backend count (`gpu`).
+std::string speedup_text(const std::vector<MeasurePoint>& points, Algorithm slow, Algorithm fast, bool gpu = false);
+// Whether the GPU race can run here: a GPU backend that records off the UI thread.
+bool measure_gpu_available();
 
 // Draws into the current window; `scale` is the UI scale.
 void draw_measure_lab(MeasureLab& lab, float scale);

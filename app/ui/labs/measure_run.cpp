@@ -2,7 +2,10 @@
 // library, tested without a window); lab_measure.cpp draws them.
 #include "app/ui/labs/lab_measure.h"
 
+#include "app/ui/model/record_job.h"
 #include "core/text.h"
+
+#include <stdexcept>
 
 #include <cstdint>
 #include <string>
@@ -27,6 +30,18 @@ void start_measure(MeasureLab& lab) {
   plan.attention_n.clear();
   for (int e = 9; e <= lab.max_attention_log2; ++e) plan.attention_n.push_back(std::int64_t{1} << e);
   plan.d = lab.d;
+  // The GPU backend records on its own thread and context: this worker waits for it.
+  if (lab.gpu && measure_gpu_available()) {
+    const GpuBackend backend = gpu_backend();
+    // What the GPU cannot run (S too large for one buffer, a driver's loop limit) it refuses with
+    // the reason, which the point shows.
+    plan.gpu_time_ms = [backend](const Resolved& r, const std::atomic<bool>* cancel) {
+      RecordOptions opt;
+      opt.keep_steps = false;
+      opt.cancel = cancel;
+      return backend.record_background(r, opt).gpu_ms;
+    };
+  }
   lab.cancel = false;
   lab.progress = 0.0f;
   lab.running = true;
@@ -46,18 +61,23 @@ std::string size_text(std::int64_t n) {
   return std::to_string(n);
 }
 
-std::string speedup_text(const std::vector<MeasurePoint>& points, Algorithm slow, Algorithm fast) {
+bool measure_gpu_available() { return gpu_backend() && static_cast<bool>(gpu_backend().record_background); }
+
+std::string speedup_text(const std::vector<MeasurePoint>& points, Algorithm slow, Algorithm fast, bool gpu) {
   std::int64_t best_n = 0;
   double ratio = 0;
   for (const MeasurePoint& a : points) {
-    if (a.algorithm != slow || a.skipped) continue;
+    if (a.algorithm != slow || a.skipped || a.gpu != gpu) continue;
     for (const MeasurePoint& b : points)
-      if (b.algorithm == fast && !b.skipped && b.n == a.n && a.n > best_n && b.time_ms > 0) {
+      if (b.algorithm == fast && b.gpu == gpu && !b.skipped && b.n == a.n && a.n > best_n && b.time_ms > 0) {
         best_n = a.n;
         ratio = a.time_ms / b.time_ms;
       }
   }
-  return best_n ? strf("%.2fx faster at n = %s", ratio, size_text(best_n).c_str()) : "";
+  if (!best_n) return "";
+  // A ratio below 1 is a slowdown, said as such rather than as "0.4x faster".
+  return ratio >= 1 ? strf("%.2fx faster at n = %s", ratio, size_text(best_n).c_str())
+                    : strf("%.2fx slower at n = %s", 1 / ratio, size_text(best_n).c_str());
 }
 
 }  // namespace flashstep::ui
