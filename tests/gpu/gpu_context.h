@@ -1,5 +1,6 @@
-// One hidden OpenGL context and GPU engine per test process, created on first use. The tests run
-// under Xvfb (./build.sh test); without a display they fail with the reason, they do not skip.
+// One hidden OpenGL context and GPU engine per test process, created on first use: EGL's, which
+// needs no display, where it works, else a hidden GLFW window (Xvfb: ./build.sh test). Without
+// any context they fail with the reason, they do not skip.
 #pragma once
 
 #include "gpu/gpu_engine.h"
