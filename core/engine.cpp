@@ -41,8 +41,8 @@ void check_s_and_p_fit(const Resolved& r, Precision p, int heads) {
                           "machine's %s of memory; use attn-tiled or attn-tiled-v2 (no N×N matrix), "
                           "or N ≤ %lld",
                           r.n, prec.c_str(), bytes_text(need).c_str(), bytes_text(phys).c_str(), largest));
-  throw InputError(strf("attn-naive at N = %d with H = %d heads needs S and P of every head, 2·H·N² %s "
-                        "values = %s, more than this machine's %s of memory; use attn-tiled or "
+  throw InputError(strf("attn-naive at N = %d with H = %d heads: a naive layer holds S and P of every head at "
+                        "once, 2·H·N² %s values = %s, more than this machine's %s of memory; use attn-tiled or "
                         "attn-tiled-v2 (no N×N matrix), fewer heads, or N ≤ %lld",
                         r.n, heads, prec.c_str(), s_and_p_text(need).c_str(), bytes_text(phys).c_str(),
                         largest));

@@ -390,6 +390,6 @@ TEST_CASE("attn-naive at N = 65536 with 16 heads is refused naming S and P's 550
   const Result r = invoke("run --algo attn-naive --n 65536 --d 64 --heads 16 --steps none");
   CHECK(r.status == 2);
   CHECK(lines(r.err) == 1);
-  CHECK(r.err.find("S and P of every head, 2·H·N² fp32 values = 512.0 GiB (550 GB)") != std::string::npos);
+  CHECK(r.err.find("S and P of every head at once, 2·H·N² fp32 values = 512.0 GiB (550 GB)") != std::string::npos);
   CHECK(r.err.find("use attn-tiled or attn-tiled-v2") != std::string::npos);
 }
