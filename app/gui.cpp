@@ -89,7 +89,7 @@ int run_gui(const GuiOptions& opt) {
       // The idle wait above wakes at least every 0.1 s, so the look comes when it is due.
       if (!bench) session.autosave(*app, window->placement(), Window::time());
       ++frames;
-      if (stats.frame_done(frames)) break;
+      if (stats.frame_done(frames, app->job.busy())) break;
       if (opt.quit_after_frames > 0 && frames >= opt.quit_after_frames) break;
     }
     if (bench) stats.print(*app, opt, window->renderer());
