@@ -73,20 +73,17 @@ GpuWorker::~GpuWorker() {
 
 void GpuWorker::loop() {
   for (;;) {
-    Task* task = nullptr;
+    std::shared_ptr<Task> task;
+    bool stopping = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) break;  // stopping, nothing left
       task = queue_.front();
       queue_.pop_front();
-    }
-    const std::atomic<bool>* cancel = task->opt.cancel;
-    bool stopping = false;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
       stopping = stopping_;
     }
+    const std::atomic<bool>* cancel = task->opt.cancel;
     try {
       // Superseded while it waited (or the window is closing): nothing to run.
       if (stopping || (cancel && cancel->load())) throw Cancelled();
@@ -101,12 +98,12 @@ void GpuWorker::loop() {
 }
 
 Recording GpuWorker::record(const Resolved& r, const RecordOptions& opt) {
-  Task task{&r, opt, {}};
-  std::future<Recording> result = task.result.get_future();
+  auto task = std::make_shared<Task>(Task{&r, opt, {}});
+  std::future<Recording> result = task->result.get_future();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_) throw Cancelled();
-    queue_.push_back(&task);
+    queue_.push_back(task);
   }
   wake_.notify_one();
   return result.get();

@@ -53,6 +53,7 @@ class GpuWorker {
   Recording record(const Resolved& r, const RecordOptions& opt);
 
  private:
+  // Held by the caller and by the queue, then the worker: the promise outlives set_value.
   struct Task {
     const Resolved* r;
     RecordOptions opt;  // its pointers are the caller's, who waits for the result
@@ -66,7 +67,7 @@ class GpuWorker {
   std::thread thread_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<Task*> queue_;
+  std::deque<std::shared_ptr<Task>> queue_;
   bool stopping_ = false;
 };
 
