@@ -169,7 +169,9 @@ std::string check_export(const AppState& app, const ExportRequest& r) {
     return strf("A window of %d × %d cannot be exported.", r.width, r.height);
   if (r.kind == ExportRequest::png) return "";
 
-  if (app.job.busy()) return "A recording is still being made; export the animation when it has finished.";
+  // Compare's GPU side records in the background too: until it arrives the pair is the old one.
+  if (app.job.busy() || (steps_compare(app, r.panel) && app.compare.recording()))
+    return "A recording is still being made; export the animation when it has finished.";
   const Timeline& tl = stepped_timeline(app, r.panel);
   if (tl.empty()) {
     if (!steps_compare(app, r.panel)) return "This recording has no steps to animate.";

@@ -5,6 +5,7 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
+#include "app/export/export_job.h"
 #include "app/gpu_worker.h"
 #include "app/ui/model/app_state.h"
 #include "app/ui/model/document.h"
@@ -279,4 +280,34 @@ TEST_CASE("gpu recording: Compare records its GPU side off the UI thread and sho
   }
   CHECK(app.compare.right.rec == right);
   CHECK(app.compare.error.empty());
+}
+
+TEST_CASE("gpu recording: an animation of the Compare tab waits while its GPU side records") {
+  Window w;
+  AppState app;
+  app.background_allowed = true;
+  REQUIRE(app.open_lesson("attn-tiled"));  // on the CPU: recorded at once
+  app.inputs.N = 256;
+  app.inputs.d = 64;
+  app.inputs.blocks = BlockChoice::from_sram;
+  app.inputs.M = 4096;
+  app.inputs_changed();
+  REQUIRE_FALSE(app.job.busy());
+  app.tab = Tab::compare;
+  app.compare.a = app.compare.b = Algorithm::attn_tiled;
+  app.compare.backend_b = Backend::gpu;
+  app.compare.dirty = true;
+  app.tick(0.0);
+  REQUIRE(app.compare.recording());
+  ExportRequest gif;
+  gif.kind = ExportRequest::gif;
+  gif.path = "/tmp/flashstep-test-compare.gif";
+  CHECK(check_export(app, gif).find("still being made") != std::string::npos);
+  for (const double end = now_seconds() + 120; app.compare.recording() && now_seconds() < end;) {
+    app.tick(0.0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  app.tick(0.0);
+  REQUIRE(app.compare.right.rec->backend == "gpu");
+  CHECK(check_export(app, gif).find("still being made") == std::string::npos);
 }
