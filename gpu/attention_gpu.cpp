@@ -95,10 +95,7 @@ void gpu_attn_online(Kernels& k, const Resolved& r, const HeadRecorders& heads) 
     trace.bind(5);
     for (std::size_t bi = 0; bi < a.batches.size(); ++bi) {
       const auto& b = a.batches[bi];
-      b.Q.bind(0);
-      b.K.bind(1);
-      b.V.bind(2);
-      b.O.bind(3);
+      b.bind_qkvo();
       stats[bi].bind(4);
       dispatch(groups_for(N, 64), b.count);
     }

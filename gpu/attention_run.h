@@ -32,6 +32,13 @@ struct AttnGpuRun {
   struct Batch {
     int h0, count;
     Buffer Q, K, V, O;
+    // At the bindings every one-pass attention shader declares: Q 0, K 1, V 2, O 3.
+    void bind_qkvo() const {
+      Q.bind(0);
+      K.bind(1);
+      V.bind(2);
+      O.bind(3);
+    }
   };
 
   Kernels& k;

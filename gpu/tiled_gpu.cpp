@@ -140,10 +140,7 @@ void gpu_attn_tiled(Kernels& k, const Resolved& r, const HeadRecorders& heads) {
     tr.bind();
     for (std::size_t bi = 0; bi < a.batches.size(); ++bi) {
       const auto& b = a.batches[bi];
-      b.Q.bind(0);
-      b.K.bind(1);
-      b.V.bind(2);
-      b.O.bind(3);
+      b.bind_qkvo();
       state[bi].stats.bind(4);
       state[bi].tiles.bind(9);
       // The paper's outer loop, on the host: one dispatch per K/V block, its Q blocks (of every
@@ -209,10 +206,7 @@ void gpu_attn_tiled_v2(Kernels& k, const Resolved& r, const HeadRecorders& heads
     tr.bind();
     for (std::size_t bi = 0; bi < a.batches.size(); ++bi) {
       const auto& b = a.batches[bi];
-      b.Q.bind(0);
-      b.K.bind(1);
-      b.V.bind(2);
-      b.O.bind(3);
+      b.bind_qkvo();
       state[bi].stats.bind(4);
       state[bi].tiles.bind(9);
       dispatch(Tr, b.count);  // every Q block of every head of the batch
