@@ -68,22 +68,29 @@ TimedRun run_gpu(const Resolved& r, const RecordOptions& opt, const std::string&
   }
 }
 
+// `gl` receives the GPU context's strings when the backend is the GPU.
 Recording record_on(const std::string& backend, const std::string& gl_path, const Resolved& r,
-                    const RecordOptions& opt) {
+                    const RecordOptions& opt, gpu::GlInfo& gl) {
   if (backend == "cpu") return record(r, opt);
-  gpu::GlInfo gl;
   return run_gpu(r, opt, gl_path, gl).rec;
 }
 
 // `--compare a,b`: both recordings of the scenario and the largest differences between them.
 int compare_command(const RunOptions& o, const RunSettings& set, const Resolved& r, const RecordOptions& opt) {
-  const CompareReport rep = compare(record_on(set.compare_a, o.gl, r, opt), record_on(set.compare_b, o.gl, r, opt));
+  gpu::GlInfo gl;
+  const CompareReport rep =
+      compare(record_on(set.compare_a, o.gl, r, opt, gl), record_on(set.compare_b, o.gl, r, opt, gl));
   Json j;
   j["max_abs_output_diff"] = number_json(rep.max_abs_output_diff);
   j["max_rel_m_diff"] = number_json(rep.max_rel_m_diff);
   j["max_rel_l_diff"] = number_json(rep.max_rel_l_diff);
   j["steps_compared"] = rep.steps_compared;
   if (!rep.mismatch.empty()) j["mismatch"] = rep.mismatch;
+  // Which driver, and how its context was made, as a GPU run's JSON says.
+  if (!gl.path.empty()) {
+    j["gl_renderer"] = gl.renderer;
+    j["gl_path"] = gl.path;
+  }
   write_json(o, j);
   return 0;
 }

@@ -143,7 +143,13 @@ TEST_CASE("with no display at all, run --backend gpu, --compare and --version ge
   CHECK((path == "egl-device" || path == "egl-surfaceless"));
   const Result cmp = invoke("run --algo online --compare cpu,gpu --input 3,2,5,1", none);
   REQUIRE(cmp.status == 0);
-  CHECK(flashstep::Json::parse(cmp.out)["steps_compared"] == 8);
+  const auto c = flashstep::Json::parse(cmp.out);
+  CHECK(c["steps_compared"] == 8);
+  CHECK(c["gl_path"] == path);
+  // A comparison of the CPU with itself makes no context and says nothing of one.
+  const Result cpu = invoke("run --algo online --compare cpu,cpu --input 3,2,5,1", none);
+  REQUIRE(cpu.status == 0);
+  CHECK_FALSE(flashstep::Json::parse(cpu.out).contains("gl_path"));
   const Result version = invoke("--version", none);
   REQUIRE(version.status == 0);
   CHECK(version.out.find("(context: egl-") != std::string::npos);
