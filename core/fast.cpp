@@ -5,9 +5,12 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
+
+#include <unistd.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -190,6 +193,39 @@ ML online_ml(const float* x, std::int64_t n) {
   return out;
 }
 
+// Replaces every s_i by exp(s_i − m) and returns their sum: the exponentials and the row sum
+// of a score tile in one sweep. With kMask a −∞ score weighs exactly 0 (see normalize_finite);
+// a NaN stays NaN.
+template <bool kMask>
+float exp_sum_in_place(float* s, std::int64_t n, float m) {
+  const Packet pm = ei::pset1<Packet>(m), pneg = ei::pset1<Packet>(kNegInf);
+  Packet acc0 = ei::pzero(pm), acc1 = ei::pzero(pm);
+  auto exp_of = [&](const Packet x) {
+    const Packet e = ei::pexp(ei::psub(x, pm));
+    if constexpr (kMask) return ei::pandnot(e, ei::pcmp_eq(x, pneg));
+    return e;
+  };
+  std::int64_t i = 0;
+  for (; i + 2 * kP <= n; i += 2 * kP) {
+    const Packet e0 = exp_of(ei::ploadu<Packet>(s + i)), e1 = exp_of(ei::ploadu<Packet>(s + i + kP));
+    ei::pstoreu(s + i, e0);
+    ei::pstoreu(s + i + kP, e1);
+    acc0 = ei::padd(acc0, e0);
+    acc1 = ei::padd(acc1, e1);
+  }
+  for (; i + kP <= n; i += kP) {
+    const Packet e = exp_of(ei::ploadu<Packet>(s + i));
+    ei::pstoreu(s + i, e);
+    acc0 = ei::padd(acc0, e);
+  }
+  float sum = ei::predux(ei::padd(acc0, acc1));
+  for (; i < n; ++i) {
+    s[i] = kMask && s[i] == kNegInf ? 0.0f : std::exp(s[i] - m);
+    sum += s[i];
+  }
+  return sum;
+}
+
 // Splits [0, n) into `parts` nearly equal ranges; part p is [begin(p), begin(p + 1)).
 std::int64_t part_begin(std::int64_t n, std::int64_t parts, std::int64_t p) { return n * p / parts; }
 
@@ -213,6 +249,38 @@ int threads() {
 #else
   return 1;
 #endif
+}
+
+void warm_up(double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+#pragma omp parallel
+  {
+    volatile float sink = 1.0f;
+    while (std::chrono::steady_clock::now() < end)
+      for (int k = 0; k < 1000; ++k) sink = sink * 0.999f + 0.001f;
+  }
+}
+
+// Forwards in even rounds, backwards in odd ones, from the last block down.
+int snake_block(int round, int t, int T, int Tr) {
+  const int k = round * T + (round % 2 == 0 ? t : T - 1 - t);
+  return k < Tr ? Tr - 1 - k : -1;
+}
+
+KernelBlocks kernel_blocks(int N, int d) {
+  KernelBlocks b;
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  b.l2_bytes = l2 > 0 ? l2 : 512 * 1024;
+  auto bytes = [d](std::int64_t Br, std::int64_t Bc) {
+    return static_cast<std::int64_t>(sizeof(float)) * (2 * Br * d + 2 * Bc * d + Br * Bc);
+  };
+  std::int64_t Br = 128, Bc = 128;
+  while (bytes(Br, Bc) > b.l2_bytes / 2 && (Br > 8 || Bc > 8)) (Bc >= Br ? Bc : Br) /= 2;
+  while (Br > 16 && (N + Br - 1) / Br < threads()) Br /= 2;
+  b.Br = static_cast<int>(std::min<std::int64_t>(Br, N));
+  b.Bc = static_cast<int>(std::min<std::int64_t>(Bc, N));
+  b.tile_bytes = bytes(b.Br, b.Bc);
+  return b;
 }
 
 // Stores a row's final (m, l) where the caller asked for them.
@@ -332,19 +400,51 @@ void attention_naive(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
 
 void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, float scale,
                         bool causal, int Br, int Bc, MatRM<float>& O, std::vector<float>* lse, float* m_out,
-                        float* l_out) {
+                        float* l_out, const TiledOptions& opt) {
   const int N = static_cast<int>(Q.rows()), d = static_cast<int>(Q.cols());
   const int Tr = (N + Br - 1) / Br, Tc = (N + Bc - 1) / Bc;
   O.resize(N, d);
   if (lse) lse->assign(static_cast<std::size_t>(N), 0.0f);
+  const bool mask = !exp_exact_at_neg_inf();
 #pragma omp parallel
   {
     // Per thread, on chip in the paper's model: Q_i (pre-scaled), S_ij / P~_ij, O_i, m_i, l_i.
-    MatRM<float> Qi(Br, d), S(Br, Bc), Oi(Br, d);
+    MatRM<float> Qi(Br, d), S(Br, Bc), Oi(Br, d), PV(opt.pv_in_place ? 0 : Br, d);
     Eigen::ArrayXf m(Br), l(Br);
-    const Workspace::Hold held(static_cast<std::int64_t>(sizeof(float)) * (2LL * Br * d + Br * Bc + 2LL * Br));
-#pragma omp for schedule(dynamic, 1)
-    for (int i = 0; i < Tr; ++i) {
+    const Workspace::Hold held(static_cast<std::int64_t>(sizeof(float)) *
+                               (2LL * Br * d + Br * Bc + 2LL * Br + PV.size()));
+    // Row a of S_ij (its first `len` scores count) becomes P~_ij's, and m_i, l_i, O_i follow.
+    auto softmax_row = [&](int a, int len, int bc) {
+      float* s = S.row(a).data();
+      const float m_new = nan_max(m[a], len ? max_of(s, len) : kNegInf);
+      float tile_sum = 0.0f;
+      if (m_new == kNegInf) {
+        std::fill(s, s + len, 0.0f);  // only −∞ so far: the tile adds nothing
+      } else if (!opt.vector_exp) {
+        for (int c = 0; c < len; ++c) tile_sum += s[c] = std::exp(s[c] - m_new);
+      } else if (!opt.fused_exp_sum) {
+        auto p = S.row(a).head(len).array();
+        if (mask)
+          p = (p == kNegInf).select(0.0f, (p - m_new).exp());
+        else
+          p = (p - m_new).exp();
+        tile_sum = p.sum();  // a second sweep
+      } else {
+        tile_sum = mask ? exp_sum_in_place<true>(s, len, m_new) : exp_sum_in_place<false>(s, len, m_new);
+      }
+      if (len < bc) std::fill(s + len, s + bc, 0.0f);
+      // The old sum and O row are rescaled when the max moved (exp(0) = 1 otherwise). While the
+      // row has seen only −∞ scores, exp is taken against 0 (FlashAttention's guard): the
+      // factor is exp(−∞) = 0 instead of exp(−∞ + ∞) = NaN.
+      if (!opt.lazy_rescale || m_new != m[a] || !std::isfinite(m_new)) {
+        const float f = std::exp(m[a] - (m_new == kNegInf ? 0.0f : m_new));
+        l[a] *= f;
+        Oi.row(a) *= f;
+      }
+      l[a] += tile_sum;
+      m[a] = m_new;
+    };
+    auto row_block = [&](int i) {
       const int r0 = i * Br, br = std::min(Br, N - r0);
       Qi.topRows(br) = scale * Q.middleRows(r0, br);
       Oi.topRows(br).setZero();
@@ -356,26 +456,14 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
         auto Sij = S.topLeftCorner(br, bc);
         Sij.noalias() = Qi.topRows(br) * K.middleRows(c0, bc).transpose();
         const bool diagonal = causal && c0 + bc - 1 > r0;
-        for (int a = 0; a < br; ++a) {
-          // Keys past the diagonal are masked: only the first `len` columns of this row count.
-          const int len = diagonal ? std::clamp(r0 + a - c0 + 1, 0, bc) : bc;
-          float* s = S.row(a).data();
-          const float m_new = nan_max(m[a], len ? max_of(s, len) : kNegInf);
-          // While the row has seen only −∞ scores, exp against 0 (FlashAttention's guard): the
-          // factor is exp(−∞) = 0 instead of exp(−∞ + ∞) = NaN, and the tile adds nothing.
-          const float base = m_new == kNegInf ? 0.0f : m_new;
-          const float f = std::exp(m[a] - base);
-          auto p = S.row(a).head(len).array();
-          if (m_new == kNegInf)
-            p.setZero();
-          else
-            p = (p - base).exp();
-          if (len < bc) S.row(a).segment(len, bc - len).setZero();
-          l[a] = f * l[a] + p.sum();
-          m[a] = m_new;
-          Oi.row(a) *= f;
+        // Keys past the diagonal are masked: only the first `len` columns of a row count.
+        for (int a = 0; a < br; ++a) softmax_row(a, diagonal ? std::clamp(r0 + a - c0 + 1, 0, bc) : bc, bc);
+        if (opt.pv_in_place) {
+          Oi.topRows(br).noalias() += Sij * V.middleRows(c0, bc);
+        } else {
+          PV.topRows(br).noalias() = Sij * V.middleRows(c0, bc);
+          Oi.topRows(br) += PV.topRows(br);
         }
-        Oi.topRows(br).noalias() += Sij * V.middleRows(c0, bc);
       }
       for (int a = 0; a < br; ++a) {
         if (l[a] == 0.0f)
@@ -386,6 +474,24 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
         if (lse) (*lse)[static_cast<std::size_t>(r0 + a)] = ml.m + std::log(ml.l);
         keep_ml(m_out, l_out, r0 + a, ml.m, ml.l);
       }
+    };
+#ifdef _OPENMP
+    const int t = omp_get_thread_num(), T = omp_get_num_threads();
+#else
+    const int t = 0, T = 1;
+#endif
+    switch (opt.schedule) {
+      case TiledOptions::Schedule::snake:
+        for (int round = 0; round * T < Tr; ++round)
+          if (const int i = snake_block(round, t, T, Tr); i >= 0) row_block(i);
+        break;
+      case TiledOptions::Schedule::dynamic:
+#pragma omp for schedule(dynamic, 1) nowait
+        for (int i = 0; i < Tr; ++i) row_block(i);
+        break;
+      case TiledOptions::Schedule::contiguous:
+        for (int i = static_cast<int>(part_begin(Tr, T, t)); i < part_begin(Tr, T, t + 1); ++i) row_block(i);
+        break;
     }
   }
 }

@@ -30,15 +30,55 @@ void softmax_chunked(const float* x, float* y, std::int64_t rows, std::int64_t n
 // S = scale·QKᵀ and P = softmax(S) materialized (N × N each), O = PV: Eigen SGEMMs, all cores.
 void attention_naive(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, float scale,
                      bool causal, MatRM<float>& O, float* m_out = nullptr, float* l_out = nullptr);
+// What the FlashAttention-2 kernel does to be fast. Each can be turned off, to measure what it
+// brings (bench_cpu's ablation, in BENCHMARKS.md); the results are the same either way, up to
+// rounding. Runs use the defaults.
+struct TiledOptions {
+  bool vector_exp = true;     // exp with Eigen's packet math (off: std::exp score by score)
+  bool fused_exp_sum = true;  // a tile row's exponentials and their sum in one sweep (off: two)
+  bool lazy_rescale = true;   // l_i and the O_i row rescaled only when the row max moved (off: always)
+  bool pv_in_place = true;    // P·V accumulated into O_i by the GEMM (off: into a temporary, then added)
+  // Which thread takes which Q block: `snake` deals them out in rounds of one per thread,
+  // forwards then backwards, so that under the causal mask (block i costs i + 1 tiles) every
+  // thread's share costs nearly the same; `dynamic` hands the next block to whichever thread is free; `contiguous` gives each
+  // thread one run of neighbouring blocks (unbalanced under the mask).
+  enum class Schedule { snake, dynamic, contiguous } schedule = Schedule::snake;
+};
+
+// The Q block of Tr that thread t of T takes in round `round` under Schedule::snake, or −1 for
+// none. Rounds run from the last block, the costliest under the mask, so the leftover partial
+// round deals out the cheapest.
+int snake_block(int round, int t, int T, int Tr);
+
 // FlashAttention-2 order: Q blocks in parallel, K/V blocks inner, O divided by l once.
 void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, float scale,
                         bool causal, int Br, int Bc, MatRM<float>& O, std::vector<float>* lse = nullptr,
-                        float* m_out = nullptr, float* l_out = nullptr);
+                        float* m_out = nullptr, float* l_out = nullptr, const TiledOptions& options = {});
 // FlashAttention-1 order: K/V blocks outer, Q blocks inner (in parallel), m, l, O in memory.
 void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, float scale,
                      bool causal, int Br, int Bc, MatRM<float>& O, float* m_out = nullptr,
                      float* l_out = nullptr);
 
 int threads();  // how many threads the kernels use
+
+// Keeps every kernel thread busy for `seconds`. A CPU that has idled runs its first 0.2 s or so
+// of work slower, while its clock (or a virtual machine's share of the host) comes up: repeats
+// of attn-tiled-v2 at N = 4096 took 35–75% longer there than after it. Timed runs start with
+// this, so their repeats measure the kernel and not the wake-up.
+void warm_up(double seconds);
+inline constexpr double kWarmUpSeconds = 0.3;  // the slow start measured lasted about 0.2 s
+
+// The Q and K/V block sizes the tiled kernels are fastest with on this machine, for a run that
+// did not ask for any (`run --steps none` and the Measure lab): the lessons' Br and Bc come from a
+// GPU's shared memory M and are small for a CPU, where each tile is two small GEMMs whose fixed
+// costs then dominate. Br = Bc = 128 (measured fastest: BENCHMARKS.md), each halved while a
+// thread's Q_i, O_i, K_j, V_j and S_ij would not fit in half of the L2 cache, Br also while
+// there are fewer Q blocks than threads; both capped at N.
+struct KernelBlocks {
+  int Br = 0, Bc = 0;
+  std::int64_t tile_bytes = 0;  // a thread's Q_i, O_i, K_j, V_j and S_ij at these sizes
+  std::int64_t l2_bytes = 0;    // the L2 cache they were fitted to (512 KiB when unknown)
+};
+KernelBlocks kernel_blocks(int N, int d);
 
 }  // namespace flashstep::fast

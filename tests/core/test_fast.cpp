@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -154,4 +155,84 @@ TEST_CASE("fast attention kernels match the reference and the recording engine")
       CHECK(worst_engine <= 2.0 * b_v2.output);
     }
   }
+}
+
+TEST_CASE("FA-2 with its own blocks and with each technique turned off matches the long-double reference") {
+  const int N = 300, d = 64;  // 300 = 2 × 128 + 44: a short last block of rows and of keys
+  const fast::KernelBlocks b = fast::kernel_blocks(N, d);
+  using S = fast::TiledOptions::Schedule;
+  std::vector<fast::TiledOptions> variants(8);
+  variants[1].vector_exp = false;
+  variants[2].fused_exp_sum = false;
+  variants[3].lazy_rescale = false;
+  variants[4].pv_in_place = false;
+  variants[5].schedule = S::dynamic;
+  variants[6].schedule = S::contiguous;
+  variants[7] = {false, false, false, false, S::contiguous};
+  for (bool causal : {false, true}) {
+    CAPTURE(causal);
+    const MatRM<float> Q = random_matrix(N, d, 11), K = random_matrix(N, d, 12), V = random_matrix(N, d, 13);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+    const auto want = ref::attention(to_rows(Q), to_rows(K), to_rows(V), scale, causal);
+    Scenario s;
+    s.algorithm = Algorithm::attn_tiled_v2;
+    s.q = to_rows(Q);
+    s.k = to_rows(K);
+    s.v = to_rows(V);
+    s.scale_mode = ScaleMode::inv_sqrt_d;
+    s.causal = causal;
+    s.block_rows = b.Br;
+    s.block_cols = b.Bc;
+    const tolerance::Bound bound = tolerance::of_run(resolve(s), tolerance::Exp::cpu);
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      CAPTURE(v);
+      MatRM<float> O;
+      std::vector<float> lse;
+      fast::attention_tiled_v2(Q, K, V, scale, causal, b.Br, b.Bc, O, &lse, nullptr, nullptr, variants[v]);
+      long double worst = 0;
+      for (int i = 0; i < N; ++i)
+        for (int c = 0; c < d; ++c) worst = std::max(worst, std::fabs(want[i][c] - O(i, c)));
+      CHECK(worst <= bound.output);
+    }
+  }
+}
+
+TEST_CASE("the snake schedule gives every Q block to one thread and balances the causal mask's costs") {
+  for (int T = 1; T <= 8; ++T)
+    for (int Tr = 1; Tr <= 70; ++Tr) {
+      CAPTURE(T);
+      CAPTURE(Tr);
+      std::vector<int> owner(static_cast<std::size_t>(Tr), -1);
+      std::vector<long> cost(static_cast<std::size_t>(T), 0);  // block i costs i + 1 tiles under the mask
+      for (int t = 0; t < T; ++t)
+        for (int round = 0; round * T < Tr; ++round) {
+          const int i = fast::snake_block(round, t, T, Tr);
+          if (i < 0) continue;
+          REQUIRE(i < Tr);
+          CHECK(owner[static_cast<std::size_t>(i)] == -1);
+          owner[static_cast<std::size_t>(i)] = t;
+          cost[static_cast<std::size_t>(t)] += i + 1;
+        }
+      CHECK(std::count(owner.begin(), owner.end(), -1) == 0);
+      // Full pairs of rounds, forwards then backwards, cost every thread the same; what is left
+      // is fewer than 2T of the cheapest blocks (costs 1 … 2T), at most two for each thread.
+      const long spread = *std::max_element(cost.begin(), cost.end()) - *std::min_element(cost.begin(), cost.end());
+      CHECK(spread <= 2 * T);
+    }
+}
+
+TEST_CASE("the kernel's own blocks fit half the L2 cache, leave every thread a Q block and stay within N") {
+  for (int N : {1, 7, 100, 1000, 4096, 100000})
+    for (int d : {1, 8, 64, 128, 256, 1024}) {
+      CAPTURE(N);
+      CAPTURE(d);
+      const fast::KernelBlocks b = fast::kernel_blocks(N, d);
+      CHECK(b.Br >= 1);
+      CHECK(b.Bc >= 1);
+      CHECK(b.Br <= std::min(N, 128));
+      CHECK(b.Bc <= std::min(N, 128));
+      CHECK(b.tile_bytes == static_cast<std::int64_t>(sizeof(float)) * (2LL * b.Br * d + 2LL * b.Bc * d + 1LL * b.Br * b.Bc));
+      if (b.Br > 8 || b.Bc > 8) CHECK(b.tile_bytes <= b.l2_bytes / 2);
+      if (b.Br > 16) CHECK((N + b.Br - 1) / b.Br >= fast::threads());
+    }
 }
