@@ -119,7 +119,10 @@ std::string out_of_memory(const Scenario& s, const RunSettings& set) {
 int run_scenario_command(const RunOptions& o, const RunSettings& set, const Scenario& s) {
   const Resolved r = resolve(s);
   for (const auto& notice : r.notices) std::cerr << "flashstep: note: " << notice << "\n";
-  for (const auto& notice : r.derived) std::cerr << "flashstep: note: " << notice << "\n";
+  // A run timed on the CPU with no blocks asked for takes the fast kernel's: its notice instead.
+  const bool kernel_blocks = !set.keep_steps && !set.gpu && set.compare_a.empty() && takes_kernel_blocks(r);
+  for (const auto& notice : kernel_blocks ? with_kernel_blocks(r).derived : r.derived)
+    std::cerr << "flashstep: note: " << notice << "\n";
   RecordOptions opt;
   opt.keep_steps = set.keep_steps;
   opt.memory_budget = set.memory_budget;
@@ -145,6 +148,8 @@ int run_scenario_command(const RunOptions& o, const RunSettings& set, const Scen
   Json j = recording_json(run.rec, set.keep_steps, set.keep_output);
   j["kernel"] = run.kernel;
   j["time_ms"] = run.time_ms;
+  if (!run.times_ms.empty()) j["times_ms"] = run.times_ms;
+  if (run.kernel_blocks) j["blocks"]["chosen_by"] = "kernel";  // not the lesson's: see the notice
   j["peak_bytes"] = run.peak_bytes >= 0 ? Json(run.peak_bytes) : Json(nullptr);
   if (set.gpu) {
     j["gl_renderer"] = gl.renderer;

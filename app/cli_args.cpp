@@ -48,7 +48,9 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   c.run->add_flag("--causal", r.causal, "Causal mask (attention): query i sees keys j <= i");
   c.run->add_option("--block-rows", r.block_rows,
                     "Br, rows of a Q block (tiled attention); 0 or absent: derived from M (--sram), "
-                    "said in notices");
+                    "said in notices. A CPU fp32 run with --steps none that gives none of --block-rows, "
+                    "--block-cols and --sram runs with the fast kernel's own blocks instead, said in notices "
+                    "and as blocks.chosen_by = \"kernel\"");
   c.run->add_option("--block-cols", r.block_cols,
                     "Bc, rows of a K/V block (tiled attention); 0 or absent: derived from M (--sram), "
                     "said in notices");
@@ -69,7 +71,7 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   c.run->add_option("--steps", r.steps, "all: record every step; none: output and totals only")->capture_default_str();
   c.run->add_option("--output", r.output, "all: put the output in the JSON; none: leave it out (huge runs)")
       ->capture_default_str();
-  c.run->add_option("--repeat", r.repeat, "With --steps none: run R times, report the best time_ms")
+  c.run->add_option("--repeat", r.repeat, "With --steps none: run R times; time_ms is the best, times_ms every one in order")
       ->capture_default_str();
   c.run->add_option("--heads", r.heads,
                     "With --steps none, attention only: H independent heads of the same N and d, as a "

@@ -1,6 +1,7 @@
 #include "core/measure.h"
 
 #include "core/engine.h"
+#include "core/fast.h"
 #include "core/text.h"
 #include "core/timed_run.h"
 
@@ -29,15 +30,15 @@ std::int64_t default_memory_budget() {
 
 namespace {
 
-// The CPU kernels take 128 × 128 tiles (they fit its caches); the GPU shaders take the tiles the
-// default SRAM size M gives, as the lessons do, since K_j and V_j must fit in shared memory.
-Scenario scenario_of(Algorithm a, std::int64_t n, int d, bool gpu) {
+// No block sizes given: on the CPU the fast kernel takes its own (fast::kernel_blocks), as
+// `run --steps none` does; the GPU shaders take the tiles the default SRAM size M gives, as the
+// lessons do, since K_j and V_j must fit in shared memory.
+Scenario scenario_of(Algorithm a, std::int64_t n, int d) {
   Scenario s;
   s.algorithm = a;
   s.n = static_cast<int>(n);
   s.d = d;
   s.scale_mode = ScaleMode::inv_sqrt_d;
-  if (!gpu) s.block_rows = s.block_cols = 128;
   return s;
 }
 
@@ -59,6 +60,8 @@ bool measure(const MeasurePlan& plan, const std::atomic<bool>* cancel, const Mea
   for (std::int64_t n : plan.softmax_n)
     for (Algorithm a : {kSoftmaxRace.slow, kSoftmaxRace.fast}) jobs.push_back({a, n, false});
 
+  // The cores are woken once; the points then follow one another with no idle time between.
+  fast::warm_up(fast::kWarmUpSeconds);
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     if (cancel && cancel->load()) return false;
     const Job& job = jobs[k];
@@ -71,7 +74,7 @@ bool measure(const MeasurePlan& plan, const std::atomic<bool>* cancel, const Mea
     if (job.gpu) {
       // The best of the repeats, as on the CPU; the first run also compiles the shaders.
       try {
-        const Resolved r = resolve(scenario_of(job.a, job.n, plan.d, true));
+        const Resolved r = resolve(scenario_of(job.a, job.n, plan.d));
         double best = 0;
         for (int k = 0; k < std::max(plan.repeat, 1); ++k) {
           const double ms = plan.gpu_time_ms(r, cancel);
@@ -89,7 +92,8 @@ bool measure(const MeasurePlan& plan, const std::atomic<bool>* cancel, const Mea
       p.note = strf("would need %.1f GiB for S and P; the budget is %.1f GiB", need / 1073741824.0,
                     budget / 1073741824.0);
     } else {
-      const TimedRun run = run_timed(resolve(scenario_of(job.a, job.n, plan.d, false)), plan.repeat, /*keep_output=*/false);
+      const TimedRun run = run_timed(resolve(scenario_of(job.a, job.n, plan.d)), plan.repeat, /*keep_output=*/false,
+                                     /*warm=*/false);
       p.time_ms = run.time_ms;
       p.peak_bytes = run.peak_bytes;
     }

@@ -5,36 +5,40 @@
 #include "core/fast.h"
 #include "core/heads.h"
 #include "core/io_model.h"
+#include "core/text.h"
 #include "core/workspace.h"
 
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace flashstep {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
+
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// Runs `body` `repeat` times; returns the best time and the largest workspace it held
+// Runs `body` `repeat` times into run: every time, the best, and the largest workspace it held
 // (core/workspace.h).
 template <class Body>
-std::pair<double, std::int64_t> time_best(int repeat, Body body) {
-  double best = std::numeric_limits<double>::infinity();
-  std::int64_t peak = 0;
+void time_best(int repeat, TimedRun& run, Body body) {
+  run.time_ms = std::numeric_limits<double>::infinity();
+  run.peak_bytes = 0;
+  run.times_ms.clear();
   for (int k = 0; k < repeat; ++k) {
     const std::int64_t base = Workspace::current();
     Workspace::reset_peak();
     const auto t0 = Clock::now();
     body();
-    best = std::min(best, ms_since(t0));
-    peak = std::max(peak, Workspace::peak() - base);
+    run.times_ms.push_back(ms_since(t0));
+    run.time_ms = std::min(run.time_ms, run.times_ms.back());
+    run.peak_bytes = std::max(run.peak_bytes, Workspace::peak() - base);
   }
-  return {best, peak};
 }
 
 long long count_nonfinite(const float* v, std::size_t n) {
@@ -56,23 +60,52 @@ void fill_summary(Recording& rec, const Resolved& r, const MatRM<float>& out, co
 
 }  // namespace
 
+bool takes_kernel_blocks(const Resolved& r) {
+  const Scenario& s = r.scenario;
+  return has_fast_kernel(r) && info(s.algorithm).takes_blocks && s.block_rows == 0 && s.block_cols == 0 &&
+         s.sram == 0;
+}
+
+Resolved with_kernel_blocks(const Resolved& r) {
+  const fast::KernelBlocks b = fast::kernel_blocks(r.n, r.d);
+  Resolved out = r;
+  out.Br = b.Br;
+  out.Bc = b.Bc;
+  out.Tr = (r.n + b.Br - 1) / b.Br;
+  out.Tc = (r.n + b.Bc - 1) / b.Bc;
+  out.derived.clear();
+  out.derived.push_back(strf(
+      "Br = %d, Bc = %d chosen by the fast CPU kernel, which is fastest with them: a thread's Q_i, O_i, K_j, V_j "
+      "and S_ij take %s, within half of this CPU's %s L2 cache. The lesson's Br = %d, Bc = %d come from "
+      "M = %d, a GPU's shared memory; give --block-rows and --block-cols, or --sram, to time those",
+      b.Br, b.Bc, bytes_text(static_cast<double>(b.tile_bytes)).c_str(),
+      bytes_text(static_cast<double>(b.l2_bytes)).c_str(), r.Br, r.Bc, kDefaultSram));
+  return out;
+}
+
 bool has_fast_kernel(const Resolved& r) {
   return r.scenario.precision == Precision::fp32 && info(r.scenario.algorithm).fast;
 }
 
-TimedRun run_timed(const Resolved& r, int repeat, bool keep_output) {
+TimedRun run_timed(const Resolved& asked, int repeat, bool keep_output, bool warm) {
   repeat = std::max(repeat, 1);
+  const bool own_blocks = takes_kernel_blocks(asked);
+  std::optional<Resolved> own;
+  if (own_blocks) own = with_kernel_blocks(asked);
+  const Resolved& r = own ? *own : asked;
   check_s_and_p_fit(r, r.scenario.precision);  // before S and P are allocated
   TimedRun run;
   if (!has_fast_kernel(r)) {
     Recording rec;
-    std::tie(run.time_ms, run.peak_bytes) = time_best(repeat, [&] { rec = record(r, RecordOptions{false}); });
+    time_best(repeat, run, [&] { rec = record(r, RecordOptions{false}); });
     if (!keep_output) rec.output.resize(0, 0);
     run.rec = std::move(rec);
     run.kernel = "reference";
     return run;
   }
   run.kernel = "fast";
+  run.kernel_blocks = own_blocks;
+  if (warm && repeat > 1) fast::warm_up(fast::kWarmUpSeconds);
   const Algorithm a = r.scenario.algorithm;
   std::vector<float> m(static_cast<std::size_t>(r.rows)), l(static_cast<std::size_t>(r.rows));
   std::vector<float> lse;
@@ -82,7 +115,7 @@ TimedRun run_timed(const Resolved& r, int repeat, bool keep_output) {
     // fold it into the producer of the scores.
     const MatRM<float> x = (r.x * r.scale).cast<float>();
     out.setZero(r.rows, r.n);  // touched now, so page faults stay out of the timing
-    std::tie(run.time_ms, run.peak_bytes) = time_best(repeat, [&] {
+    time_best(repeat, run, [&] {
       if (a == Algorithm::safe) fast::softmax_safe(x.data(), out.data(), r.rows, r.n, m.data(), l.data());
       if (a == Algorithm::online) fast::softmax_online(x.data(), out.data(), r.rows, r.n, m.data(), l.data());
       if (a == Algorithm::chunked)
@@ -93,7 +126,7 @@ TimedRun run_timed(const Resolved& r, int repeat, bool keep_output) {
     out.setZero(r.n, r.d);
     const float s = static_cast<float>(r.scale);
     const bool causal = r.scenario.causal;
-    std::tie(run.time_ms, run.peak_bytes) = time_best(repeat, [&] {
+    time_best(repeat, run, [&] {
       if (a == Algorithm::attn_naive) fast::attention_naive(Q, K, V, s, causal, out, m.data(), l.data());
       if (a == Algorithm::attn_tiled) fast::attention_tiled(Q, K, V, s, causal, r.Br, r.Bc, out, m.data(), l.data());
       if (a == Algorithm::attn_tiled_v2)
@@ -114,6 +147,8 @@ TimedRun run_timed_heads(const Resolved& r, int heads, int repeat, bool keep_out
   for (int h = 1; h < heads; ++h) {
     TimedRun run = run_timed(resolve_head(r, h), repeat, keep_output);
     total.time_ms += run.time_ms;
+    for (std::size_t k = 0; k < total.times_ms.size() && k < run.times_ms.size(); ++k)
+      total.times_ms[k] += run.times_ms[k];
     total.peak_bytes = std::max(total.peak_bytes, run.peak_bytes);
     recs.push_back(std::move(run.rec));
   }

@@ -7,21 +7,33 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace flashstep {
 
 struct TimedRun {
   Recording rec;                // summary only: output (unless !keep_output), m, l, lse, io
   double time_ms = 0;           // best kernel time of the repeats, inputs excluded
+  std::vector<double> times_ms; // every repeat's time, in order (with heads: the heads' sum)
   std::int64_t peak_bytes = 0;  // the most working memory the kernel held (core/workspace.h)
   std::string kernel;           // "fast" or "reference"
+  bool kernel_blocks = false;   // the tiled kernel ran with its own blocks (fast::kernel_blocks)
 };
 
 // True where a fast kernel computes this scenario (fp32: safe, online, chunked, attn-naive,
 // attn-tiled, attn-tiled-v2).
 bool has_fast_kernel(const Resolved& r);
 
-TimedRun run_timed(const Resolved& r, int repeat, bool keep_output);
+// With more than one repeat, the cores are woken first (fast::warm_up), unless `warm` is false
+// (the caller woke them).
+// Whether a timed run of r takes the fast tiled kernel's own blocks (fast::kernel_blocks): fp32
+// tiled attention with none of Br, Bc and M given. The lesson's blocks come from M, sized for a
+// GPU's shared memory; the CPU kernel is faster with larger ones.
+bool takes_kernel_blocks(const Resolved& r);
+// r with those blocks, and a notice saying so in place of the one that derived r's from M.
+Resolved with_kernel_blocks(const Resolved& r);
+
+TimedRun run_timed(const Resolved& r, int repeat, bool keep_output, bool warm = true);
 
 // H heads of r (core/heads.h), each run as run_timed runs one, one after another: time_ms is
 // the sum of the heads' best times, peak_bytes the largest, the recording the heads stacked.

@@ -1,8 +1,10 @@
 // The command line, run as a user runs it: exit codes, stderr, the JSON it writes.
+#include "core/fast.h"
 #include "core/report.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <string>
@@ -134,6 +136,43 @@ TEST_CASE("--steps none reports the kernel time and peak memory, --output none l
   r = invoke("run --algo online --n 1000 --precision fp16 --steps none");
   REQUIRE(r.status == 0);
   CHECK(flashstep::Json::parse(r.out)["kernel"] == "reference");
+}
+
+TEST_CASE("a timed CPU run that asks for no blocks takes the fast kernel's own, says so, and counts IO for them") {
+  const int N = 1000, d = 64;
+  Result r = invoke("run --algo attn-tiled-v2 --n 1000 --d 64 --steps none --output none --repeat 3");
+  REQUIRE(r.status == 0);
+  auto j = flashstep::Json::parse(r.out);
+  const flashstep::fast::KernelBlocks b = flashstep::fast::kernel_blocks(N, d);
+  CHECK(j["blocks"]["chosen_by"] == "kernel");
+  CHECK(j["blocks"]["Br"] == b.Br);
+  CHECK(j["blocks"]["Bc"] == b.Bc);
+  // Their working set fits in half the L2 cache, and every thread has a Q block.
+  CHECK(b.tile_bytes == 4 * (2 * b.Br * d + 2 * b.Bc * d + b.Br * b.Bc));
+  CHECK(b.tile_bytes <= b.l2_bytes / 2);
+  CHECK((N + b.Br - 1) / b.Br >= std::min(flashstep::fast::threads(), N / 16));
+  // FA-2 reads Q once and K, V once per Q block: N·d·(1 + 2·Tr) for the blocks it ran with.
+  const int Tr = (N + b.Br - 1) / b.Br;
+  CHECK(j["io"]["hbm_reads"] == static_cast<long long>(N) * d * (1 + 2 * Tr));
+  REQUIRE(j["notices"].size() == 1);
+  const std::string notice = j["notices"][0];
+  CHECK(notice.find("chosen by the fast CPU kernel") != std::string::npos);
+  CHECK(notice.find("The lesson's Br = 64, Bc = 64 come from M = 16384") != std::string::npos);
+  CHECK(r.err.find(notice) != std::string::npos);  // said on stderr too, instead of M's
+  CHECK(r.err.find("derived from M") == std::string::npos);
+  CHECK(j["times_ms"].size() == 3);
+  CHECK(j["time_ms"].get<double>() == doctest::Approx(std::min({j["times_ms"][0].get<double>(), j["times_ms"][1].get<double>(),
+                                                                j["times_ms"][2].get<double>()})));
+  // Blocks or M asked for, a recording, the GPU or a precision without a fast kernel: the lesson's.
+  for (const char* asked : {"--block-rows 32", "--block-cols 32", "--sram 16384", "--precision fp16", ""}) {
+    CAPTURE(asked);
+    const std::string steps = *asked ? " --steps none" : " --steps all";
+    r = invoke(std::string("run --algo attn-tiled --n 200 --d 64 --output none ") + asked + steps);
+    REQUIRE(r.status == 0);
+    j = flashstep::Json::parse(r.out);
+    CHECK_FALSE(j["blocks"].contains("chosen_by"));
+    CHECK(r.err.find("chosen by the fast CPU kernel") == std::string::npos);
+  }
 }
 
 TEST_CASE("run --scenario FILE, with options on top") {
