@@ -7,13 +7,21 @@
 #include "bench/bench_report.h"
 #include "core/engine.h"
 #include "core/fast.h"
+#include "core/timed_run.h"
 #include "core/workspace.h"
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
+
+#if defined(__AVX512F__) || defined(__AVX__)
+#include <immintrin.h>
+#endif
 
 using namespace flashstep;
 
@@ -102,6 +110,51 @@ void BM_read_stream(benchmark::State& state) {
   }
   state.counters["elements"] = static_cast<double>(n);
 }
+// Online softmax's memory traffic with none of its arithmetic: a max pass over x, then x read
+// again and written to y with streaming stores, as its normalize pass writes. Rows in parallel,
+// or one long row split across the threads, as the kernel splits it. This is the speed online
+// softmax would have if exp() cost nothing.
+void BM_online_traffic(benchmark::State& state) {
+  const std::int64_t rows = state.range(0), n = state.range(1);
+  const auto x = random_vector(rows * n, 2);
+  std::vector<float> y(x.size());
+  const int T = fast::threads();
+  auto two_passes = [&](const float* xr, float* yr, std::int64_t len) {
+    const float m = Eigen::Map<const Eigen::ArrayXf>(xr, len).maxCoeff();  // pass 1: read
+    using Packet = Eigen::internal::packet_traits<float>::type;
+    constexpr std::int64_t kP = Eigen::internal::unpacket_traits<Packet>::size;
+    const Packet pm = Eigen::internal::pset1<Packet>(m);
+    std::int64_t i = 0;
+    for (; i < len && reinterpret_cast<std::uintptr_t>(yr + i) % (kP * sizeof(float)) != 0; ++i) yr[i] = xr[i] - m;
+    for (; i + kP <= len; i += kP) {  // pass 2: read, write past the cache
+      const Packet v = Eigen::internal::psub(Eigen::internal::ploadu<Packet>(xr + i), pm);
+#if defined(__AVX512F__)
+      _mm512_stream_ps(yr + i, v);
+#elif defined(__AVX__)
+      _mm256_stream_ps(yr + i, v);
+#else
+      Eigen::internal::pstoreu(yr + i, v);
+#endif
+    }
+    for (; i < len; ++i) yr[i] = xr[i] - m;
+  };
+  for (auto _ : state) {
+    if (rows >= T) {
+#pragma omp parallel for schedule(static)
+      for (std::int64_t r = 0; r < rows; ++r) two_passes(x.data() + r * n, y.data() + r * n, n);
+    } else {
+#pragma omp parallel for schedule(static)
+      for (int t = 0; t < T; ++t) {
+        const std::int64_t b = n * t / T, e = n * (t + 1) / T;
+        two_passes(x.data() + b, y.data() + b, e - b);
+      }
+    }
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["bytes"] = 3.0 * 4.0 * static_cast<double>(rows * n);
+}
+
 BENCHMARK(BM_exp_in_cache)->Arg(1 << 26)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_read_stream)->Arg(1 << 26)->UseRealTime()->Unit(benchmark::kMillisecond);
 
@@ -114,6 +167,7 @@ void softmax_shapes(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_memcpy)->Apply(softmax_shapes);
 BENCHMARK(BM_softmax_safe)->Apply(softmax_shapes);
 BENCHMARK(BM_softmax_online)->Apply(softmax_shapes);
+BENCHMARK(BM_online_traffic)->Apply(softmax_shapes);
 
 // ---- attention ------------------------------------------------------------------------------
 
@@ -131,12 +185,15 @@ BENCHMARK(BM_sgemm)->Arg(2048)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 enum class Attn { naive, tiled, tiled_v2 };
 
+// The tiled kernels take their own blocks (fast::kernel_blocks), as `run --steps none` does.
 void run_attention(Attn kind, const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, MatRM<float>& O) {
-  const float scale = 1.0f / std::sqrt(static_cast<float>(Q.cols()));
+  const int N = static_cast<int>(Q.rows()), d = static_cast<int>(Q.cols());
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  const fast::KernelBlocks b = fast::kernel_blocks(N, d);
   switch (kind) {
     case Attn::naive: fast::attention_naive(Q, K, V, scale, false, O); break;
-    case Attn::tiled: fast::attention_tiled(Q, K, V, scale, false, 128, 128, O); break;
-    case Attn::tiled_v2: fast::attention_tiled_v2(Q, K, V, scale, false, 128, 128, O); break;
+    case Attn::tiled: fast::attention_tiled(Q, K, V, scale, false, b.Br, b.Bc, O); break;
+    case Attn::tiled_v2: fast::attention_tiled_v2(Q, K, V, scale, false, b.Br, b.Bc, O); break;
   }
 }
 
@@ -168,6 +225,53 @@ BENCHMARK(BM_attn_naive)->Apply(attention_shapes);
 BENCHMARK(BM_attn_tiled_v2)->Apply(attention_shapes);
 BENCHMARK(BM_attn_tiled)->Args({4096, 64})->UseRealTime()->Unit(benchmark::kMillisecond);
 
+// ---- what each technique of attn-tiled-v2 brings: one turned off at a time -------------------
+
+// Variant k of bench::kAblation (0: the kernel as it runs).
+void BM_ablation(benchmark::State& state) {
+  const int variant = static_cast<int>(state.range(0)), d = static_cast<int>(state.range(1));
+  const bool causal = state.range(2) != 0;
+  const int N = 4096;
+  const MatRM<float> Q = random_matrix(N, d, 5), K = random_matrix(N, d, 6), V = random_matrix(N, d, 7);
+  MatRM<float> O(N, d);
+  fast::KernelBlocks b = fast::kernel_blocks(N, d);
+  fast::TiledOptions opt;
+  switch (variant) {
+    case 1: {  // the lesson's blocks, derived from the default M
+      Scenario s;
+      s.algorithm = Algorithm::attn_tiled_v2;
+      s.n = 64;  // only the block rule matters here; N = 64 does not cap them
+      s.d = d;
+      const Resolved r = resolve(s);
+      b.Br = r.Br;
+      b.Bc = r.Bc;
+      break;
+    }
+    case 2: opt.vector_exp = false; break;
+    case 3: opt.fused_exp_sum = false; break;
+    case 4: opt.lazy_rescale = false; break;
+    case 5: opt.pv_in_place = false; break;
+    case 6: opt.schedule = fast::TiledOptions::Schedule::dynamic; break;
+    case 7: opt.schedule = fast::TiledOptions::Schedule::contiguous; break;
+    default: break;
+  }
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  for (auto _ : state) {
+    fast::attention_tiled_v2(Q, K, V, scale, causal, b.Br, b.Bc, O, nullptr, nullptr, nullptr, opt);
+    benchmark::DoNotOptimize(O.data());
+  }
+  state.counters["Br"] = b.Br;
+  state.counters["Bc"] = b.Bc;
+}
+void ablation_args(benchmark::internal::Benchmark* b) {
+  for (int d : {64, 128}) {
+    for (int v = 0; v < static_cast<int>(bench::kAblation.size()); ++v) b->Args({v, d, 0});
+    for (int v : {0, 6, 7}) b->Args({v, d, 1});  // the schedules matter under the causal mask
+  }
+  b->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
+}
+BENCHMARK(BM_ablation)->Apply(ablation_args);
+
 // ---- recording overhead: every step kept vs none, attn-tiled N = 256, d = 64 ------------------
 
 void BM_record(benchmark::State& state) {
@@ -192,6 +296,52 @@ BENCHMARK(BM_record)->ArgName("steps")->Arg(0)->Arg(1)->UseRealTime()->Unit(benc
 
 }  // namespace
 
+// The figures of the command a user runs, `flashstep run --algo A --n 4096 --d D --scale sqrt
+// --steps none --output none --repeat R`: run_timed(), the function behind it, with its inputs,
+// blocks, threads and timing (every repeat kept), after an Eigen SGEMM 2048³ timed the same way,
+// the reference of the same run. The cores are woken once, as the command wakes them.
+std::vector<bench::UserRun> user_runs(int repeat) {
+  std::vector<bench::UserRun> out;
+  fast::warm_up(fast::kWarmUpSeconds);
+  const MatRM<float> A = random_matrix(2048, 2048, 3), B = random_matrix(2048, 2048, 4);
+  MatRM<float> C(2048, 2048);
+  for (int d : {64, 128}) {
+    bench::UserRun gemm;
+    gemm.what = "sgemm";
+    gemm.d = d;
+    gemm.flops = 2.0 * 2048.0 * 2048.0 * 2048.0;
+    for (int k = 0; k < repeat; ++k) {
+      const auto t0 = std::chrono::steady_clock::now();
+      C.noalias() = A * B;
+      benchmark::DoNotOptimize(C.data());
+      gemm.ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    out.push_back(gemm);
+    const std::pair<Algorithm, bool> kernels[] = {{Algorithm::attn_naive, false},   {Algorithm::attn_tiled, false},
+                                                  {Algorithm::attn_tiled_v2, false}, {Algorithm::attn_tiled, true},
+                                                  {Algorithm::attn_tiled_v2, true}};
+    for (auto [a, causal] : kernels) {
+      Scenario s;
+      s.algorithm = a;
+      s.n = 4096;
+      s.d = d;
+      s.scale_mode = ScaleMode::inv_sqrt_d;
+      s.causal = causal;
+      const TimedRun run = run_timed(resolve(s), repeat, /*keep_output=*/false, /*warm=*/false);
+      bench::UserRun u;
+      u.what = algorithm_id(a);
+      u.d = d;
+      u.causal = causal;
+      u.ms = run.times_ms;
+      u.Br = run.rec.Br;
+      u.Bc = run.rec.Bc;
+      u.flops = 4.0 * 4096.0 * 4096.0 * d;
+      out.push_back(u);
+    }
+  }
+  return out;
+}
+
 int main(int argc, char** argv) {
   std::string markdown;
   for (int i = 1; i + 1 < argc; ++i)
@@ -205,6 +355,18 @@ int main(int argc, char** argv) {
   bench::CollectingReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
-  if (!markdown.empty()) return bench::write_cpu_section(markdown, reporter.runs()) ? 0 : 1;
-  return 0;
+  // The command a user runs: after the Google Benchmark runs, unless a filter picked some of them.
+  bool filtered = false;
+  for (int i = 1; i < argc; ++i) filtered |= std::strncmp(argv[i], "--benchmark_filter", 18) == 0;
+  std::vector<bench::UserRun> users;
+  if (!filtered) {
+    users = user_runs(10);
+    for (const auto& u : users)
+      std::printf("user command %-14s d = %3d%s: best %.2f ms of %zu\n", u.what.c_str(), u.d, u.causal ? " causal" : "",
+                  *std::min_element(u.ms.begin(), u.ms.end()), u.ms.size());
+  }
+  if (markdown.empty()) return 0;
+  bool ok = bench::write_cpu_section(markdown, reporter.runs());
+  if (!users.empty()) ok = bench::write_user_section(markdown, users) && ok;
+  return ok ? 0 : 1;
 }

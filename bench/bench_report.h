@@ -35,6 +35,32 @@ bool replace_section(const std::string& path, const std::string& name, const std
 // "AMD EPYC, 2 cores, g++ 12.2.0, 2026-11-22"
 std::string machine_line();
 
+// Writes the "CPU kernels" section; with BM_ablation's runs, its table of what each technique of
+// attn-tiled-v2 brings.
 bool write_cpu_section(const std::string& path, const std::vector<Result>& runs);
+
+// What BM_ablation's variant k turns off (0: nothing; the kernel as it runs).
+inline const std::vector<std::string> kAblation = {
+    "nothing: the kernel as `run --steps none` runs it",
+    "its own blocks: the lesson's Br, Bc from M = 16384 instead",
+    "exp with Eigen's packet math: std::exp score by score instead",
+    "exponentials and row sum in one sweep: two sweeps instead",
+    "rescaling only when the row max moved: every tile instead",
+    "P·V accumulated into O_i by the GEMM: into a temporary, then added",
+    "snake schedule: OpenMP dynamic (next free thread takes the next Q block)",
+    "snake schedule: contiguous static (each thread one run of neighbouring Q blocks)"};
+
+// Every repeat of one kernel, run as `flashstep run --steps none --repeat R` runs it.
+struct UserRun {
+  std::string what;  // "sgemm" (the 2048³ reference) or an algorithm id
+  int d = 0;
+  bool causal = false;
+  std::vector<double> ms;
+  int Br = 0, Bc = 0;
+  double flops = 0;  // of the whole problem (the causal mask's half is not taken off)
+};
+
+// Writes the section "cpu-user": those runs, their spread, and the targets of issue 19 (ERRATA).
+bool write_user_section(const std::string& path, const std::vector<UserRun>& runs);
 
 }  // namespace bench
