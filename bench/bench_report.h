@@ -47,8 +47,8 @@ inline const std::vector<std::string> kAblation = {
     "exponentials and row sum in one sweep: two sweeps instead",
     "rescaling only when the row max moved: every tile instead",
     "P·V accumulated into O_i by the GEMM: into a temporary, then added",
-    "snake schedule: OpenMP dynamic (next free thread takes the next Q block)",
-    "snake schedule: contiguous static (each thread one run of neighbouring Q blocks)"};
+    "dynamic schedule, costliest Q block first: a static snake deal instead (balanced, but waits for a delayed thread)",
+    "dynamic schedule, costliest Q block first: contiguous static instead (each thread one run of neighbouring blocks)"};
 
 // Every repeat of one kernel, run as `flashstep run --steps none --repeat R` runs it.
 struct UserRun {

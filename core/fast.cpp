@@ -487,7 +487,7 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
         break;
       case TiledOptions::Schedule::dynamic:
 #pragma omp for schedule(dynamic, 1) nowait
-        for (int i = 0; i < Tr; ++i) row_block(i);
+        for (int k = 0; k < Tr; ++k) row_block(Tr - 1 - k);  // the costliest first
         break;
       case TiledOptions::Schedule::contiguous:
         for (int i = static_cast<int>(part_begin(Tr, T, t)); i < part_begin(Tr, T, t + 1); ++i) row_block(i);

@@ -38,11 +38,14 @@ struct TiledOptions {
   bool fused_exp_sum = true;  // a tile row's exponentials and their sum in one sweep (off: two)
   bool lazy_rescale = true;   // l_i and the O_i row rescaled only when the row max moved (off: always)
   bool pv_in_place = true;    // P·V accumulated into O_i by the GEMM (off: into a temporary, then added)
-  // Which thread takes which Q block: `snake` deals them out in rounds of one per thread,
-  // forwards then backwards, so that under the causal mask (block i costs i + 1 tiles) every
-  // thread's share costs nearly the same; `dynamic` hands the next block to whichever thread is free; `contiguous` gives each
-  // thread one run of neighbouring blocks (unbalanced under the mask).
-  enum class Schedule { snake, dynamic, contiguous } schedule = Schedule::snake;
+  // Which thread takes which Q block. `dynamic`: whichever thread is free takes the next,
+  // costliest first (under the causal mask block i costs i + 1 tiles), so the cheap ones even
+  // out the end, and a thread the system delays holds up nobody. `snake`: a static deal in
+  // rounds of one per thread, forwards then backwards, from the costliest, which balances the
+  // mask's costs as well but waits for a delayed thread (repeats spread about 1.5 times as wide
+  // on a shared 2-core machine). `contiguous`: each thread one run of neighbouring blocks,
+  // unbalanced under the mask.
+  enum class Schedule { dynamic, snake, contiguous } schedule = Schedule::dynamic;
 };
 
 // The Q block of Tr that thread t of T takes in round `round` under Schedule::snake, or −1 for
