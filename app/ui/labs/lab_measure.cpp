@@ -2,6 +2,7 @@
 
 #include "app/ui/model/record_job.h"
 #include "app/ui/widgets.h"
+#include "core/fast.h"
 #include "core/text.h"
 
 #include <imgui.h>
@@ -133,6 +134,17 @@ void draw_measure_lab(MeasureLab& lab, float scale) {
   ImGui::TextWrapped("Times the fast fp32 kernels on this machine (all cores, best of 3): attention "
                      "with S and P materialized against the tiled FlashAttention-2 loop, and safe "
                      "(3 passes) against online (2 passes) softmax. Sizes grow until you stop it.");
+  const fast::KernelBlocks blocks = fast::kernel_blocks(1 << lab.max_attention_log2, lab.d);
+  ImGui::TextDisabled("tiles on the CPU: Br = %d, Bc = %d, the kernel's own", blocks.Br, blocks.Bc);
+  ImGui::SameLine();
+  help_marker(strf("On the CPU the tiled kernel runs with blocks of its own, Br = %d and Bc = %d: a thread's "
+                   "Q_i, O_i, K_j, V_j and S_ij (%s) fit in half of this CPU's %s L2 cache. The lessons' "
+                   "blocks come from M, a GPU's shared memory, and are smaller; on a CPU each tile is two "
+                   "small matrix products, and small ones are slower. `flashstep run --steps none` "
+                   "takes the same blocks. The GPU shaders take M's.",
+                   blocks.Br, blocks.Bc, bytes_text(static_cast<double>(blocks.tile_bytes)).c_str(),
+                   bytes_text(static_cast<double>(blocks.l2_bytes)).c_str())
+                  .c_str());
   const bool gpu_here = measure_gpu_available();
   const bool running = lab.running;
   ImGui::BeginDisabled(running);
