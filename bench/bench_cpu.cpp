@@ -227,58 +227,72 @@ BENCHMARK(BM_attn_tiled)->Args({4096, 64})->UseRealTime()->Unit(benchmark::kMill
 
 // ---- what each technique of attn-tiled-v2 brings: one turned off at a time -------------------
 
-// Variant k of bench::kAblation (0: the kernel as it runs).
-void BM_ablation(benchmark::State& state) {
-  const int variant = static_cast<int>(state.range(0)), d = static_cast<int>(state.range(1));
-  const bool causal = state.range(2) != 0;
-  const int N = 4096;
-  const MatRM<float> Q = random_matrix(N, d, 5), K = random_matrix(N, d, 6), V = random_matrix(N, d, 7);
-  MatRM<float> O(N, d);
-  fast::KernelBlocks b = fast::kernel_blocks(N, d);
+// attn-tiled-v2 at N = 4096 with variant k of bench::kAblation (0: the kernel as it runs).
+struct AblationCase {
   fast::TiledOptions opt;
+  int Br = 0, Bc = 0;
+};
+AblationCase ablation_case(int variant, int N, int d) {
+  AblationCase c;
+  const fast::KernelBlocks b = fast::kernel_blocks(N, d);
+  c.Br = b.Br;
+  c.Bc = b.Bc;
   switch (variant) {
     case 1: {  // the lesson's blocks, derived from the default M
       Scenario s;
       s.algorithm = Algorithm::attn_tiled_v2;
-      s.n = 64;  // only the block rule matters here; N = 64 does not cap them
+      s.n = N;
       s.d = d;
       const Resolved r = resolve(s);
-      b.Br = r.Br;
-      b.Bc = r.Bc;
+      c.Br = r.Br;
+      c.Bc = r.Bc;
       break;
     }
-    case 2: opt.vector_exp = false; break;
-    case 3: opt.fused_exp_sum = false; break;
-    case 4: opt.lazy_rescale = false; break;
-    case 5: opt.pv_in_place = false; break;
-    case 6: opt.schedule = fast::TiledOptions::Schedule::snake; break;
-    case 7: opt.schedule = fast::TiledOptions::Schedule::contiguous; break;
+    case 2: c.opt.vector_exp = false; break;
+    case 3: c.opt.fused_exp_sum = false; break;
+    case 4: c.opt.lazy_rescale = false; break;
+    case 5: c.opt.pv_in_place = false; break;
+    case 6: c.opt.schedule = fast::TiledOptions::Schedule::snake; break;
+    case 7: c.opt.schedule = fast::TiledOptions::Schedule::contiguous; break;
     default: break;
   }
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  // Each iteration timed as well: a schedule changes how steady the repeats are as much as
-  // their speed.
-  double best = 1e300, worst = 0;
-  for (auto _ : state) {
-    const auto t0 = std::chrono::steady_clock::now();
-    fast::attention_tiled_v2(Q, K, V, scale, causal, b.Br, b.Bc, O, nullptr, nullptr, nullptr, opt);
-    benchmark::DoNotOptimize(O.data());
-    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    best = std::min(best, t);
-    worst = std::max(worst, t);
-  }
-  state.counters["spread"] = worst / best - 1;
-  state.counters["Br"] = b.Br;
-  state.counters["Bc"] = b.Bc;
+  return c;
 }
-void ablation_args(benchmark::internal::Benchmark* b) {
+
+// Every variant in turn, `rounds` times, `per_round` runs each time, so that a machine whose
+// speed drifts over the seconds this takes slows every variant alike. The schedules are also
+// run under the causal mask, where they matter.
+std::vector<bench::AblationRun> ablation_runs(int rounds, int per_round) {
+  std::vector<bench::AblationRun> out;
+  const int N = 4096;
+  fast::warm_up(fast::kWarmUpSeconds);
   for (int d : {64, 128}) {
-    for (int v = 0; v < static_cast<int>(bench::kAblation.size()); ++v) b->Args({v, d, 0});
-    for (int v : {0, 6, 7}) b->Args({v, d, 1});  // the schedules matter under the causal mask
+    const MatRM<float> Q = random_matrix(N, d, 5), K = random_matrix(N, d, 6), V = random_matrix(N, d, 7);
+    MatRM<float> O(N, d);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+    const std::size_t first = out.size();
+    for (int v = 0; v < static_cast<int>(bench::kAblation.size()); ++v) out.push_back({v, d, false, {}, 0, 0});
+    for (int v : {0, 6, 7}) out.push_back({v, d, true, {}, 0, 0});
+    std::vector<AblationCase> cases;
+    for (std::size_t k = first; k < out.size(); ++k) {
+      cases.push_back(ablation_case(out[k].variant, N, d));
+      out[k].Br = cases.back().Br;
+      out[k].Bc = cases.back().Bc;
+    }
+    for (int round = 0; round < rounds; ++round)
+      for (std::size_t k = first; k < out.size(); ++k) {
+        bench::AblationRun& a = out[k];
+        const AblationCase& c = cases[k - first];
+        for (int r = 0; r < per_round; ++r) {
+          const auto t0 = std::chrono::steady_clock::now();
+          fast::attention_tiled_v2(Q, K, V, scale, a.causal, c.Br, c.Bc, O, nullptr, nullptr, nullptr, c.opt);
+          benchmark::DoNotOptimize(O.data());
+          a.ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        }
+      }
   }
-  b->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
+  return out;
 }
-BENCHMARK(BM_ablation)->Apply(ablation_args);
 
 // ---- recording overhead: every step kept vs none, attn-tiled N = 256, d = 64 ------------------
 
@@ -367,7 +381,9 @@ int main(int argc, char** argv) {
   bool filtered = false;
   for (int i = 1; i < argc; ++i) filtered |= std::strncmp(argv[i], "--benchmark_filter", 18) == 0;
   std::vector<bench::UserRun> users;
+  std::vector<bench::AblationRun> ablation;
   if (!filtered) {
+    ablation = ablation_runs(5, 3);
     users = user_runs(10);
     for (const auto& u : users)
       std::printf("user command %-14s d = %3d%s: best %.2f ms of %zu\n", u.what.c_str(), u.d, u.causal ? " causal" : "",
@@ -375,6 +391,6 @@ int main(int argc, char** argv) {
   }
   if (markdown.empty()) return 0;
   bool ok = bench::write_cpu_section(markdown, reporter.runs());
-  if (!users.empty()) ok = bench::write_user_section(markdown, users) && ok;
+  if (!users.empty()) ok = bench::write_user_section(markdown, users, ablation) && ok;
   return ok ? 0 : 1;
 }

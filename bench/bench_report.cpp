@@ -80,32 +80,6 @@ double counter(const Result* r, const char* k) {
   return it == r->counters.end() ? 0 : it->second;
 }
 
-// What each technique brings: BM_ablation with one turned off, against the kernel as it runs.
-void write_ablation(std::ostringstream& md, const std::vector<Result>& runs) {
-  const Result* base64 = find(runs, "BM_ablation/0/64/0/");
-  if (!base64) return;
-  md << "\n### What each technique of attn-tiled-v2 brings\n\n"
-     << "N = 4096, fp32, all threads, one technique turned off at a time (fast::TiledOptions), against the "
-        "kernel as it runs, in the same run: mean time per run, its ratio to the kernel's (above 1×: what the "
-        "technique saves) and the spread of the runs (the slowest over the fastest).\n\n"
-     << "| turned off | mask | d = 64 | ratio | spread | d = 128 | ratio | spread |\n|---|---|---|---|---|---|---|---|\n";
-  for (int causal : {0, 1})
-    for (std::size_t v = 0; v < kAblation.size(); ++v) {
-      std::string cells;
-      bool any = false;
-      for (int d : {64, 128}) {
-        const Result* r = find(runs, strf("BM_ablation/%zu/%d/%d/", v, d, causal));
-        const Result* base = find(runs, strf("BM_ablation/0/%d/%d/", d, causal));
-        any |= r != nullptr;
-        const std::string blocks = r ? strf(" (%d × %d)", static_cast<int>(counter(r, "Br")), static_cast<int>(counter(r, "Bc"))) : "";
-        cells += strf(" %s%s | %s | %s |", ms(r).c_str(), v <= 1 ? blocks.c_str() : "",
-                      r && base ? strf("%.2f×", r->seconds / base->seconds).c_str() : "—",
-                      r ? strf("%.0f%%", 100 * counter(r, "spread")).c_str() : "—");
-      }
-      if (any) md << "| " << kAblation[v] << " | " << (causal ? "causal" : "none") << " |" << cells << "\n";
-    }
-}
-
 }  // namespace
 
 bool write_cpu_section(const std::string& path, const std::vector<Result>& runs) {
@@ -202,7 +176,6 @@ bool write_cpu_section(const std::string& path, const std::vector<Result>& runs)
       md << strf("| %d | %d | %s | %s | %.1f MiB | %.2f MiB |\n", N, d, ms(a).c_str(), ms(b).c_str(),
                  counter(a, "workspace_bytes") / 1048576.0, counter(b, "workspace_bytes") / 1048576.0);
     }
-  write_ablation(md, runs);
   return replace_section(path, "cpu", md.str());
 }
 
@@ -232,9 +205,47 @@ std::string ggml_figure(const std::string& what, int d, bool causal) {
   return "";
 }
 
+// What each technique brings: the kernel with one turned off against the kernel as it runs,
+// interleaved in rounds.
+void write_ablation(std::ostringstream& md, const std::vector<AblationRun>& runs) {
+  auto find_run = [&](int v, int d, bool causal) -> const AblationRun* {
+    for (const AblationRun& a : runs)
+      if (a.variant == v && a.d == d && a.causal == causal && !a.ms.empty()) return &a;
+    return nullptr;
+  };
+  if (!find_run(0, 64, false)) return;
+  md << strf("\n### What each technique of attn-tiled-v2 brings\n\n"
+             "N = 4096, fp32, all threads, one technique turned off at a time (fast::TiledOptions), against the kernel "
+             "as it runs. The variants take turns, %zu runs each in every round, so that a drift of the machine's speed "
+             "slows all alike. Median time, its ratio to the kernel's (above 1×: what the technique saves) and the "
+             "spread of its runs (the slowest over the fastest, across all rounds: the machine's drift is in it).\n\n",
+             runs.front().ms.size());
+  md << "| turned off | mask | d = 64 | ratio | spread | d = 128 | ratio | spread |\n|---|---|---|---|---|---|---|---|\n";
+  for (bool causal : {false, true})
+    for (std::size_t v = 0; v < kAblation.size(); ++v) {
+      std::string cells;
+      bool any = false;
+      for (int d : {64, 128}) {
+        const AblationRun* r = find_run(static_cast<int>(v), d, causal);
+        const AblationRun* base = find_run(0, d, causal);
+        any |= r != nullptr;
+        if (!r || !base) {
+          cells += " — | — | — |";
+          continue;
+        }
+        const Spread a = spread_of(r->ms), b = spread_of(base->ms);
+        const std::string blocks = v <= 1 ? strf(" (%d × %d)", r->Br, r->Bc) : "";
+        cells += strf(" %.2f ms%s | %.2f× | %.0f%% |", a.median, blocks.c_str(), a.median / b.median,
+                      100 * (a.worst / a.best - 1));
+      }
+      if (any) md << "| " << kAblation[v] << " | " << (causal ? "causal" : "none") << " |" << cells << "\n";
+    }
+}
+
 }  // namespace
 
-bool write_user_section(const std::string& path, const std::vector<UserRun>& runs) {
+bool write_user_section(const std::string& path, const std::vector<UserRun>& runs,
+                        const std::vector<AblationRun>& ablation) {
   std::ostringstream md;
   md << "## CPU attention: the command a user runs\n\n" << machine_line()
      << ". Written by `bench/run_benchmarks.sh`: `flashstep run --algo A --n 4096 --d D --scale sqrt --steps none "
@@ -280,6 +291,7 @@ bool write_user_section(const std::string& path, const std::vector<UserRun>& run
     md << strf("| d = %d: causal attn-tiled-v2 ≥ 1.8× faster than without the mask | %.2f× (%.2f ms vs %.2f ms) | %s |\n",
                d, a.best / c.best, c.best, a.best, verdict(a.best >= 1.8 * c.best).c_str());
   }
+  write_ablation(md, ablation);
   return replace_section(path, "cpu-user", md.str());
 }
 

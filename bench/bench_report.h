@@ -35,11 +35,9 @@ bool replace_section(const std::string& path, const std::string& name, const std
 // "AMD EPYC, 2 cores, g++ 12.2.0, 2026-11-22"
 std::string machine_line();
 
-// Writes the "CPU kernels" section; with BM_ablation's runs, its table of what each technique of
-// attn-tiled-v2 brings.
 bool write_cpu_section(const std::string& path, const std::vector<Result>& runs);
 
-// What BM_ablation's variant k turns off (0: nothing; the kernel as it runs).
+// What ablation variant k turns off (0: nothing; the kernel as it runs).
 inline const std::vector<std::string> kAblation = {
     "nothing: the kernel as `run --steps none` runs it",
     "its own blocks: the lesson's Br, Bc from M = 16384 instead",
@@ -60,7 +58,18 @@ struct UserRun {
   double flops = 0;  // of the whole problem (the causal mask's half is not taken off)
 };
 
-// Writes the section "cpu-user": those runs, their spread, and the targets of issue 19 (ERRATA).
-bool write_user_section(const std::string& path, const std::vector<UserRun>& runs);
+// attn-tiled-v2 at N = 4096 with one technique turned off (kAblation[variant]), every run.
+struct AblationRun {
+  int variant = 0;
+  int d = 0;
+  bool causal = false;
+  std::vector<double> ms;
+  int Br = 0, Bc = 0;
+};
+
+// Writes the section "cpu-user": those runs, their spread, the targets of issue 19 (ERRATA),
+// and what each technique of attn-tiled-v2 brings.
+bool write_user_section(const std::string& path, const std::vector<UserRun>& runs,
+                        const std::vector<AblationRun>& ablation);
 
 }  // namespace bench
