@@ -39,6 +39,21 @@ std::vector<std::vector<double>> to_rows(const MatRM<float>& m) {
   return rows;
 }
 
+// Q, K, V as an attn-tiled-v2 scenario with scale 1/√d and the given blocks.
+Scenario attention_scenario(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, bool causal, int Br,
+                            int Bc) {
+  Scenario s;
+  s.algorithm = Algorithm::attn_tiled_v2;
+  s.q = to_rows(Q);
+  s.k = to_rows(K);
+  s.v = to_rows(V);
+  s.scale_mode = ScaleMode::inv_sqrt_d;
+  s.causal = causal;
+  s.block_rows = Br;
+  s.block_cols = Bc;
+  return s;
+}
+
 using SoftmaxKernel = void (*)(const float*, float*, std::int64_t, std::int64_t, float*, float*);
 
 void check_softmax(SoftmaxKernel kernel, std::int64_t rows, std::int64_t n) {
@@ -119,15 +134,7 @@ TEST_CASE("fast attention kernels match the reference and the recording engine")
           worst_v1 = std::max(worst_v1, std::fabs(want[i][c] - O_v1(i, c)));
         }
       // The same problem as a scenario: its bound for each kernel's loop structure.
-      Scenario s;
-      s.algorithm = Algorithm::attn_tiled_v2;
-      s.q = to_rows(Q);
-      s.k = to_rows(K);
-      s.v = to_rows(V);
-      s.scale_mode = ScaleMode::inv_sqrt_d;
-      s.causal = causal;
-      s.block_rows = 16;
-      s.block_cols = 32;
+      const Scenario s = attention_scenario(Q, K, V, causal, 16, 32);
       auto bound = [&](Algorithm a, int Br, int Bc) {
         Scenario t = s;
         t.algorithm = a;
@@ -174,16 +181,8 @@ TEST_CASE("FA-2 with its own blocks and with each technique turned off matches t
     const MatRM<float> Q = random_matrix(N, d, 11), K = random_matrix(N, d, 12), V = random_matrix(N, d, 13);
     const float scale = 1.0f / std::sqrt(static_cast<float>(d));
     const auto want = ref::attention(to_rows(Q), to_rows(K), to_rows(V), scale, causal);
-    Scenario s;
-    s.algorithm = Algorithm::attn_tiled_v2;
-    s.q = to_rows(Q);
-    s.k = to_rows(K);
-    s.v = to_rows(V);
-    s.scale_mode = ScaleMode::inv_sqrt_d;
-    s.causal = causal;
-    s.block_rows = b.Br;
-    s.block_cols = b.Bc;
-    const tolerance::Bound bound = tolerance::of_run(resolve(s), tolerance::Exp::cpu);
+    const tolerance::Bound bound =
+        tolerance::of_run(resolve(attention_scenario(Q, K, V, causal, b.Br, b.Bc)), tolerance::Exp::cpu);
     for (std::size_t v = 0; v < variants.size(); ++v) {
       CAPTURE(v);
       MatRM<float> O;
