@@ -199,3 +199,26 @@ TEST_CASE("wrapping text into no room at all cuts it into characters and never f
   }
   ImGui::EndFrame();
 }
+
+TEST_CASE("presentation: R runs the Measure tab's measurement, where the mouse cannot, and R again cancels it") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("measure"));
+  REQUIRE(tab_name(app.tab) == std::string("measure-lab"));
+  app.measure_lab.max_attention_log2 = 9;  // N = 512 only: quick
+  app.measure_lab.gpu = false;
+  app.presenting = true;
+  h.frame(app);
+  CHECK_FALSE(app.measure_lab.running);
+  h.press(app, GLFW_KEY_R);
+  CHECK(app.measure_lab.running);
+  h.press(app, GLFW_KEY_R);
+  CHECK(app.measure_lab.cancel);
+  stop_measure(app.measure_lab);
+  CHECK_FALSE(app.measure_lab.running);
+  // In another tab R is nothing.
+  REQUIRE(app.open_lesson("online"));
+  h.press(app, GLFW_KEY_R);
+  CHECK_FALSE(app.measure_lab.running);
+}

@@ -176,8 +176,10 @@ void draw_measure_lab(MeasureLab& lab, float scale) {
   ImGui::SameLine();
   if (!running) {
     if (ImGui::Button("Run")) start_measure(lab);
+    if (ImGui::IsItemHovered()) tooltip("Run (R)", "Times the kernels for growing sizes. R starts it in presentation mode too.");
   } else {
     if (ImGui::Button("Cancel")) lab.cancel = true;
+    if (ImGui::IsItemHovered()) tooltip("Cancel (R)", "Stops after the size being timed; the points so far stay.");
     ImGui::SameLine();
     ImGui::ProgressBar(lab.progress, ImVec2(200 * scale, 0));
   }

@@ -201,8 +201,13 @@ void draw_presentation(AppState& app, const PanelRect& all) {
   const float gap = 20 * app.ui_scale;
   const float room = ImGui::GetWindowContentRegionMax().x - ImGui::GetCursorPosX() -
                      ImGui::CalcTextSize(counter.c_str()).x - gap;
-  for (const char* keys : {"→ / PgDn next   ← / PgUp back   Space play   M memory   Esc leave",
-                           "→ next   ← back   Space play   Esc leave", "→ next   ← back"}) {
+  // The Measure tab's own key first: the mouse does nothing here, and R is how it runs.
+  static const std::vector<const char*> kStepHints = {
+      "→ / PgDn next   ← / PgUp back   Space play   M memory   Esc leave", "→ next   ← back   Space play   Esc leave",
+      "→ next   ← back"};
+  static const std::vector<const char*> kMeasureHints = {"R run / cancel   M memory   Esc leave",
+                                                         "R run / cancel   Esc leave", "R run / cancel"};
+  for (const char* keys : app.tab == Tab::measure_lab ? kMeasureHints : kStepHints) {
     const float w = ImGui::CalcTextSize(keys).x;
     if (w > room) continue;
     ImGui::SameLine();

@@ -145,6 +145,7 @@ const std::vector<Shortcut>& shortcuts() {
       {"PgDn  /  PgUp", "next / previous step (presentation clickers)"},
       {"P  or  F5", "presentation mode: full screen, large, no controls"},
       {"M", "presentation mode: show or hide the memory panel (HBM and SRAM)"},
+      {"R", "Measure it yourself: run the measurement, or cancel it (presentation mode too)"},
       {"Ctrl+O  /  Ctrl+S", "open / save a scenario file (Ctrl+Shift+S: save as)"},
       {"Ctrl+E", "export a picture, an animation or the recording"},
       {"Ctrl+Z  /  Ctrl+Shift+Z", "undo / redo an input change (Ctrl+Y redoes too)"},
@@ -164,7 +165,7 @@ constexpr int kShortcutKeys[] = {
     GLFW_KEY_E,     GLFW_KEY_EQUAL,    GLFW_KEY_KP_ADD, GLFW_KEY_MINUS,      GLFW_KEY_KP_SUBTRACT, GLFW_KEY_0,
     GLFW_KEY_KP_0,  GLFW_KEY_P,        GLFW_KEY_M,      GLFW_KEY_SPACE,      GLFW_KEY_RIGHT,     GLFW_KEY_LEFT,
     GLFW_KEY_PAGE_DOWN, GLFW_KEY_PAGE_UP, GLFW_KEY_HOME, GLFW_KEY_END,       GLFW_KEY_DOWN,      GLFW_KEY_UP,
-    GLFW_KEY_Z,     GLFW_KEY_Y,
+    GLFW_KEY_Z,     GLFW_KEY_Y,        GLFW_KEY_R,
 };
 
 // This frame's presses, in order. From the window they are every press GLFW reported, so a
@@ -211,6 +212,13 @@ void handle_shortcuts(AppState& app) {
     if (io.WantTextInput) continue;
     if (p.key == GLFW_KEY_P && first) app.presenting = !app.presenting;
     if (p.key == GLFW_KEY_M && first && app.presenting) app.presentation_memory = !app.presentation_memory;
+    // The Measure tab's Run and Cancel, which the mouse cannot reach in presentation mode.
+    if (p.key == GLFW_KEY_R && first && app.tab == Tab::measure_lab) {
+      if (app.measure_lab.running)
+        app.measure_lab.cancel = true;
+      else
+        start_measure(app.measure_lab);
+    }
     if (p.key == GLFW_KEY_SPACE && first) {
       tl.toggle_play();
       moved = true;
