@@ -251,7 +251,7 @@ AblationCase ablation_case(int variant, int N, int d) {
     case 2: c.opt.vector_exp = false; break;
     case 3: c.opt.fused_exp_sum = false; break;
     case 4: c.opt.lazy_rescale = false; break;
-    case 5: c.opt.pv_in_place = false; break;
+    case 5: c.opt.micro_kernels = false; break;
     case 6: c.opt.schedule = fast::TiledOptions::Schedule::snake; break;
     case 7: c.opt.schedule = fast::TiledOptions::Schedule::contiguous; break;
     default: break;

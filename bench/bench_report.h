@@ -44,7 +44,7 @@ inline const std::vector<std::string> kAblation = {
     "exp with Eigen's packet math: std::exp score by score instead",
     "exponentials and row sum in one sweep: two sweeps instead",
     "rescaling only when the row max moved: every tile instead",
-    "P·V accumulated into O_i by the GEMM: into a temporary, then added",
+    "register-blocked micro-kernels (Q_i and P~ read in place, only K_j repacked): Eigen's GEMM instead",
     "dynamic schedule, costliest Q block first: a static snake deal instead (balanced, but waits for a delayed thread)",
     "dynamic schedule, costliest Q block first: contiguous static instead (each thread one run of neighbouring blocks)"};
 

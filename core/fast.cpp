@@ -226,6 +226,98 @@ float exp_sum_in_place(float* s, std::int64_t n, float m) {
   return sum;
 }
 
+// ---- register-blocked micro-kernels for a tile's two products -------------------------------
+// What Eigen's GEMM does for any shape, less what a tile does not need: Q_i and P~_ij are read in
+// place (each of their numbers is broadcast against a vector of keys or of O's columns), V_j's
+// rows are already the vectors P·V wants, and only K_j is repacked, transposed, once per tile.
+// A block of MR rows × NG (or NC) vectors of the result stays in registers for the whole depth.
+// The sizes fill the vector registers: 32 with AVX-512, 16 with AVX2 and SSE.
+constexpr bool kWideRegisters = kP == 16;
+constexpr int kQkRows = kWideRegisters ? 8 : 6;    // S = Q_i K_jᵀ: MR rows × 2 vectors of keys
+constexpr int kQkVectors = 2;
+constexpr int kPvRows = kWideRegisters ? 6 : 3;    // O_i += P V_j: MR rows × 4 vectors of O's columns
+constexpr int kPvVectors = kWideRegisters ? 4 : 3;
+
+// K_j (bc rows of d) as KT[g][k][lane] = K_j[g·kP + lane][k], zero past bc: vector g of a row of S
+// is then Σ_k Q[a][k] · KT[g][k].
+void pack_keys(const float* K, int bc, int d, float* KT) {
+  const int groups = (bc + static_cast<int>(kP) - 1) / static_cast<int>(kP);
+  for (int g = 0; g < groups; ++g)
+    for (int k = 0; k < d; ++k)
+      for (int lane = 0; lane < kP; ++lane) {
+        const int c = g * static_cast<int>(kP) + lane;
+        KT[(static_cast<std::size_t>(g) * d + k) * kP + lane] = c < bc ? K[static_cast<std::size_t>(c) * d + k] : 0.0f;
+      }
+}
+
+// S[a][g0·kP …] for MR rows of Q (row stride d) and NG vectors of keys from g0.
+template <int MR, int NG>
+void qk_block(const float* Q, int d, const float* KT, float* S, int ldS, int g0) {
+  Packet acc[MR][NG];
+  for (int r = 0; r < MR; ++r)
+    for (int g = 0; g < NG; ++g) acc[r][g] = ei::pset1<Packet>(0.0f);
+  const float* b = KT + static_cast<std::size_t>(g0) * d * kP;
+  for (int k = 0; k < d; ++k) {
+    Packet keys[NG];
+    for (int g = 0; g < NG; ++g) keys[g] = ei::ploadu<Packet>(b + (static_cast<std::size_t>(g) * d + k) * kP);
+    for (int r = 0; r < MR; ++r) {
+      const Packet q = ei::pset1<Packet>(Q[static_cast<std::size_t>(r) * d + k]);
+      for (int g = 0; g < NG; ++g) acc[r][g] = ei::pmadd(q, keys[g], acc[r][g]);
+    }
+  }
+  for (int r = 0; r < MR; ++r)
+    for (int g = 0; g < NG; ++g) ei::pstoreu(S + static_cast<std::size_t>(r) * ldS + (g0 + g) * kP, acc[r][g]);
+}
+
+template <int MR>
+void qk_rows(const float* Q, int d, const float* KT, int groups, float* S, int ldS) {
+  int g = 0;
+  for (; g + kQkVectors <= groups; g += kQkVectors) qk_block<MR, kQkVectors>(Q, d, KT, S, ldS, g);
+  for (; g < groups; ++g) qk_block<MR, 1>(Q, d, KT, S, ldS, g);
+}
+
+// S (br × groups·kP, row stride ldS) = Q (br × d, row stride d) · K_jᵀ, K_j packed by pack_keys.
+void qk_tile(const float* Q, int br, int d, const float* KT, int groups, float* S, int ldS) {
+  int a = 0;
+  for (; a + kQkRows <= br; a += kQkRows)
+    qk_rows<kQkRows>(Q + static_cast<std::size_t>(a) * d, d, KT, groups, S + static_cast<std::size_t>(a) * ldS, ldS);
+  for (; a < br; ++a) qk_rows<1>(Q + static_cast<std::size_t>(a) * d, d, KT, groups, S + static_cast<std::size_t>(a) * ldS, ldS);
+}
+
+// O[a][c0 …] += Σ_k P[a][k] · V[k][c0 …] for MR rows and NC vectors of O's columns.
+template <int MR, int NC>
+void pv_block(const float* P, int ldP, const float* V, int d, int bc, float* O, int c0) {
+  Packet acc[MR][NC];
+  for (int r = 0; r < MR; ++r)
+    for (int j = 0; j < NC; ++j) acc[r][j] = ei::ploadu<Packet>(O + static_cast<std::size_t>(r) * d + c0 + j * kP);
+  for (int k = 0; k < bc; ++k) {
+    Packet v[NC];
+    for (int j = 0; j < NC; ++j) v[j] = ei::ploadu<Packet>(V + static_cast<std::size_t>(k) * d + c0 + j * kP);
+    for (int r = 0; r < MR; ++r) {
+      const Packet p = ei::pset1<Packet>(P[static_cast<std::size_t>(r) * ldP + k]);
+      for (int j = 0; j < NC; ++j) acc[r][j] = ei::pmadd(p, v[j], acc[r][j]);
+    }
+  }
+  for (int r = 0; r < MR; ++r)
+    for (int j = 0; j < NC; ++j) ei::pstoreu(O + static_cast<std::size_t>(r) * d + c0 + j * kP, acc[r][j]);
+}
+
+template <int MR>
+void pv_rows(const float* P, int ldP, const float* V, int d, int bc, float* O) {
+  int c = 0;
+  for (; c + kPvVectors * kP <= d; c += kPvVectors * static_cast<int>(kP)) pv_block<MR, kPvVectors>(P, ldP, V, d, bc, O, c);
+  for (; c + kP <= d; c += static_cast<int>(kP)) pv_block<MR, 1>(P, ldP, V, d, bc, O, c);
+}
+
+// O (br × d, row stride d) += P (br × bc, row stride ldP) · V_j (bc × d, row stride d); d a
+// multiple of the vector width.
+void pv_tile(const float* P, int ldP, int br, const float* V, int d, int bc, float* O) {
+  int a = 0;
+  for (; a + kPvRows <= br; a += kPvRows)
+    pv_rows<kPvRows>(P + static_cast<std::size_t>(a) * ldP, ldP, V, d, bc, O + static_cast<std::size_t>(a) * d);
+  for (; a < br; ++a) pv_rows<1>(P + static_cast<std::size_t>(a) * ldP, ldP, V, d, bc, O + static_cast<std::size_t>(a) * d);
+}
+
 // Splits [0, n) into `parts` nearly equal ranges; part p is [begin(p), begin(p + 1)).
 std::int64_t part_begin(std::int64_t n, std::int64_t parts, std::int64_t p) { return n * p / parts; }
 
@@ -406,13 +498,17 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
   O.resize(N, d);
   if (lse) lse->assign(static_cast<std::size_t>(N), 0.0f);
   const bool mask = !exp_exact_at_neg_inf();
+  // The micro-kernels take O's rows in whole vectors; another d goes through Eigen's GEMM.
+  const bool micro = opt.micro_kernels && d % kP == 0;
+  const int ldS = (Bc + static_cast<int>(kP) - 1) / static_cast<int>(kP) * static_cast<int>(kP);
 #pragma omp parallel
   {
     // Per thread, on chip in the paper's model: Q_i (pre-scaled), S_ij / P~_ij, O_i, m_i, l_i.
-    MatRM<float> Qi(Br, d), S(Br, Bc), Oi(Br, d), PV(opt.pv_in_place ? 0 : Br, d);
+    // S's rows are padded to whole vectors, and the micro-kernels' K_j is packed beside it.
+    MatRM<float> Qi(Br, d), S(Br, ldS), Oi(Br, d), KT(micro ? ldS : 0, d);
     Eigen::ArrayXf m(Br), l(Br);
     const Workspace::Hold held(static_cast<std::int64_t>(sizeof(float)) *
-                               (2LL * Br * d + Br * Bc + 2LL * Br + PV.size()));
+                               (2LL * Br * d + 1LL * Br * ldS + 2LL * Br + KT.size()));
     // Row a of S_ij (its first `len` scores count) becomes P~_ij's, and m_i, l_i, O_i follow.
     auto softmax_row = [&](int a, int len, int bc) {
       float* s = S.row(a).data();
@@ -454,16 +550,20 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
         const int c0 = j * Bc, bc = std::min(Bc, N - c0);
         if (causal && c0 > r0 + br - 1) break;  // this tile and every later one fully masked
         auto Sij = S.topLeftCorner(br, bc);
-        Sij.noalias() = Qi.topRows(br) * K.middleRows(c0, bc).transpose();
+        const int groups = (bc + static_cast<int>(kP) - 1) / static_cast<int>(kP);
+        if (micro) {
+          pack_keys(K.row(c0).data(), bc, d, KT.data());
+          qk_tile(Qi.data(), br, d, KT.data(), groups, S.data(), ldS);
+        } else {
+          Sij.noalias() = Qi.topRows(br) * K.middleRows(c0, bc).transpose();
+        }
         const bool diagonal = causal && c0 + bc - 1 > r0;
         // Keys past the diagonal are masked: only the first `len` columns of a row count.
         for (int a = 0; a < br; ++a) softmax_row(a, diagonal ? std::clamp(r0 + a - c0 + 1, 0, bc) : bc, bc);
-        if (opt.pv_in_place) {
+        if (micro)
+          pv_tile(S.data(), ldS, br, V.row(c0).data(), d, bc, Oi.data());
+        else
           Oi.topRows(br).noalias() += Sij * V.middleRows(c0, bc);
-        } else {
-          PV.topRows(br).noalias() = Sij * V.middleRows(c0, bc);
-          Oi.topRows(br) += PV.topRows(br);
-        }
       }
       for (int a = 0; a < br; ++a) {
         if (l[a] == 0.0f)
@@ -514,19 +614,31 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
   float* l = m_out && l_out ? l_out : l_own.data();
   std::fill(m, m + N, kNegInf);
   std::fill(l, l + N, 0.0f);
+  // The same micro-kernels as FA-2 (K_j packed once per K block by each thread that uses it).
+  const bool micro = d % kP == 0;
+  const int ldS = (Bc + static_cast<int>(kP) - 1) / static_cast<int>(kP) * static_cast<int>(kP);
 #pragma omp parallel
   {
-    MatRM<float> S(Br, Bc), PV(Br, d);
+    MatRM<float> S(Br, ldS), PV(Br, d), KT(micro ? ldS : 0, d);
     Eigen::ArrayXf mt(Br), lt(Br);
-    const Workspace::Hold held(static_cast<std::int64_t>(sizeof(float)) * (1LL * Br * Bc + 1LL * Br * d + 2LL * Br));
+    const Workspace::Hold held(static_cast<std::int64_t>(sizeof(float)) *
+                               (1LL * Br * ldS + 1LL * Br * d + 2LL * Br + KT.size()));
     for (int j = 0; j < Tc; ++j) {
       const int c0 = j * Bc, bc = std::min(Bc, N - c0);
+      bool packed = false;
 #pragma omp for schedule(dynamic, 1)
       for (int i = 0; i < Tr; ++i) {
         const int r0 = i * Br, br = std::min(Br, N - r0);
         if (causal && c0 > r0 + br - 1) continue;
         auto Sij = S.topLeftCorner(br, bc);
-        Sij.noalias() = scale * Q.middleRows(r0, br) * K.middleRows(c0, bc).transpose();
+        if (micro) {
+          if (!packed) pack_keys(K.row(c0).data(), bc, d, KT.data());
+          packed = true;
+          qk_tile(Q.row(r0).data(), br, d, KT.data(), (bc + static_cast<int>(kP) - 1) / static_cast<int>(kP), S.data(), ldS);
+          Sij *= scale;
+        } else {
+          Sij.noalias() = scale * Q.middleRows(r0, br) * K.middleRows(c0, bc).transpose();
+        }
         const bool diagonal = causal && c0 + bc - 1 > r0;
         for (int a = 0; a < br; ++a) {
           const int len = diagonal ? std::clamp(r0 + a - c0 + 1, 0, bc) : bc;
@@ -539,7 +651,12 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
           if (len < bc) S.row(a).segment(len, bc - len).setZero();
           lt[a] = p.sum();
         }
-        PV.topRows(br).noalias() = Sij * V.middleRows(c0, bc);
+        if (micro) {
+          PV.topRows(br).setZero();
+          pv_tile(S.data(), ldS, br, V.row(c0).data(), d, bc, PV.data());
+        } else {
+          PV.topRows(br).noalias() = Sij * V.middleRows(c0, bc);
+        }
         for (int a = 0; a < br; ++a) {
           const std::size_t row = static_cast<std::size_t>(r0 + a);
           const float m_new = nan_max(m[row], mt[a]);

@@ -37,7 +37,10 @@ struct TiledOptions {
   bool vector_exp = true;     // exp with Eigen's packet math (off: std::exp score by score)
   bool fused_exp_sum = true;  // a tile row's exponentials and their sum in one sweep (off: two)
   bool lazy_rescale = true;   // l_i and the O_i row rescaled only when the row max moved (off: always)
-  bool pv_in_place = true;    // P·V accumulated into O_i by the GEMM (off: into a temporary, then added)
+  // S = Q_i K_jᵀ and O_i += P~_ij V_j by register-blocked micro-kernels that read Q_i and P~_ij in
+  // place and repack only K_j (off: Eigen's GEMM, which packs all four). Where d is not a
+  // multiple of the vector width, Eigen's GEMM either way.
+  bool micro_kernels = true;
   // Which thread takes which Q block. `dynamic`: whichever thread is free takes the next,
   // costliest first (under the causal mask block i costs i + 1 tiles), so the cheap ones even
   // out the end, and a thread the system delays holds up nobody. `snake`: a static deal in

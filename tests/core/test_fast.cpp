@@ -172,7 +172,7 @@ TEST_CASE("FA-2 with its own blocks and with each technique turned off matches t
   variants[1].vector_exp = false;
   variants[2].fused_exp_sum = false;
   variants[3].lazy_rescale = false;
-  variants[4].pv_in_place = false;
+  variants[4].micro_kernels = false;
   variants[5].schedule = S::snake;
   variants[6].schedule = S::contiguous;
   variants[7] = {false, false, false, false, S::contiguous};
