@@ -238,16 +238,23 @@ constexpr int kQkVectors = 2;
 constexpr int kPvRows = kWideRegisters ? 6 : 3;    // O_i += P V_j: MR rows × 4 vectors of O's columns
 constexpr int kPvVectors = kWideRegisters ? 4 : 3;
 
-// K_j (bc rows of d) as KT[g][k][lane] = K_j[g·kP + lane][k], zero past bc: vector g of a row of S
-// is then Σ_k Q[a][k] · KT[g][k].
+// K_j (bc rows of d, d a multiple of the vector width) as KT[g][k][lane] = K_j[g·kP + lane][k],
+// zero past bc: vector g of a row of S is then Σ_k Q[a][k] · KT[g][k]. Square blocks of kP keys
+// × kP columns are loaded as vectors and transposed in registers.
 void pack_keys(const float* K, int bc, int d, float* KT) {
-  const int groups = (bc + static_cast<int>(kP) - 1) / static_cast<int>(kP);
-  for (int g = 0; g < groups; ++g)
-    for (int k = 0; k < d; ++k)
-      for (int lane = 0; lane < kP; ++lane) {
-        const int c = g * static_cast<int>(kP) + lane;
-        KT[(static_cast<std::size_t>(g) * d + k) * kP + lane] = c < bc ? K[static_cast<std::size_t>(c) * d + k] : 0.0f;
-      }
+  constexpr int W = static_cast<int>(kP);
+  const int groups = (bc + W - 1) / W;
+  for (int g = 0; g < groups; ++g) {
+    const int rows = std::min(W, bc - g * W);
+    for (int k = 0; k < d; k += W) {
+      ei::PacketBlock<Packet, W> block;
+      for (int r = 0; r < W; ++r)
+        block.packet[r] = r < rows ? ei::ploadu<Packet>(K + static_cast<std::size_t>(g * W + r) * d + k)
+                                   : ei::pset1<Packet>(0.0f);
+      ei::ptranspose(block);
+      for (int j = 0; j < W; ++j) ei::pstoreu(KT + (static_cast<std::size_t>(g) * d + k + j) * W, block.packet[j]);
+    }
+  }
 }
 
 // S[a][g0·kP …] for MR rows of Q (row stride d) and NG vectors of keys from g0.
