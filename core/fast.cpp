@@ -173,7 +173,7 @@ void normalize(const float* x, float* y, std::int64_t n, float m, float l, bool 
 // (m, l) of x in blocks: a block's max, then its exponentials against the running max. A block
 // of only −∞ adds nothing; a NaN ends the row as NaN (its outputs are all NaN); a +∞ makes
 // l NaN and m +∞.
-ML online_ml(const float* x, std::int64_t n) {
+ML online_ml_blocks(const float* x, std::int64_t n) {
   ML acc;
   for (std::int64_t b = 0; b < n; b += kBlock) {
     const std::int64_t len = std::min(kBlock, n - b);
@@ -323,6 +323,59 @@ void pv_tile(const float* P, int ldP, int br, const float* V, int d, int bc, flo
   for (; a + kPvRows <= br; a += kPvRows)
     pv_rows<kPvRows>(P + static_cast<std::size_t>(a) * ldP, ldP, V, d, bc, O + static_cast<std::size_t>(a) * d);
   for (; a < br; ++a) pv_rows<1>(P + static_cast<std::size_t>(a) * ldP, ldP, V, d, bc, O + static_cast<std::size_t>(a) * d);
+}
+
+// (m, l) of x in one sweep over memory: each vector lane keeps a running max and sum of its own,
+// and a step of kUnroll vectors takes its max, rescales the sums of the lanes whose max moved
+// (after the first steps, seldom) and adds its exponentials; the lanes are merged at the end, and
+// what is left past the last whole step goes through online_ml_blocks. Each number is read once
+// and its exponential taken while it is in registers, so the reads of memory and the arithmetic
+// overlap. A lane that has seen only −∞ takes its exponentials against 0 (FlashAttention's guard);
+// with kMask a −∞ weighs exactly 0, and whether there was one is kept for normalize().
+template <bool kMask>
+ML online_ml_lanes(const float* x, std::int64_t n) {
+  constexpr std::int64_t kUnroll = 4;
+  const Packet neg = ei::pset1<Packet>(kNegInf), zero = ei::pset1<Packet>(0.0f), one = ei::pset1<Packet>(1.0f);
+  Packet m = neg, l = zero, lo = ei::pset1<Packet>(kPosInf), base = zero;
+  std::int64_t i = 0;
+  for (; i + kUnroll * kP <= n; i += kUnroll * kP) {
+    Packet v[kUnroll];
+    for (std::int64_t u = 0; u < kUnroll; ++u) v[u] = ei::ploadu<Packet>(x + i + u * kP);
+    const Packet step_max = ei::pmax(ei::pmax(v[0], v[1]), ei::pmax(v[2], v[3]));
+    if constexpr (kMask) lo = ei::pmin(lo, ei::pmin(ei::pmin(v[0], v[1]), ei::pmin(v[2], v[3])));
+    const Packet m_new = ei::pmax(m, step_max);
+    if (ei::predux_any(ei::pcmp_lt(m, m_new))) {
+      // Lanes whose max stayed keep their sum (exp(0) = 1, and exp(−∞ + ∞) would be NaN).
+      l = ei::pmul(l, ei::pselect(ei::pcmp_eq(m, m_new), one, ei::pexp(ei::psub(m, m_new))));
+      m = m_new;
+      base = ei::pselect(ei::pcmp_eq(m, neg), zero, m);
+    }
+    for (std::int64_t u = 0; u < kUnroll; ++u) {
+      Packet e = ei::pexp(ei::psub(v[u], base));
+      if constexpr (kMask) e = ei::pandnot(e, ei::pcmp_eq(v[u], neg));
+      l = ei::padd(l, e);
+    }
+  }
+  // The lanes merged at once: the largest max, and every lane's sum rescaled to it with one
+  // vector exp (a lane still at −∞ has sum 0 and adds 0).
+  alignas(64) float lane_m[kP];
+  ei::pstore(lane_m, m);
+  float M = kNegInf;
+  for (std::int64_t k = 0; k < kP; ++k) M = nan_max(M, lane_m[k]);
+  ML acc;
+  if (std::isnan(M)) acc = {kNaN, kNaN, false};
+  else if (M == kPosInf) acc = {M, kNaN, false};
+  else if (M != kNegInf) acc = settle(M, ei::predux(ei::pmul(l, ei::pexp(ei::psub(m, ei::pset1<Packet>(M))))));
+  else acc = settle(M, ei::predux(l));  // only −∞ maxima: the sums are 0, or NaN after a NaN the max passed over
+  if constexpr (kMask) acc.neg_inf = ei::predux_min(lo) == kNegInf;
+  if (i < n) acc = merge(acc, online_ml_blocks(x + i, n - i));
+  ML out = settle(acc.m, acc.l);
+  out.neg_inf = acc.neg_inf;
+  return out;
+}
+
+ML online_ml(const float* x, std::int64_t n) {
+  return exp_exact_at_neg_inf() ? online_ml_lanes<false>(x, n) : online_ml_lanes<true>(x, n);
 }
 
 // Splits [0, n) into `parts` nearly equal ranges; part p is [begin(p), begin(p + 1)).
