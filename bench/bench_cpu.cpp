@@ -373,13 +373,19 @@ int main(int argc, char** argv) {
       argc -= 2;
       break;
     }
-  benchmark::Initialize(&argc, argv);
-  bench::CollectingReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
-  // The command a user runs: after the Google Benchmark runs, unless a filter picked some of them.
+  // Read before Initialize, which takes its flags out of argv.
   bool filtered = false;
   for (int i = 1; i < argc; ++i) filtered |= std::strncmp(argv[i], "--benchmark_filter", 18) == 0;
+  benchmark::Initialize(&argc, argv);
+  bench::CollectingReporter reporter;
+  const std::size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  if (filtered && ran == 0) {  // say so, and leave BENCHMARKS.md as it is
+    std::fprintf(stderr, "bench_cpu: no benchmark matches the filter; nothing was measured\n");
+    return 2;
+  }
+  // The ablation and the command a user runs: after the Google Benchmark runs, unless a filter
+  // picked some of them.
   std::vector<bench::UserRun> users;
   std::vector<bench::AblationRun> ablation;
   if (!filtered) {

@@ -343,8 +343,12 @@ int main(int argc, char** argv) {
           ->Unit(benchmark::kMillisecond);
     }
   bench::CollectingReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
+  const std::size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
+  if (ran == 0) {  // a --benchmark_filter that matches nothing: say so, and leave BENCHMARKS.md as it is
+    std::cerr << "bench_gpu: no benchmark matches the filter; nothing was measured\n";
+    return 2;
+  }
   if (!markdown.empty()) {
     if (!bench::replace_section(markdown, "gpu-shaders", section(reporter.runs(), context->info(), rows, max_n, max_n_default))) {
       std::cerr << "bench_gpu: cannot write " << markdown << "\n";

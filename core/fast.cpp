@@ -334,7 +334,7 @@ void pv_tile(const float* P, int ldP, int br, const float* V, int d, int bc, flo
 // with kMask a −∞ weighs exactly 0, and whether there was one is kept for normalize().
 template <bool kMask>
 ML online_ml_lanes(const float* x, std::int64_t n) {
-  constexpr std::int64_t kUnroll = 4;
+  constexpr std::int64_t kUnroll = 4;  // the step's max below is written out for four vectors
   const Packet neg = ei::pset1<Packet>(kNegInf), zero = ei::pset1<Packet>(0.0f), one = ei::pset1<Packet>(1.0f);
   Packet m = neg, l = zero, lo = ei::pset1<Packet>(kPosInf), base = zero;
   std::int64_t i = 0;
