@@ -121,7 +121,7 @@ int run_scenario_command(const RunOptions& o, const RunSettings& set, const Scen
   for (const auto& notice : r.notices) std::cerr << "flashstep: note: " << notice << "\n";
   // A run timed on the CPU with no blocks asked for takes the fast kernel's: its notice instead.
   const bool kernel_blocks = !set.keep_steps && !set.gpu && set.compare_a.empty() && takes_kernel_blocks(r);
-  for (const auto& notice : kernel_blocks ? with_kernel_blocks(r).derived : r.derived)
+  for (const auto& notice : kernel_blocks ? std::vector<std::string>{kernel_blocks_notice(r)} : r.derived)
     std::cerr << "flashstep: note: " << notice << "\n";
   RecordOptions opt;
   opt.keep_steps = set.keep_steps;

@@ -238,13 +238,17 @@ constexpr int kQkVectors = 2;
 constexpr int kPvRows = kWideRegisters ? 6 : 3;    // O_i += P V_j: MR rows × 4 vectors of O's columns
 constexpr int kPvVectors = kWideRegisters ? 4 : 3;
 
+// How many vectors hold n floats (the last one padded).
+int vectors_for(int n) { return (n + static_cast<int>(kP) - 1) / static_cast<int>(kP); }
+// Whether the micro-kernels take this d: O's rows in whole vectors.
+bool micro_kernels_fit(int d) { return d % kP == 0; }
+
 // K_j (bc rows of d, d a multiple of the vector width) as KT[g][k][lane] = K_j[g·kP + lane][k],
 // zero past bc: vector g of a row of S is then Σ_k Q[a][k] · KT[g][k]. Square blocks of kP keys
 // × kP columns are loaded as vectors and transposed in registers.
 void pack_keys(const float* K, int bc, int d, float* KT) {
   constexpr int W = static_cast<int>(kP);
-  const int groups = (bc + W - 1) / W;
-  for (int g = 0; g < groups; ++g) {
+  for (int g = 0; g < vectors_for(bc); ++g) {
     const int rows = std::min(W, bc - g * W);
     for (int k = 0; k < d; k += W) {
       ei::PacketBlock<Packet, W> block;
@@ -283,8 +287,10 @@ void qk_rows(const float* Q, int d, const float* KT, int groups, float* S, int l
   for (; g < groups; ++g) qk_block<MR, 1>(Q, d, KT, S, ldS, g);
 }
 
-// S (br × groups·kP, row stride ldS) = Q (br × d, row stride d) · K_jᵀ, K_j packed by pack_keys.
-void qk_tile(const float* Q, int br, int d, const float* KT, int groups, float* S, int ldS) {
+// S (br × bc rounded up to whole vectors, row stride ldS) = Q (br × d, row stride d) · K_jᵀ, K_j
+// packed by pack_keys.
+void qk_tile(const float* Q, int br, int d, const float* KT, int bc, float* S, int ldS) {
+  const int groups = vectors_for(bc);
   int a = 0;
   for (; a + kQkRows <= br; a += kQkRows)
     qk_rows<kQkRows>(Q + static_cast<std::size_t>(a) * d, d, KT, groups, S + static_cast<std::size_t>(a) * ldS, ldS);
@@ -421,7 +427,7 @@ int snake_block(int round, int t, int T, int Tr) {
 
 KernelBlocks kernel_blocks(int N, int d) {
   KernelBlocks b;
-  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  static const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);  // asked once: the Measure lab asks every frame
   b.l2_bytes = l2 > 0 ? l2 : 512 * 1024;
   auto bytes = [d](std::int64_t Br, std::int64_t Bc) {
     return static_cast<std::int64_t>(sizeof(float)) * (2 * Br * d + 2 * Bc * d + Br * Bc);
@@ -559,8 +565,8 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
   if (lse) lse->assign(static_cast<std::size_t>(N), 0.0f);
   const bool mask = !exp_exact_at_neg_inf();
   // The micro-kernels take O's rows in whole vectors; another d goes through Eigen's GEMM.
-  const bool micro = opt.micro_kernels && d % kP == 0;
-  const int ldS = (Bc + static_cast<int>(kP) - 1) / static_cast<int>(kP) * static_cast<int>(kP);
+  const bool micro = opt.micro_kernels && micro_kernels_fit(d);
+  const int ldS = vectors_for(Bc) * static_cast<int>(kP);
 #pragma omp parallel
   {
     // Per thread, on chip in the paper's model: Q_i (pre-scaled), S_ij / P~_ij, O_i, m_i, l_i.
@@ -610,10 +616,9 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
         const int c0 = j * Bc, bc = std::min(Bc, N - c0);
         if (causal && c0 > r0 + br - 1) break;  // this tile and every later one fully masked
         auto Sij = S.topLeftCorner(br, bc);
-        const int groups = (bc + static_cast<int>(kP) - 1) / static_cast<int>(kP);
         if (micro) {
           pack_keys(K.row(c0).data(), bc, d, KT.data());
-          qk_tile(Qi.data(), br, d, KT.data(), groups, S.data(), ldS);
+          qk_tile(Qi.data(), br, d, KT.data(), bc, S.data(), ldS);
         } else {
           Sij.noalias() = Qi.topRows(br) * K.middleRows(c0, bc).transpose();
         }
@@ -675,8 +680,8 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
   std::fill(m, m + N, kNegInf);
   std::fill(l, l + N, 0.0f);
   // The same micro-kernels as FA-2 (K_j packed once per K block by each thread that uses it).
-  const bool micro = d % kP == 0;
-  const int ldS = (Bc + static_cast<int>(kP) - 1) / static_cast<int>(kP) * static_cast<int>(kP);
+  const bool micro = micro_kernels_fit(d);
+  const int ldS = vectors_for(Bc) * static_cast<int>(kP);
 #pragma omp parallel
   {
     MatRM<float> S(Br, ldS), PV(Br, d), KT(micro ? ldS : 0, d);
@@ -694,7 +699,7 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
         if (micro) {
           if (!packed) pack_keys(K.row(c0).data(), bc, d, KT.data());
           packed = true;
-          qk_tile(Q.row(r0).data(), br, d, KT.data(), (bc + static_cast<int>(kP) - 1) / static_cast<int>(kP), S.data(), ldS);
+          qk_tile(Q.row(r0).data(), br, d, KT.data(), bc, S.data(), ldS);
           Sij *= scale;
         } else {
           Sij.noalias() = scale * Q.middleRows(r0, br) * K.middleRows(c0, bc).transpose();

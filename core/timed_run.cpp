@@ -18,7 +18,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
@@ -66,6 +65,16 @@ bool takes_kernel_blocks(const Resolved& r) {
          s.sram == 0;
 }
 
+std::string kernel_blocks_notice(const Resolved& r) {
+  const fast::KernelBlocks b = fast::kernel_blocks(r.n, r.d);
+  return strf(
+      "Br = %d, Bc = %d chosen by the fast CPU kernel, which is fastest with them: a thread's Q_i, O_i, K_j, V_j "
+      "and S_ij take %s, within half of this CPU's %s L2 cache. The lesson's Br = %d, Bc = %d come from "
+      "M = %d, a GPU's shared memory; give --block-rows and --block-cols, or --sram, to time those",
+      b.Br, b.Bc, bytes_text(static_cast<double>(b.tile_bytes)).c_str(),
+      bytes_text(static_cast<double>(b.l2_bytes)).c_str(), r.Br, r.Bc, kDefaultSram);
+}
+
 Resolved with_kernel_blocks(const Resolved& r) {
   const fast::KernelBlocks b = fast::kernel_blocks(r.n, r.d);
   Resolved out = r;
@@ -73,13 +82,7 @@ Resolved with_kernel_blocks(const Resolved& r) {
   out.Bc = b.Bc;
   out.Tr = (r.n + b.Br - 1) / b.Br;
   out.Tc = (r.n + b.Bc - 1) / b.Bc;
-  out.derived.clear();
-  out.derived.push_back(strf(
-      "Br = %d, Bc = %d chosen by the fast CPU kernel, which is fastest with them: a thread's Q_i, O_i, K_j, V_j "
-      "and S_ij take %s, within half of this CPU's %s L2 cache. The lesson's Br = %d, Bc = %d come from "
-      "M = %d, a GPU's shared memory; give --block-rows and --block-cols, or --sram, to time those",
-      b.Br, b.Bc, bytes_text(static_cast<double>(b.tile_bytes)).c_str(),
-      bytes_text(static_cast<double>(b.l2_bytes)).c_str(), r.Br, r.Bc, kDefaultSram));
+  out.derived = {kernel_blocks_notice(r)};
   return out;
 }
 

@@ -30,7 +30,9 @@ bool has_fast_kernel(const Resolved& r);
 // tiled attention with none of Br, Bc and M given. The lesson's blocks come from M, sized for a
 // GPU's shared memory; the CPU kernel is faster with larger ones.
 bool takes_kernel_blocks(const Resolved& r);
-// r with those blocks, and a notice saying so in place of the one that derived r's from M.
+// The notice that says so, naming the lesson's blocks it stands in for.
+std::string kernel_blocks_notice(const Resolved& r);
+// r with those blocks, and that notice in place of the one that derived r's from M.
 Resolved with_kernel_blocks(const Resolved& r);
 
 TimedRun run_timed(const Resolved& r, int repeat, bool keep_output, bool warm = true);
