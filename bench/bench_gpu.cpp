@@ -174,6 +174,11 @@ Peak peak_of(const std::string& renderer) {
     return {"NVIDIA H100", 67e12, 3.35e12,
             "NVIDIA's H100 SXM5 figures as issue 13 and ERRATA §13 quote them: 67 TFLOP/s fp32 without "
             "tensor cores, 3.35 TB/s HBM3"};
+  // The H200 is the H100's GH100 chip at the same clocks with HBM3e: the same fp32 rate, more bandwidth.
+  if (renderer.find("H200") != std::string::npos)
+    return {"NVIDIA H200", 67e12, 4.8e12,
+            "NVIDIA's H200 SXM figures: 67 TFLOP/s fp32 without tensor cores (the H100's GH100 chip), "
+            "4.8 TB/s HBM3e"};
   return {};
 }
 
