@@ -52,13 +52,15 @@ bool measure(const MeasurePlan& plan, const std::atomic<bool>* cancel, const Mea
     bool gpu;
   };
   std::vector<Job> jobs;
-  for (std::int64_t N : plan.attention_n) {
+  for (std::int64_t N : plan.attention_n)
     for (Algorithm a : {kAttentionRace.slow, kAttentionRace.fast}) jobs.push_back({a, N, false});
-    if (plan.gpu_time_ms)
-      for (Algorithm a : {kAttentionRace.slow, kAttentionRace.fast}) jobs.push_back({a, N, true});
-  }
   for (std::int64_t n : plan.softmax_n)
     for (Algorithm a : {kSoftmaxRace.slow, kSoftmaxRace.fast}) jobs.push_back({a, n, false});
+  // The GPU race after the whole CPU race, never between its points: on a software renderer the
+  // shaders run on the same cores, and what they leave running would skew the CPU's times.
+  if (plan.gpu_time_ms)
+    for (std::int64_t N : plan.attention_n)
+      for (Algorithm a : {kAttentionRace.slow, kAttentionRace.fast}) jobs.push_back({a, N, true});
 
   // The cores are woken once; the points then follow one another with no idle time between.
   fast::warm_up(fast::kWarmUpSeconds);

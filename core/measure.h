@@ -56,8 +56,8 @@ std::int64_t default_memory_budget();
 
 using MeasureCallback = std::function<void(const MeasurePoint& point, float progress)>;
 
-// Runs the plan in order (attention sizes, each on the CPU and then on the GPU, then softmax
-// sizes), calling `on_point` after each point. Returns false when *cancel was set before the end.
+// Runs the plan in order (attention sizes and softmax sizes on the CPU, then the attention
+// sizes on the GPU, so the two races never share the CPU), calling `on_point` after each point. Returns false when *cancel was set before the end.
 bool measure(const MeasurePlan& plan, const std::atomic<bool>* cancel, const MeasureCallback& on_point);
 
 }  // namespace flashstep

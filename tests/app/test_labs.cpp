@@ -2,6 +2,7 @@
 #include "app/ui/labs/lab_measure.h"
 #include "app/ui/labs/lab_overflow.h"
 #include "app/ui/labs/lab_scale.h"
+#include "app/ui/model/record_job.h"
 
 #include <doctest/doctest.h>
 
@@ -91,4 +92,41 @@ TEST_CASE("measure lab: the speed-up sentence compares one backend's points, and
   CHECK(speedup_text(points, Algorithm::attn_naive, Algorithm::attn_tiled_v2) == "4.00x faster at n = 1024");
   CHECK(speedup_text(points, Algorithm::attn_naive, Algorithm::attn_tiled_v2, true) == "2.00x slower at n = 1024");
   CHECK(speedup_text({}, Algorithm::attn_naive, Algorithm::attn_tiled_v2, true).empty());
+}
+
+TEST_CASE("measure lab: on a software renderer the GPU race is opt-in, on a real GPU it runs unless unticked") {
+  using namespace flashstep;
+  using namespace flashstep::ui;
+  CHECK(software_renderer("llvmpipe (LLVM 15.0.7, 256 bits)"));
+  CHECK(software_renderer("softpipe"));
+  CHECK(software_renderer("Google SwiftShader"));
+  CHECK_FALSE(software_renderer("NVIDIA GeForce RTX 4090/PCIe/SSE2"));
+  CHECK_FALSE(software_renderer("AMD Radeon RX 7900 XTX (radeonsi, navi31, LLVM 15.0.7, DRM 3.54)"));
+  auto backend = [](const char* device) {
+    auto record = [](const Resolved&, const RecordOptions&) -> Recording { return Recording{}; };
+    return GpuBackend(record, [](const Resolved&) { return std::string(); }, device, record);
+  };
+  MeasureLab lab;
+  set_gpu_backend(backend("llvmpipe (LLVM 15.0.7, 256 bits)"));
+  CHECK_FALSE(measure_gpu_by_default());
+  CHECK_FALSE(measure_gpu_wanted(lab));
+  lab.gpu = true;  // ticked
+  CHECK(measure_gpu_wanted(lab));
+  set_gpu_backend(backend("NVIDIA H100 80GB HBM3/PCIe/SSE2"));
+  lab.gpu.reset();
+  CHECK(measure_gpu_by_default());
+  CHECK(measure_gpu_wanted(lab));
+  lab.gpu = false;  // unticked
+  CHECK_FALSE(measure_gpu_wanted(lab));
+  set_gpu_backend({});
+  lab.gpu = true;  // no backend: nothing to tick
+  CHECK_FALSE(measure_gpu_wanted(lab));
+}
+
+TEST_CASE("measure lab: every figure a legend or a curve shows names its size") {
+  using flashstep::ui::figure_text;
+  CHECK(figure_text(38149.2, "ms", 4096, true) == "38149 ms at N = 4096");
+  CHECK(figure_text(57821.0, "ms", 8192, true) == "57821 ms at N = 8192");
+  CHECK(figure_text(12.34, "ms", 1 << 24, false) == "12.3 ms at n = 16M");
+  CHECK(figure_text(512.0, "MiB", 8192, true) == "512 MiB at N = 8192");
 }

@@ -50,36 +50,46 @@ TEST_CASE("measure stops when cancelled") {
   CHECK(calls == 0);
 }
 
-TEST_CASE("measure with a GPU backend: each attention size is also timed on the GPU, and a refusal skips the point with its reason") {
+TEST_CASE("measure with a GPU backend: the GPU race runs after the whole CPU race, never beside it, and a refusal skips the point with its reason") {
+  // On a software renderer the GPU's shaders run on the CPU's cores: a GPU point between two CPU
+  // points would skew the CPU curve. So the GPU is asked only once every CPU point is in.
   MeasurePlan plan;
   plan.attention_n = {64, 128};
   plan.d = 16;
-  plan.softmax_n = {};
+  plan.softmax_n = {1000};
   plan.repeat = 2;
   std::vector<std::pair<Algorithm, int>> asked;
+  std::vector<MeasurePoint> points;
   plan.gpu_time_ms = [&](const Resolved& r, const std::atomic<bool>*) -> double {
+    // Every CPU point (4 attention, 2 softmax) has arrived before the first GPU run.
+    CHECK(points.size() >= 6);
     asked.emplace_back(r.scenario.algorithm, r.n);
     if (r.scenario.algorithm == Algorithm::attn_naive && r.n == 128) throw std::runtime_error("S does not fit");
     return 1.0 + static_cast<double>(asked.size());  // later runs slower: the best is the first
   };
-  std::vector<MeasurePoint> points;
   CHECK(measure(plan, nullptr, [&](const MeasurePoint& p, float) { points.push_back(p); }));
-  REQUIRE(points.size() == 8);  // per N: CPU naive, CPU tiled, GPU naive, GPU tiled
-  for (int k = 0; k < 8; ++k) {
+  REQUIRE(points.size() == 10);  // CPU: naive, tiled per N, safe, online; then GPU: naive, tiled per N
+  const Algorithm order[] = {Algorithm::attn_naive, Algorithm::attn_tiled_v2, Algorithm::attn_naive,
+                             Algorithm::attn_tiled_v2, Algorithm::safe,       Algorithm::online,
+                             Algorithm::attn_naive, Algorithm::attn_tiled_v2, Algorithm::attn_naive,
+                             Algorithm::attn_tiled_v2};
+  const int sizes[] = {64, 64, 128, 128, 1000, 1000, 64, 64, 128, 128};
+  for (int k = 0; k < 10; ++k) {
     CAPTURE(k);
-    CHECK(points[k].gpu == (k % 4 >= 2));
-    CHECK(points[k].algorithm == (k % 2 == 0 ? Algorithm::attn_naive : Algorithm::attn_tiled_v2));
-    CHECK(points[k].n == (k < 4 ? 64 : 128));
+    CHECK(points[k].gpu == (k >= 6));
+    CHECK(points[k].algorithm == order[k]);
+    CHECK(points[k].n == sizes[k]);
   }
-  CHECK(points[2].time_ms == 2.0);  // best of two: 2 and 3
-  CHECK(points[3].time_ms == 4.0);
-  CHECK(points[6].skipped);
-  CHECK(points[6].note == "S does not fit");
-  CHECK_FALSE(points[7].skipped);
+  CHECK(points[6].time_ms == 2.0);  // best of two: 2 and 3
+  CHECK(points[7].time_ms == 4.0);
+  CHECK(points[8].skipped);
+  CHECK(points[8].note == "S does not fit");
+  CHECK_FALSE(points[9].skipped);
   // Naive at 128 was asked once: the first refusal ends its repeats.
   CHECK(asked.size() == 7);
   // The GPU's cancel ends the run.
   std::atomic<bool> cancel{false};
+  plan.softmax_n = {};
   plan.gpu_time_ms = [&](const Resolved&, const std::atomic<bool>* c) -> double {
     cancel = true;
     CHECK(c == &cancel);
@@ -87,5 +97,5 @@ TEST_CASE("measure with a GPU backend: each attention size is also timed on the 
   };
   int calls = 0;
   CHECK_FALSE(measure(plan, &cancel, [&](const MeasurePoint&, float) { ++calls; }));
-  CHECK(calls == 2);  // the CPU points of the first size
+  CHECK(calls == 4);  // the CPU points of both sizes
 }

@@ -107,8 +107,12 @@ void plot(const char* id, const std::vector<MeasurePoint>& points, std::initiali
     }
     // The last point's value: beside it (a flat curve below the lowest grid line still reads),
     // or, where four curves would crowd their ends, in the legend.
+    // With its size: two series end at different N where one of them was refused or stopped.
+    std::int64_t last_n = 0;
+    for (const MeasurePoint& p : points)
+      if (s.has(p) && !p.skipped && value(p) > 0) last_n = p.n;
     const std::string value_text =
-        prev.x >= 0 ? strf(last_value >= 100 ? "%.0f %s" : "%.3g %s", last_value, unit) : std::string();
+        prev.x >= 0 ? figure_text(last_value, unit, last_n, is_attention(s.algorithm)) : std::string();
     if (prev.x >= 0 && !legend_below) {
       const ImVec2 ts = ImGui::CalcTextSize(value_text.c_str());
       ImVec2 at(std::min(prev.x - ts.x * 0.5f, b.x - ts.x - 2), prev.y - ts.y - 4);
@@ -162,15 +166,21 @@ void draw_measure_lab(MeasureLab& lab, float scale) {
   ImGui::RadioButton("128", &lab.d, 128);
   ImGui::SameLine(0, 20 * scale);
   ImGui::BeginDisabled(!gpu_here);
-  bool gpu = lab.gpu && gpu_here;
+  bool gpu = measure_gpu_wanted(lab);
   if (ImGui::Checkbox("GPU too", &gpu)) lab.gpu = gpu;
   ImGui::EndDisabled();
-  const std::string gpu_tip = gpu_here ? "Also times attention on the GPU backend's compute shaders (" + gpu_backend().device +
+  const bool software = gpu_here && software_renderer(gpu_backend().device);
+  std::string gpu_tip = gpu_here ? "Also times attention on the GPU backend's compute shaders (" + gpu_backend().device +
                              "): the naive shaders, which write S and P to GPU memory and read them back, "
                              "against the FlashAttention-2 shader, with the tiles the default SRAM size "
-                             "gives. The time is that of the dispatches alone, best of 3."
+                             "gives. The time is that of the dispatches alone, best of 3. The GPU race "
+                             "runs after the CPU's, so the two never share the CPU."
                        : std::string("No GPU backend here (no OpenGL 4.3 compute shaders, or no context "
                                      "of its own to record on): the CPU alone is timed.");
+  if (software)
+    gpu_tip += " Off unless you tick it: this is a software renderer, whose shaders run on this CPU's "
+               "cores, so its race takes minutes at the larger N and times the CPU a second time, "
+               "not a GPU.";
   help_marker(gpu_tip.c_str());
   ImGui::EndDisabled();
   ImGui::SameLine();

@@ -8,6 +8,7 @@
 #include "core/measure.h"
 
 #include <atomic>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <mutex>
@@ -24,7 +25,9 @@ struct MeasureLab {
 
   int max_attention_log2 = 13;  // largest N = 2^13 = 8192
   int d = 64;
-  bool gpu = true;  // also time the GPU shaders, when there is a GPU backend
+  // Also time the GPU shaders, when there is a GPU backend: what the user ticked, or, until they
+  // do, measure_gpu_by_default().
+  std::optional<bool> gpu;
 
   // Filled by the worker thread; read under `mutex` by the UI.
   std::mutex mutex;
@@ -45,6 +48,16 @@ std::string size_text(std::int64_t n);
 std::string speedup_text(const std::vector<MeasurePoint>& points, Algorithm slow, Algorithm fast, bool gpu = false);
 // Whether the GPU race can run here: a GPU backend that records off the UI thread.
 bool measure_gpu_available();
+// Whether an OpenGL renderer string names a software renderer (Mesa's llvmpipe, softpipe,
+// SwiftShader, ...): its "GPU" is this CPU's cores.
+bool software_renderer(const std::string& device);
+// The GPU race runs unless asked not to on a real GPU; on a software renderer only when asked
+// (it takes minutes and times the CPU a second time).
+bool measure_gpu_by_default();
+bool measure_gpu_wanted(const MeasureLab& lab);
+// A figure as a legend or a curve's end says it: "38149 ms at N = 4096" (attention),
+// "12.3 ms at n = 16M" (softmax), so two figures of different sizes are never read as a race.
+std::string figure_text(double value, const char* unit, std::int64_t n, bool attention);
 
 // Draws into the current window; `scale` is the UI scale.
 void draw_measure_lab(MeasureLab& lab, float scale);

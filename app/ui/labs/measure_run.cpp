@@ -5,6 +5,7 @@
 #include "app/ui/model/record_job.h"
 #include "core/text.h"
 
+#include <cctype>
 #include <stdexcept>
 
 #include <cstdint>
@@ -31,7 +32,7 @@ void start_measure(MeasureLab& lab) {
   for (int e = 9; e <= lab.max_attention_log2; ++e) plan.attention_n.push_back(std::int64_t{1} << e);
   plan.d = lab.d;
   // The GPU backend records on its own thread and context: this worker waits for it.
-  if (lab.gpu && measure_gpu_available()) {
+  if (measure_gpu_wanted(lab)) {
     const GpuBackend backend = gpu_backend();
     // What the GPU cannot run (S too large for one buffer, a driver's loop limit) it refuses with
     // the reason, which the point shows.
@@ -62,6 +63,25 @@ std::string size_text(std::int64_t n) {
 }
 
 bool measure_gpu_available() { return gpu_backend() && static_cast<bool>(gpu_backend().record_background); }
+
+bool software_renderer(const std::string& device) {
+  std::string d;
+  for (char ch : device) d += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  for (const char* name : {"llvmpipe", "softpipe", "swiftshader", "swrast", "software", "lavapipe"})
+    if (d.find(name) != std::string::npos) return true;
+  return false;
+}
+
+bool measure_gpu_by_default() { return measure_gpu_available() && !software_renderer(gpu_backend().device); }
+
+bool measure_gpu_wanted(const MeasureLab& lab) {
+  return measure_gpu_available() && lab.gpu.value_or(measure_gpu_by_default());
+}
+
+std::string figure_text(double value, const char* unit, std::int64_t n, bool attention) {
+  return strf(value >= 100 ? "%.0f %s at %s = %s" : "%.3g %s at %s = %s", value, unit, attention ? "N" : "n",
+              size_text(n).c_str());
+}
 
 std::string speedup_text(const std::vector<MeasurePoint>& points, Algorithm slow, Algorithm fast, bool gpu) {
   std::int64_t best_n = 0;
