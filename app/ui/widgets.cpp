@@ -179,7 +179,15 @@ void tooltip(const std::string& title, const std::string& body) {
 
 // ---- items ----
 
+namespace {
+bool g_picture = false;
+}  // namespace
+
+void set_picture_mode(bool on) { g_picture = on; }
+bool picture_mode() { return g_picture; }
+
 void help_marker(const char* text) {
+  if (g_picture) return;
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) {
@@ -192,6 +200,7 @@ void help_marker(const char* text) {
 }
 
 void help_marker_at(ImVec2 pos, const char* text) {
+  if (g_picture) return;
   const ImVec2 keep = ImGui::GetCursorScreenPos();
   ImGui::SetCursorScreenPos(pos);
   ImGui::TextDisabled("(?)");

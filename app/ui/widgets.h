@@ -104,7 +104,12 @@ bool key_pressed(ImGuiKey key);          // this frame, not repeated while held
 float button_width(const char* label);   // the width ImGui::Button(label) takes
 
 // ---- items ----
-// "(?)" on the same line as the previous item; hovering shows `text`.
+// Nothing drawn can be pointed at: a picture for a slide (shot, gif, the export dialog) or
+// presentation mode, which takes no mouse. No "(?)" markers and no hints meant for the mouse.
+// draw_frame sets it for each frame.
+void set_picture_mode(bool on);
+bool picture_mode();
+// "(?)" on the same line as the previous item; hovering shows `text`. Nothing in a picture.
 void help_marker(const char* text);
 // The same at an absolute screen position (for views that draw with the draw list).
 void help_marker_at(ImVec2 pos, const char* text);

@@ -12,6 +12,8 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace flashstep;
 using namespace flashstep::ui;
@@ -221,4 +223,152 @@ TEST_CASE("presentation: R runs the Measure tab's measurement, where the mouse c
   REQUIRE(app.open_lesson("online"));
   h.press(app, GLFW_KEY_R);
   CHECK_FALSE(app.measure_lab.running);
+}
+
+namespace {
+
+// The window's fonts and style at `scale` (the screen's, times the font size, times 1.5 when
+// presenting), as the window makes them.
+void use_scale(AppState& app, float scale, Theme theme) {
+  load_fonts(scale);
+  apply_style(scale, theme);
+  unsigned char* pixels = nullptr;
+  int w = 0, h = 0;
+  ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+  app.ui_scale = scale;
+  app.set_theme(theme);
+}
+
+bool same(const Rect& a, const Rect& b) {
+  return std::fabs(a.x - b.x) < 0.5f && std::fabs(a.y - b.y) < 0.5f && std::fabs(a.w - b.w) < 0.5f &&
+         std::fabs(a.h - b.h) < 0.5f;
+}
+
+}  // namespace
+
+TEST_CASE("matrix view: at every step of every attention lesson opening on its view, the step's numbers are drawn at 11 px or more, at 1280×800 and presenting at 1920×1080") {
+  // Either every matrix has its numbers, or the close-up under them shows the step's rows.
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  for (const Lesson& l : lessons()) {
+    if (info(l.scenario.algorithm).view != ViewKind::matrix) continue;
+    for (int mode = 0; mode < 3; ++mode) {
+      // The window; presenting (× 1.5); presenting after Ctrl+= twice (font 1.5×, so × 2.25).
+      const float scale = mode == 0 ? 1.0f : mode == 1 ? 1.5f : 2.25f;
+      CAPTURE(l.id);
+      CAPTURE(scale);
+      io.DisplaySize = mode == 0 ? ImVec2(1280, 800) : ImVec2(1920, 1080);
+      AppState app;
+      app.background_allowed = false;
+      REQUIRE(app.open_lesson(l.id));
+      // The lessons that open on their matrix view (the Measure lab's lesson, N = 64 with
+      // 16 × 16 tiles, opens on its lab).
+      if (app.tab != Tab::lesson) continue;
+      app.presenting = mode > 0;
+      use_scale(app, scale, mode == 0 ? Theme::dark : Theme::projector);
+      const int n = app.timeline.count();
+      for (int k = 0; k < n; k += std::max(1, n / 12)) {
+        CAPTURE(k);
+        app.seek(k);
+        for (int f = 0; f < 3; ++f) h.frame(app);
+        const MatrixViewOptions::Drawn& d = app.matrix_view.drawn;
+        const bool all_numbers = !d.numbers_hidden && d.number_px >= kMinCellTextPx * scale;
+        CHECK((all_numbers || d.close_up_px >= kMinCellTextPx * scale));
+      }
+    }
+  }
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+  io.DisplaySize = ImVec2(1280, 800);
+}
+
+TEST_CASE("presentation: the matrices stay where they are from step to step, after Ctrl+= twice too") {
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = ImVec2(1920, 1080);
+  for (const char* id : {"attn-naive", "attn-online", "attn-tiled", "attn-tiled-v2"}) {
+    for (float scale : {1.5f, 2.25f}) {
+      CAPTURE(id);
+      CAPTURE(scale);
+      AppState app;
+      app.background_allowed = false;
+      REQUIRE(app.open_lesson(id));
+      app.presenting = true;
+      use_scale(app, scale, Theme::projector);
+      std::vector<std::pair<int, Rect>> first;
+      Rect first_close;
+      for (int k = 0; k < app.timeline.count(); ++k) {
+        CAPTURE(k);
+        app.seek(k);
+        for (int f = 0; f < 2; ++f) h.frame(app);
+        const MatrixViewOptions::Drawn& d = app.matrix_view.drawn;
+        if (k == 0) {
+          first = d.matrices;
+          first_close = d.close_up;
+          continue;
+        }
+        REQUIRE(d.matrices.size() == first.size());
+        for (std::size_t m = 0; m < first.size(); ++m) {
+          CAPTURE(m);
+          CHECK(d.matrices[m].first == first[m].first);
+          CHECK(same(d.matrices[m].second, first[m].second));
+        }
+        CHECK(same(d.close_up, first_close));
+      }
+    }
+  }
+  AppState app;
+  use_scale(app, 1.0f, Theme::dark);
+  io.DisplaySize = ImVec2(1280, 800);
+}
+
+TEST_CASE("matrix view: a double-click on a tile of S zooms in on that tile, in view") {
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = ImVec2(1280, 800);
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("attn-tiled"));
+  app.seek(5);
+  for (int f = 0; f < 3; ++f) h.frame(app);
+  const Recording& rec = *app.played.rec;
+  const int bS = rec.find_buffer("S");
+  auto rect_of = [&](int buffer) {
+    for (const auto& [b, r] : app.matrix_view.drawn.matrices)
+      if (b == buffer) return r;
+    return Rect{};
+  };
+  for (int i : {2, 1}) {
+    for (int j : {2, 0}) {
+      CAPTURE(i);
+      CAPTURE(j);
+      REQUIRE(app.matrix_view.zoom == 0.0f);
+      const Rect s = rect_of(bS);
+      REQUIRE(s.shown);
+      const float cell = s.w / static_cast<float>(rec.n);
+      // The middle of tile (i, j) of S.
+      const ImVec2 p(s.x + (static_cast<float>(j * rec.Bc) + 0.5f * static_cast<float>(rec.Bc)) * cell,
+                     s.y + (static_cast<float>(i * rec.Br) + 0.5f * static_cast<float>(rec.Br)) * cell);
+      h.click(app, p);
+      h.click(app, p);
+      REQUIRE(app.matrix_view.zoom > 0.0f);
+      for (int f = 0; f < 4; ++f) h.frame(app);
+      // The tile's cells are on screen, inside the matrices' visible area.
+      const Rect z = rect_of(bS);
+      const float zc = z.w / static_cast<float>(rec.n);
+      const float x0 = z.x + static_cast<float>(j * rec.Bc) * zc, x1 = x0 + static_cast<float>(rec.Bc) * zc;
+      const float y0 = z.y + static_cast<float>(i * rec.Br) * zc, y1 = y0 + static_cast<float>(rec.Br) * zc;
+      const Rect& a = app.matrix_view.drawn.area;
+      CHECK(x0 >= a.x - 1);
+      CHECK(x1 <= a.x + a.w + 1);
+      CHECK(y0 >= a.y - 1);
+      CHECK(y1 <= a.y + a.h + 1);
+      CHECK(app.matrix_view.drawn.number_px >= kMinCellTextPx);
+      // Again: back to fit.
+      const ImVec2 q((x0 + x1) * 0.5f, (y0 + y1) * 0.5f);
+      h.click(app, q);
+      h.click(app, q);
+      for (int f = 0; f < 3; ++f) h.frame(app);
+    }
+  }
 }

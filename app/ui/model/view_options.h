@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace flashstep {
@@ -29,6 +30,7 @@ struct MatrixViewOptions {
   bool show_stats = true;   // m, l, LSE columns beside O
   bool show_values = true;  // numbers in cells when they fit
   bool show_tiles = true;   // the Br × Bc tile grid
+  bool show_close_up = true;  // at "fit", when cells are too small for numbers: the step's close-up
   float zoom = 0;           // px per cell; 0 = fit the window
   bool follow = true;       // when zoomed in, scroll to the cells each new step writes
   bool show_toolbar = true;
@@ -48,6 +50,10 @@ struct MatrixViewOptions {
   struct Drawn {
     float number_px = 0;          // the smallest size cell numbers were drawn at; 0 = none drawn
     bool numbers_hidden = false;  // some matrix too small for readable numbers
+    float close_up_px = 0;        // the size of the close-up's numbers; 0 = no close-up drawn
+    Rect close_up;                // where the close-up was drawn (screen)
+    Rect area;                    // the matrices' visible area (screen)
+    std::vector<std::pair<int, Rect>> matrices;  // each buffer drawn and its rectangle (screen)
   } drawn;
 
   // Colour ranges of the recording last drawn (recomputed when the recording changes).

@@ -2,6 +2,7 @@
 
 #include "app/ui/panels/panels.h"
 #include "app/ui/style.h"
+#include "app/ui/widgets.h"
 #include "core/text.h"
 
 #include <algorithm>
@@ -249,6 +250,7 @@ void prepare_input(const AppState& app) {
 }
 
 void draw_frame(AppState& app, const FrameOptions& opt) {
+  set_picture_mode(opt.picture || app.presenting);
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   if (!opt.panel.empty()) {
     const PanelRect all{vp->Pos, vp->Size};

@@ -93,6 +93,25 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
   const int part_first = part ? part->line : first, part_last = part ? part->line_end : last;
   const float s = app.ui_scale;
   const float width = ImGui::GetContentRegionAvail().x;
+  // Presenting (no mouse to scroll with), the algorithm is drawn smaller where that makes all of
+  // it fit, down to 0.7 of the size: no line is cut at the panel's edge.
+  if (app.presenting) {
+    const float room = ImGui::GetContentRegionAvail().y;
+    for (float f = 1.0f; f >= 0.69f; f -= 0.1f) {
+      ImGui::SetWindowFontScale(f);
+      const float nw = ImGui::CalcTextSize("00  ").x, iw = ImGui::CalcTextSize(" ").x * 1.6f;
+      float total = 0;
+      for (const std::string& raw : lines) {
+        const int lead = leading_spaces(raw);
+        const float indent = nw + static_cast<float>(lead) * iw;
+        total += static_cast<float>(wrap_rich(tighten(raw.substr(static_cast<std::size_t>(lead))),
+                                              std::max(width - indent - 4.0f * iw, 40.0f * s), ImGui::GetFontSize())
+                                        .size()) *
+                 ImGui::GetTextLineHeightWithSpacing();
+      }
+      if (total <= room) break;
+    }
+  }
   const float num_w = ImGui::CalcTextSize("00  ").x;
   const float indent_w = ImGui::CalcTextSize(" ").x * 1.6f;
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
@@ -146,6 +165,7 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
       f.scrolled_height = height;
     }
   }
+  ImGui::SetWindowFontScale(1.0f);
   ImGui::End();
 }
 

@@ -94,18 +94,24 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y)
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float x0 = ImGui::GetCursorScreenPos().x;
   const float arrows_w = 96 * s, pad = 8 * s, title_h = fs + 6 * s;
-  const float hbm_w = (avail.x - arrows_w) * 0.55f, chip_w = avail.x - arrows_w - hbm_w;
   const float max_shape_h = std::clamp(avail.y * 0.28f, 36 * s, 150 * s);
 
   // One scale for both boxes, so a tile looks as big next to its matrix as it is.
   std::vector<int> hbm;
-  float cols_sum = 0, max_rows = 1;
+  float cols_sum = 0, max_rows = 1, labels_w = 0;
   for (int b = 0; b < static_cast<int>(rec.buffers.size()); ++b)
     if (rec.buffers[b].space == Space::hbm) {
       hbm.push_back(b);
       cols_sum += static_cast<float>(rec.buffers[b].cols);
       max_rows = std::max(max_rows, static_cast<float>(rec.buffers[b].rows));
+      const std::string size = strf("%d×%d", rec.buffers[b].rows, rec.buffers[b].cols);
+      labels_w += std::max(ImGui::CalcTextSize(rec.buffers[b].name.c_str()).x, ImGui::CalcTextSize(size.c_str()).x * 0.85f) + 10 * s;
     }
+  // The HBM box is wide enough for its matrices on one line (its title too) where the SRAM box
+  // keeps 40 % of the width: at a large font no matrix wraps under the others and out of sight.
+  const float both = avail.x - arrows_w;
+  const float hbm_need = std::max(labels_w, ImGui::CalcTextSize("HBM (slow, large)").x) + 2 * pad + 10 * s;
+  const float hbm_w = std::clamp(hbm_need, both * 0.55f, both * 0.6f), chip_w = both - hbm_w;
   const float gaps = 10 * s * static_cast<float>(hbm.size() + 1);
   const float f = std::max(
       std::min({(hbm_w - 2 * pad - gaps) / std::max(cols_sum, 1.0f), max_shape_h / max_rows, 26.0f * s}),

@@ -2,6 +2,7 @@
 
 #include "app/ui/views/heat_image.h"
 #include "app/ui/views/tile_states.h"
+#include "app/ui/views/view_close_up.h"
 #include "app/ui/views/view_matrix_controls.h"
 #include "app/ui/widgets.h"
 #include "core/text.h"
@@ -409,7 +410,7 @@ void draw_title(const Ctx& c, const Mat& m, float max_w) {
       break;
     }
   }
-  if (w >= 0 && w + c.fs * 1.6f <= max_w) {
+  if (w >= 0 && !picture_mode() && w + c.fs * 1.6f <= max_w) {
     const BufferInfo& b = c.rec.buffers[m.buffer];
     const std::string help = b.description + " (lives in " + std::string(space_name(b.space)) + ", " +
                              std::to_string(b.rows) + "×" + std::to_string(b.cols) + ")";
@@ -547,7 +548,10 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
                                                  : ImGui::GetFrameHeightWithSpacing() * 2.0f;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 child(avail.x, std::max(avail.y - legend_h, 60.0f));
-  ImGui::BeginChild("##matrices", child, false, ImGuiWindowFlags_HorizontalScrollbar);
+  // A picture at "fit" is drawn in the panel itself, the legend right under the matrices, so
+  // that it crops to what it shows; the window scrolls a zoomed view in a child.
+  const bool in_child = !(picture_mode() && opt.zoom <= 0);
+  if (in_child) ImGui::BeginChild("##matrices", child, false, ImGuiWindowFlags_HorizontalScrollbar);
   c.dl = ImGui::GetWindowDrawList();
   // The labels among the matrices never crowd them out (a large font on a short view): at most
   // a sixteenth of the area's height. Cell numbers keep their own minimum (kMinCellTextPx).
@@ -556,7 +560,7 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
     c.fs = ImGui::GetFontSize();
   }
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const ImVec2 inner = ImGui::GetContentRegionAvail();
+  const ImVec2 inner = in_child ? ImGui::GetContentRegionAvail() : child;
 
   MatrixLayoutIn li;
   li.N = rec.n;
@@ -583,6 +587,23 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   const float narrow = ImGui::CalcTextSize("m").x + 8 * s;
   li.stat_min_w = opt.show_values ? ImGui::CalcTextSize("−0.000").x + 8 * s : narrow;
   MatrixLayout L = layout_matrices(li);
+  // At "fit", cells too small for a number (about "−0.00" at the smallest size): the step's
+  // close-up goes under the matrices, at a height that is the same at every step.
+  const CloseUpDraw cud{in, c.st, rg, s, c.fs, li.avail_h * 0.65f};
+  float close_h = 0;
+  if (opt.show_close_up && opt.zoom <= 0 && opt.show_values &&
+      L.cell < ImGui::GetFont()->CalcTextSizeA(kMinCellTextPx * s, 1e9f, 0, "−0.00").x + 3 * s) {
+    close_h = close_up_height(cud, li.avail_w);
+    if (close_h > 0 && close_h <= cud.max_h) {
+      li.avail_h -= close_h + li.gap;
+      // No row for colour scales under the matrices: the close-up sits there (a scale is drawn
+      // beside its title where it fits).
+      li.margin_bottom = axis_h + 2 * s;
+      L = layout_matrices(li);
+    } else {
+      close_h = 0;
+    }
+  }
   if (L.cell < 12.0f * s && li.stat_min_w > narrow) {  // rows too short for numbers anyway
     li.stat_min_w = narrow;
     L = layout_matrices(li);
@@ -606,7 +627,7 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
     m.cols = tr ? b.rows : b.cols;
     m.cw = r.w / static_cast<float>(m.cols);
     m.ch = r.h / static_cast<float>(m.rows);
-    m.below_free = qrows;  // the main band: queries are rows, nothing stacked under it
+    m.below_free = qrows && close_h <= 0;  // the main band: nothing stacked under it
     m.below_offset = axis_h;
     mats.push_back(std::move(m));
   };
@@ -644,6 +665,15 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
     draw_title(c, m, limit - m.rect.x - 4 * s);
   }
   draw_axes(c, L, mats, origin.x);
+  // Right under the matrices: the fit layout's height is the same at every step.
+  const ImVec2 close_at(origin.x, origin.y + L.height + li.gap * 0.5f);
+  if (close_h > 0) {
+    const CloseUp cu = close_up(rec, in.step);
+    if (cu.shown) draw_close_up(cud, cu, c.dl, close_at, li.avail_w, opt.drawn.close_up_px);
+    opt.drawn.close_up = Rect{close_at.x, close_at.y, li.avail_w, close_h, true};
+  }
+  opt.drawn.area = Rect{origin.x + ImGui::GetScrollX(), origin.y + ImGui::GetScrollY(), inner.x, inner.y, true};
+  for (const Mat& m : mats) opt.drawn.matrices.emplace_back(m.buffer, m.rect);
   if (ImGui::IsWindowHovered()) {
     for (const Mat& m : mats) hover(c, m);
     // Double-click: that tile (or block) fills the view; double-click again: fit everything.
@@ -664,7 +694,9 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
         break;
       }
   }
-  if (opt.zoom_target.buffer >= 0) {
+  // Not in the frame of the double-click itself: its layout is still the old zoom's, and the
+  // scroll would be taken there (at "fit", to the top left, Kᵀ) instead of to the region.
+  if (opt.zoom_target.buffer >= 0 && !ImGui::IsMouseDoubleClicked(0)) {
     // The layout of this frame has the zoom asked for last frame: bring the region into view.
     for (const Mat& m : mats)
       if (m.buffer == opt.zoom_target.buffer) {
@@ -688,20 +720,21 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
     opt.followed_step = in.playhead;
     scroll_to_step(c, mats, origin, inner);
   }
-  if (opt.drawn.numbers_hidden) {
+  if (opt.drawn.numbers_hidden && !picture_mode() && close_h <= 0) {
     // Said where the numbers would be, so a projector without hover still tells the room why.
     const char* hint = "double-click a tile to zoom in for numbers";
     const ImVec2 ts = ImGui::CalcTextSize(hint);
     // Bottom right of the matrices' area, clear of the titles along the top.
     const ImVec2 p(origin.x + ImGui::GetScrollX() + std::max(inner.x - ts.x - 6 * s, 0.0f),
-                   origin.y + ImGui::GetScrollY() + std::max(inner.y - ts.y - 4 * s, 0.0f));
+                   origin.y + ImGui::GetScrollY() + std::max(inner.y - close_h - ts.y - 4 * s, 0.0f));
     c.dl->AddRectFilled(ImVec2(p.x - 4 * s, p.y - 1), ImVec2(p.x + ts.x + 4 * s, p.y + ts.y + 1),
                         with_alpha(in.palette.background, 0.85f), 3.0f * s);
     c.dl->AddText(p, in.palette.text_dim, hint);
   }
   ImGui::SetCursorScreenPos(origin);
-  ImGui::Dummy(ImVec2(L.width, L.height));
-  ImGui::EndChild();
+  ImGui::Dummy(ImVec2(L.width, L.height + (close_h > 0 ? li.gap * 0.5f + close_h : 0.0f)));
+  if (in_child) ImGui::EndChild();
+  else ImGui::SetWindowFontScale(1.0f);
   if (opt.show_legend) {
     std::vector<int> shown;
     for (const Mat& m : mats) shown.push_back(m.buffer);

@@ -48,6 +48,7 @@ void draw_matrix_toolbar(const Recording& rec, MatrixViewOptions& opt, float s) 
   ImGui::TextDisabled("|");
   box("numbers", &opt.show_values);
   if (rec.Br > 0) box("tiles", &opt.show_tiles);
+  box("close-up", &opt.show_close_up);
   next(130 * s + ImGui::GetFontSize() * 1.6f);
   ImGui::SetNextItemWidth(130 * s);
   ImGui::SliderFloat("##zoom", &opt.zoom, 0.0f, 64.0f, opt.zoom <= 0 ? "zoom: fit" : "%.0f px/cell");
@@ -59,7 +60,9 @@ void draw_matrix_toolbar(const Recording& rec, MatrixViewOptions& opt, float s) 
       "Rows are queries, columns of Kᵀ, S, P and Vᵀ are keys. Vᵀ is V drawn on its side, so "
       "that v_j sits above column j of P: O = P V adds up the v_j weighted by P. Zoom in and "
       "scroll to read every cell, or double-click a tile to fill the view with it (again to fit "
-      "everything); hover any cell for its exact value.");
+      "everything); hover any cell for its exact value. Where the matrices are too small for "
+      "numbers, the close-up under them shows the step's rows large: the tile's S and P, and "
+      "the rows of O, m and l it updates.");
 }
 
 void draw_matrix_legend(const Recording& rec, const Palette& pal, const std::vector<int>& buffers,

@@ -1,0 +1,233 @@
+#include "app/ui/views/view_close_up.h"
+
+#include "app/ui/views/view_matrix.h"
+#include "app/ui/widgets.h"
+#include "core/text.h"
+
+#include <algorithm>
+#include <string>
+
+namespace flashstep::ui {
+
+namespace {
+
+// One small matrix of the close-up: rows [r0, r1) × columns [c0, c1) of a buffer.
+struct Item {
+  int buffer = -1;
+  std::string title;
+  int r0 = 0, r1 = 0, c0 = 0, c1 = 0;
+  int cols_shown = 0;  // fewer than c1 − c0 when the width does not hold them all ("…" after)
+  float x = 0, y = 0;  // top left of its cells, relative to the close-up
+};
+
+struct Sizes {
+  float text = 11, cell_w = 40, cell_h = 18, title_h = 16, label_w = 20, gap = 12, heading_h = 16;
+  int max_rows = 1 << 30;  // query rows shown at most
+};
+
+Sizes sizes(const CloseUpDraw& c, float text) {
+  Sizes z;
+  z.text = text;
+  ImFont* f = ImGui::GetFont();
+  z.cell_w = f->CalcTextSizeA(z.text, 1e9f, 0, "−0.00").x + 7 * c.s;
+  z.cell_h = z.text + 5 * c.s;
+  z.title_h = c.fs + 4 * c.s;
+  z.label_w = f->CalcTextSizeA(z.text * 0.9f, 1e9f, 0, "100").x + 6 * c.s;
+  z.gap = std::max(8.0f * c.s, c.fs * 0.5f);
+  z.heading_h = 0;  // the heading shares the titles' line
+  return z;
+}
+
+// The items of a close-up: S and P̃ over its keys, then O_acc, O, m, l, LSE over its rows, named
+// as the papers name the tile's blocks (S₃₂, P̃₃₂, O₃, m₃, l₃) or, for one query row, plainly.
+void collect(const Recording& rec, const CloseUp& cu, std::vector<Item>& items) {
+  const bool tiled = rec.Br > 0;
+  const bool sep = cu.tile_i >= 9 || cu.tile_j >= 9;
+  const std::string ij = cu.tile_i < 0 ? "" : cu.tile_j < 0 ? "" : strf("_{%d%s%d}", cu.tile_i + 1, sep ? "," : "", cu.tile_j + 1);
+  const std::string i = cu.tile_i < 0 ? "" : strf("_{%d}", cu.tile_i + 1);
+  auto add = [&](const char* name, std::string title, bool keys) {
+    const int b = rec.find_buffer(name);
+    if (b < 0) return;
+    if (keys && cu.k1 <= cu.k0) return;
+    Item it;
+    it.buffer = b;
+    it.title = std::move(title);
+    it.r0 = cu.r0, it.r1 = cu.r1;
+    it.c0 = keys ? cu.k0 : 0;
+    it.c1 = keys ? cu.k1 : rec.buffers[static_cast<std::size_t>(b)].cols;
+    items.push_back(std::move(it));
+  };
+  add("S", "S" + ij, true);
+  add("P", (tiled ? "\\~P" : "P") + ij, true);
+  add("O_acc", "O_{acc}", false);
+  add("O", "O" + i, false);
+  for (const char* n : {"m", "l"}) add(n, n + i, false);
+  add("LSE", "LSE", false);
+}
+
+// The items laid out left to right, a new line when the width is used up. Returns the height.
+float lay_out(const CloseUpDraw& c, const CloseUp& cu, float w, const Sizes& z, std::vector<Item>& items) {
+  collect(c.in.rec, cu, items);
+  for (Item& it : items) it.r1 = std::min(it.r1, it.r0 + z.max_rows);
+  // Flow: each item takes label + cells; the row labels are drawn once per line.
+  const float rows_h = static_cast<float>(std::min(cu.r1 - cu.r0, z.max_rows)) * z.cell_h;
+  float x = z.label_w, y = z.heading_h + z.title_h;
+  for (Item& it : items) {
+    const int cols = it.c1 - it.c0;
+    const float room = w - z.label_w;
+    int shown = std::max(1, std::min(cols, static_cast<int>((room - z.cell_w * 0.6f) / z.cell_w)));
+    if (shown >= cols) shown = cols;
+    const float iw = static_cast<float>(shown) * z.cell_w + (shown < cols ? z.cell_w * 0.6f : 0.0f);
+    if (x > z.label_w && x + iw > w) {
+      x = z.label_w;
+      y += rows_h + z.title_h + 4 * c.s;
+    }
+    it.cols_shown = shown;
+    it.x = x, it.y = y;
+    x += iw + z.gap;
+  }
+  return items.empty() ? 0.0f : y + rows_h + 2 * c.s;
+}
+
+// The close-up every step of the recording would show at its largest: Br rows (one row
+// without tiles), every item.
+CloseUp largest(const Recording& rec) {
+  CloseUp cu;
+  cu.shown = true;
+  cu.r1 = rec.Br > 0 ? std::min(rec.Br, rec.n) : 1;
+  cu.k1 = rec.Bc > 0 ? std::min(rec.Bc, rec.n) : rec.n;
+  return cu;
+}
+
+// The sizes for the largest close-up of the recording in width w, the same at every step: its
+// cells on one line, as wide as that leaves (up to room for "−0.000"), the numbers as large as
+// the cells take from the label size down to kMinCellTextPx; several lines only where one line
+// would leave a cell too narrow for "−0.0".
+Sizes cells_fitted(const CloseUpDraw& c, float w) {
+  ImFont* f = ImGui::GetFont();
+  auto text_w = [&](float t, const char* sample) { return f->CalcTextSizeA(t, 1e9f, 0, sample).x; };
+  const float lo = kMinCellTextPx * c.s, hi = std::max(lo, std::min(c.fs * 0.8f, 13.0f * c.s));
+  std::vector<Item> items;
+  collect(c.in.rec, largest(c.in.rec), items);
+  int cells = 0;
+  for (const Item& it : items) cells += it.c1 - it.c0;
+  auto one_line = [&](const Sizes& z) {
+    return (w - z.label_w - z.gap * static_cast<float>(std::max<std::size_t>(items.size(), 1) - 1)) /
+           static_cast<float>(std::max(cells, 1));
+  };
+  for (float t = hi; t >= lo; t -= 0.5f * c.s) {
+    Sizes z = sizes(c, t);
+    const float cw = one_line(z);
+    if (cw >= text_w(t, "−0.00") + 6 * c.s) {
+      z.cell_w = std::min(cw, text_w(t, "−0.000") + 8 * c.s);
+      return z;
+    }
+  }
+  Sizes z = sizes(c, lo);
+  const float cw = one_line(z);
+  z.cell_w = cw >= text_w(lo, "0.00") + 4 * c.s ? cw : text_w(lo, "−0.00") + 6 * c.s;
+  return z;
+}
+
+// The same, with as many of the tile's query rows as the height allows.
+Sizes fitted(const CloseUpDraw& c, float w) {
+  Sizes z = cells_fitted(c, w);
+  const CloseUp cu = largest(c.in.rec);
+  for (int rows = cu.r1 - cu.r0; rows > 1; --rows) {
+    z.max_rows = rows;
+    std::vector<Item> items;
+    if (lay_out(c, cu, w, z, items) <= c.max_h) return z;
+  }
+  z.max_rows = 1;
+  return z;
+}
+
+}  // namespace
+
+float close_up_height(const CloseUpDraw& c, float w) {
+  std::vector<Item> items;
+  return lay_out(c, largest(c.in.rec), w, fitted(c, w), items);
+}
+
+void draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* dl, ImVec2 p, float w, float& number_px) {
+  const Sizes z = fitted(c, w);
+  std::vector<Item> items;
+  lay_out(c, cu, w, z, items);
+  const Palette& pal = c.in.palette;
+  const Recording& rec = c.in.rec;
+  ImFont* f = ImGui::GetFont();
+  // The heading, dim, at the right end of the titles' line where it fits after the last title.
+  const int rows = cu.r1 - cu.r0;
+  const std::string heading =
+      cu.heading + (rows > z.max_rows ? strf(" (rows 1–%d of %d)", z.max_rows, rows) : std::string());
+  if (!items.empty()) {
+    float used = 0;
+    for (const Item& it : items)
+      if (it.y == items.front().y) used = it.x + draw_rich(nullptr, ImVec2(0, 0), 0, it.title, 0, true);
+    const float hw = draw_rich(nullptr, ImVec2(0, 0), 0, heading, z.text, true);
+    if (used + hw + z.gap <= w)
+      draw_rich(dl, ImVec2(p.x + w - hw, p.y + items.front().y - z.title_h + 2 * c.s), pal.text_dim, heading, z.text);
+  }
+  float line_y = -1;
+  for (const Item& it : items) {
+    const BufferInfo& b = rec.buffers[static_cast<std::size_t>(it.buffer)];
+    const ValueRange& range = c.ranges[static_cast<std::size_t>(it.buffer)];
+    const ImVec2 o(p.x + it.x, p.y + it.y);
+    draw_rich(dl, ImVec2(o.x, o.y - z.title_h + 1 * c.s), pal.text, it.title);
+    // The query numbers at the left of each line.
+    if (it.y != line_y) {
+      line_y = it.y;
+      for (int r = it.r0; r < it.r1; ++r) {
+        const std::string t = std::to_string(r + 1);
+        const float tw = f->CalcTextSizeA(z.text * 0.9f, 1e9f, 0, t.c_str()).x;
+        dl->AddText(f, z.text * 0.9f,
+                    ImVec2(p.x + z.label_w - tw - 5 * c.s,
+                           o.y + (static_cast<float>(r - it.r0) + 0.5f) * z.cell_h - z.text * 0.45f),
+                    pal.text_dim, t.c_str());
+      }
+    }
+    const std::uint8_t first_marks = cell_marks(c.in.step, it.buffer, it.r0, it.c0);
+    bool uniform = true;
+    for (int r = it.r0; r < it.r1; ++r)
+      for (int k = 0; k < it.cols_shown; ++k) uniform &= cell_marks(c.in.step, it.buffer, r, it.c0 + k) == first_marks;
+    for (int r = it.r0; r < it.r1; ++r)
+      for (int k = 0; k < it.cols_shown; ++k) {
+        const int col = it.c0 + k;
+        const ImVec2 a(o.x + static_cast<float>(k) * z.cell_w, o.y + static_cast<float>(r - it.r0) * z.cell_h);
+        const ImVec2 e(a.x + z.cell_w - 2 * c.s, a.y + z.cell_h - 2 * c.s);
+        const std::size_t idx = static_cast<std::size_t>(r) * static_cast<std::size_t>(b.cols) +
+                                static_cast<std::size_t>(col);
+        const bool defined = c.state.defined[static_cast<std::size_t>(it.buffer)][idx] != 0;
+        const double v = c.state.values[static_cast<std::size_t>(it.buffer)][idx];
+        const ImU32 fill = value_fill(pal, cell_kind(defined, v), range, v);
+        dl->AddRectFilled(a, e, fill, 2.0f * c.s);
+        if (fill == pal.nonfinite) hatch(dl, a, e, IM_COL32(0, 0, 0, 70), 6.0f * c.s);
+        if (defined) {
+          const float room = e.x - a.x - 4 * c.s;
+          // The most digits that fit: 3, 2, 1 significant, then the shortest form.
+          std::string t = compact_number(v, 3);
+          for (int digits = 2; digits >= 1 && f->CalcTextSizeA(z.text, 1e9f, 0, t.c_str()).x > room; --digits)
+            t = compact_number(v, digits);
+          if (f->CalcTextSizeA(z.text, 1e9f, 0, t.c_str()).x > room) t = tiny_number(v);
+          text_centered(dl, ImVec2((a.x + e.x) * 0.5f, (a.y + e.y) * 0.5f), text_over(fill), t.c_str(), z.text);
+          number_px = number_px > 0 ? std::min(number_px, z.text) : z.text;
+        }
+        const std::uint8_t marks = cell_marks(c.in.step, it.buffer, r, col);
+        if (marks && !uniform) mark_outline(dl, pal, a, e, marks, c.s);
+      }
+    // Every cell read or written alike (a whole tile): one outline around the item.
+    if (uniform && first_marks)
+      mark_outline(dl, pal, o,
+                   ImVec2(o.x + static_cast<float>(it.cols_shown) * z.cell_w - 2 * c.s,
+                          o.y + static_cast<float>(it.r1 - it.r0) * z.cell_h - 2 * c.s),
+                   first_marks, c.s);
+    if (it.cols_shown < it.c1 - it.c0) {
+      dl->AddText(f, z.text * 0.9f,
+                  ImVec2(o.x + static_cast<float>(it.cols_shown) * z.cell_w + 2 * c.s,
+                         o.y + z.cell_h * 0.5f - z.text * 0.45f),
+                  pal.text_dim, "…");
+    }
+  }
+}
+
+}  // namespace flashstep::ui
