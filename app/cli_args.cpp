@@ -121,6 +121,9 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   c.gif->add_option("--from", o.gif.from, "First step (from 0, or last)")->capture_default_str();
   c.gif->add_option("--to", o.gif.to, "Last step (or last)")->capture_default_str();
   c.gif->add_option("--fps", o.gif.fps, "Frames per second, 0.1 to 100 (a GIF times frames in hundredths of a second)")->capture_default_str();
+  c.gif->add_flag("--parts", o.gif.parts,
+                  "A frame for each part of a step that has parts (a tiled step's S, P~ and merge), "
+                  "not only for the whole step");
   return c;
 }
 

@@ -1,5 +1,6 @@
 #include "app/export/commands.h"
 
+#include "app/export/figure.h"
 #include "app/export/gif.h"
 #include "app/files.h"
 #include "app/ui/model/document.h"
@@ -190,7 +191,7 @@ int shot_command(const ShotOptions& o) {
   say_backend(app, renderer);
   ui::Image img;
   if (!renderer.render(app, render_options(o), img)) return bad(renderer.error());
-  if (!o.panel.empty()) img = ui::cropped(img, ui::content_rect(img, panel_margin(o)));
+  if (!o.panel.empty()) img = ui::slide_figure(img, ui::figure_options(app.theme, o.scale, o.transparent));
   std::string error;
   if (!ui::write_png(o.out, img, error)) return bad(error);
   return 0;
@@ -221,12 +222,17 @@ int gif_command(const GifOptions& o) {
   std::vector<ui::Image> frames;
   ui::PixelRect crop;
   for (int k = from; k <= to; ++k) {
-    app.seek_active(k);
-    ui::Image img;
-    if (!renderer.render(app, ropt, img)) return bad(renderer.error());
-    crop = ui::united(crop, o.panel.empty() ? ui::PixelRect{0, 0, img.width, img.height}
-                                            : ui::content_rect(img, panel_margin(o)));
-    frames.push_back(std::move(img));
+    // --parts: the step's parts one by one (the last part is the whole step).
+    const int parts = o.parts ? app.settled_timeline().part_count_at(k) : 0;
+    for (int part = parts >= 2 ? 0 : -1; part < std::max(parts, 0); ++part) {
+      app.seek_active(k, part);
+      ui::Image img;
+      if (!renderer.render(app, ropt, img)) return bad(renderer.error());
+      crop = ui::united(crop, o.panel.empty() ? ui::PixelRect{0, 0, img.width, img.height}
+                                              : ui::content_rect(img, panel_margin(o)));
+      frames.push_back(std::move(img));
+      if (part < 0) break;
+    }
   }
   GifWriter gif(o.out, crop.w, crop.h, o.fps);
   if (!gif.ok()) return bad(gif.error());

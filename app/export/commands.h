@@ -30,6 +30,7 @@ struct ShotOptions : PictureOptions {
 struct GifOptions : PictureOptions {
   std::string from = "0", to = "last";  // step range, inclusive
   double fps = 4.0;
+  bool parts = false;  // a frame for each part of a step with parts, the last being the whole step
 };
 
 // Exit status as the rest of the command line: 0, 2 with one line on stderr for bad input or

@@ -7,6 +7,7 @@
 
 #include "app/export/gif.h"
 #include "app/files.h"
+#include "app/export/figure.h"
 #include "app/ui/panels/frame.h"
 #include "app/ui/style.h"
 #include "app/ui/offscreen.h"
@@ -246,6 +247,8 @@ bool ExportJob::start(AppState& app, const ExportRequest& r, GLFWwindow* host, s
       rendered = renderer_->render(app, render_options(r), img);
     }
     if (!rendered) return refuse(sentence("The picture could not be rendered: " + renderer_->error()));
+    // A panel is a figure for a slide: cropped to what it draws, haloed when transparent.
+    if (!r.panel.empty()) img = slide_figure(img, figure_options(app.theme, r.scale, r.transparent));
     if (!write_png(r.path, img, why)) return refuse(sentence(why));
     done("the picture", strf("%d×%d, ", img.width, img.height) + size_of(r.path));
     return true;

@@ -5,6 +5,7 @@
 #include "tests/temp_dir.h"
 #include "app/export/export_job.h"
 #include "app/export/gif.h"
+#include "app/ui/style.h"
 #include "core/report.h"
 #include "core/text.h"
 
@@ -314,8 +315,10 @@ TEST_CASE("export: a PNG at 2x is twice the window in pixels, drawn, and leaves 
   r.panel = "view";
   REQUIRE_MESSAGE(job.start(app, r, nullptr, error), error);
   p = load_png(r.path);
-  CHECK(p.w == 640);
-  CHECK(p.h == 400);
+  // A panel is cropped to what it draws (export: a panel picture is a figure for a slide).
+  CHECK(p.w <= 640);
+  CHECK(p.h < 400);
+  CHECK(p.w > 100);
   CHECK(colours(p) > 16);
   CHECK(app.tab == Tab::steps);
   CHECK(app.timeline.playhead() == 5);
@@ -339,6 +342,56 @@ TEST_CASE("export: a transparent PNG has a see-through background and opaque con
   CHECK(count_alpha_below(p, 1) > all / 4);
   // ...and the text, cells and frames are still there, opaque.
   CHECK(all - count_alpha_below(p, 255) > all / 50);
+}
+
+TEST_CASE("export: a panel at 2x transparent is a slide figure: cropped to what it draws, and every drawn pixel ringed by the theme's background") {
+  if (!have_display()) return;
+  AppState app;
+  open_at(app, "attn-tiled", 5);
+  TempDir dir("export");
+  ExportJob job;
+  std::string error;
+  ExportRequest r = picture(dir.file("figure.png"), 2.0f);
+  r.width = 1280;
+  r.height = 800;
+  r.panel = "view";
+  r.transparent = true;
+  REQUIRE_MESSAGE(job.start(app, r, nullptr, error), error);
+  const Png p = load_png(r.path);
+  CAPTURE(p.w);
+  CAPTURE(p.h);
+  // Smaller than the window: the panel's content, not the window's area.
+  CHECK(p.w < 2560);
+  CHECK(p.h < 1600);
+  CHECK(p.w > 400);
+  CHECK(p.h > 300);
+  auto alpha = [&](int x, int y) { return p.rgba[(static_cast<std::size_t>(y) * p.w + x) * 4 + 3]; };
+  // What is drawn reaches to within the margin (8 units = 16 px) of every edge: no empty band.
+  int x0 = p.w, y0 = p.h, x1 = -1, y1 = -1;
+  for (int y = 0; y < p.h; ++y)
+    for (int x = 0; x < p.w; ++x)
+      if (alpha(x, y) > 0) x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+  const int margin = 16;
+  CHECK(x0 <= margin);
+  CHECK(y0 <= margin);
+  CHECK(p.w - 1 - x1 <= margin);
+  CHECK(p.h - 1 - y1 <= margin);
+  // Every drawn pixel next to the clear background is the halo: opaque, the dark theme's
+  // background colour. So the picture's light text reads on a white slide as on a dark one.
+  const ImVec4 bg = clear_colour(Theme::dark);
+  const int hr = static_cast<int>(bg.x * 255 + 0.5f), hg = static_cast<int>(bg.y * 255 + 0.5f),
+            hb = static_cast<int>(bg.z * 255 + 0.5f);
+  std::size_t edge = 0, not_halo = 0;
+  for (int y = 1; y + 1 < p.h; ++y)
+    for (int x = 1; x + 1 < p.w; ++x) {
+      if (alpha(x, y) == 0) continue;
+      if (alpha(x - 1, y) && alpha(x + 1, y) && alpha(x, y - 1) && alpha(x, y + 1)) continue;
+      ++edge;
+      const unsigned char* c = p.rgba.data() + (static_cast<std::size_t>(y) * p.w + x) * 4;
+      not_halo += !(c[3] == 255 && c[0] == hr && c[1] == hg && c[2] == hb);
+    }
+  CHECK(edge > 1000);
+  CHECK(not_halo == 0);
 }
 
 TEST_CASE("export: a GIF of steps 3 to 6 has 4 different frames, one per step() call, and the playhead goes back") {

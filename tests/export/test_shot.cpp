@@ -142,6 +142,25 @@ TEST_CASE("shot --panel gives the panel alone, cropped to what it draws with a m
   std::remove(path.c_str());
 }
 
+TEST_CASE("shot --panel view of an attention lesson is cropped too: the legend sits under the matrices, not at the window's bottom") {
+  std::string err;
+  const std::string path = tmp("attn-panel.png");
+  REQUIRE(invoke("shot --lesson attn-tiled --step 5 --scale 2 --transparent --panel view --out " + path, err) == 0);
+  const Png p = load(path);
+  CAPTURE(p.w);
+  CAPTURE(p.h);
+  CHECK(p.w <= 2560);  // the matrices at "fit" take the panel's width
+  CHECK(p.h < 1600 - 64);
+  CHECK(p.h > 400);
+  // No fully transparent band wider than the margin (16 px at 2x) along the bottom.
+  int last = -1;
+  for (int y = 0; y < p.h; ++y)
+    for (int x = 0; x < p.w; ++x)
+      if (p.rgba[(static_cast<std::size_t>(y) * p.w + x) * 4 + 3] > 0) last = y;
+  CHECK(p.h - 1 - last <= 16);
+  std::remove(path.c_str());
+}
+
 TEST_CASE("gif writes one frame per step of the range") {
   std::string err;
   const std::string path = tmp("range.gif");
@@ -153,6 +172,26 @@ TEST_CASE("gif writes one frame per step of the range") {
   CHECK(g->ImageCount == 5);
   CHECK(g->SWidth == 320);
   CHECK(g->SHeight == 240);
+  DGifCloseFile(g, &e);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("gif --parts adds a frame for each part of a tiled step: S, P~ and the merge") {
+  std::string err;
+  const std::string path = tmp("parts.gif");
+  // Steps 4 and 5 of FlashAttention-1 are tile steps of three parts each.
+  REQUIRE(invoke("gif --lesson attn-tiled --from 4 --to 5 --parts --width 480 --height 320 --out " + path, err) == 0);
+  int e = 0;
+  GifFileType* g = DGifOpenFileName(path.c_str(), &e);
+  REQUIRE(g != nullptr);
+  REQUIRE(DGifSlurp(g) == GIF_OK);
+  CHECK(g->ImageCount == 6);
+  DGifCloseFile(g, &e);
+  REQUIRE(invoke("gif --lesson attn-tiled --from 4 --to 5 --width 480 --height 320 --out " + path, err) == 0);
+  g = DGifOpenFileName(path.c_str(), &e);
+  REQUIRE(g != nullptr);
+  REQUIRE(DGifSlurp(g) == GIF_OK);
+  CHECK(g->ImageCount == 2);
   DGifCloseFile(g, &e);
   std::remove(path.c_str());
 }
