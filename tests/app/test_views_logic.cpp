@@ -1,6 +1,7 @@
 // The views' pure logic (app/ui/views/view_logic.h), on real recordings: what a view highlights,
 // the old → new values it shows, the reasons it gives for inf and nan, its layout and the IO
 // totals it compares.
+#include "app/ui/views/close_up.h"
 #include "app/ui/views/view_logic.h"
 #include "app/ui/widgets.h"
 
@@ -381,4 +382,55 @@ TEST_CASE("a column standing for many elements shows a nan first, then +inf, the
   for (int i = 0; i < 4; ++i) pick_into(d, i, true, -0.5 * (i + 1), true);
   CHECK(d.index == 3);
   CHECK(d.value == -2.0);
+}
+
+TEST_CASE("the close-up of a step: its tile's query rows and keys, or its one query row") {
+  // FlashAttention-1 at N = 12, d = 4, M = 64: Br = Bc = 4; step 1 is tile (i = 2, j = 1).
+  const Recording tiled = run_attention(Algorithm::attn_tiled, 12, 4, 64);
+  CloseUp c = close_up(tiled, &tiled.steps[1]);
+  CHECK(c.shown);
+  CHECK(c.r0 == 4);
+  CHECK(c.r1 == 8);
+  CHECK(c.k0 == 0);
+  CHECK(c.k1 == 4);
+  CHECK(c.heading == "tile (i = 2, j = 1): queries 5–8 · keys 1–4");
+  CHECK_FALSE(close_up(tiled, nullptr).shown);
+  // N = 10: the last Q block has two rows, the last K/V block two keys.
+  const Recording ragged = run_attention(Algorithm::attn_tiled, 10, 4, 64);
+  bool last_seen = false;
+  for (const Step& st : ragged.steps) {
+    if (st.tile_i != 2 || st.tile_j != 2) continue;
+    c = close_up(ragged, &st);
+    CHECK(c.r0 == 8);
+    CHECK(c.r1 == 10);
+    CHECK(c.k0 == 8);
+    CHECK(c.k1 == 10);
+    last_seen = true;
+  }
+  CHECK(last_seen);
+  // Attention online: the step's query row, over every key.
+  const Recording online = run_attention(Algorithm::attn_online, 8, 4, 0);
+  int rows_seen = 0;
+  for (const Step& st : online.steps) {
+    if (st.row < 0) continue;
+    c = close_up(online, &st);
+    CHECK(c.r0 == st.row);
+    CHECK(c.r1 == st.row + 1);
+    CHECK(c.k0 == 0);
+    CHECK(c.k1 == 8);
+    ++rows_seen;
+  }
+  CHECK(rows_seen > 8);
+  // FlashAttention-2's last step of a Q block divides by l: no key tile, so no S or P̃ in it.
+  const Recording v2 = run_attention(Algorithm::attn_tiled_v2, 12, 4, 64);
+  bool final_seen = false;
+  for (const Step& st : v2.steps)
+    if (st.tile_i >= 0 && st.tile_j < 0) {
+      c = close_up(v2, &st);
+      CHECK(c.shown);
+      CHECK(c.k1 == c.k0);
+      CHECK(c.heading.find("Q block i = ") == 0);
+      final_seen = true;
+    }
+  CHECK(final_seen);
 }
