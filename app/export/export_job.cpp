@@ -265,6 +265,7 @@ bool ExportJob::start(AppState& app, const ExportRequest& r, GLFWwindow* host, s
   app.compare.timeline.pause();
   playhead_before_ = stepped_timeline(app, r.panel).playhead();
   from_ = next_ = r.from;
+  part_ = -1;
   to_ = r.to;
   return true;
 }
@@ -281,12 +282,15 @@ void ExportJob::step(AppState& app) {
   }
   Image img;
   bool rendered;
+  int parts = 0;
   {
     KeepTab keep(app);
     if (compare_) app.tab = Tab::compare;  // sync_cursor() moves the compared runs only there
     Timeline& tl = compare_ ? app.compare.timeline : app.timeline;
     tl.pause();
-    tl.seek(next_);
+    parts = req_.parts ? tl.part_count_at(next_) : 0;
+    if (parts >= 2 && part_ < 0) part_ = 0;
+    tl.seek(next_, parts >= 2 ? part_ : -1);
     app.sync_cursor();
     KeepFramebuffer keep_fb(renderer_host_);
     rendered = renderer_->render(app, render_options(req_), img);
@@ -299,6 +303,9 @@ void ExportJob::step(AppState& app) {
     fail(app, sentence(gif_->error()));
     return;
   }
+  // The parts of a tiled step one by one, the last being the whole step; then the next step.
+  if (parts >= 2 && ++part_ < parts) return;
+  part_ = -1;
   if (++next_ > to_) finish_gif(app);
 }
 

@@ -34,6 +34,7 @@ struct ExportRequest {
   int width = 1280, height = 800;  // the window's size in window units
   int from = 0, to = 0;            // GIF: step indices from 0, both included
   double fps = 4.0;                // GIF: frames (steps) per second, more than 0 and at most 100
+  bool parts = false;              // GIF: a frame for each part of a tiled step (S, P̃, the merge)
   bool steps = true, output = true;  // JSON: as `flashstep run --steps all|none --output all|none`
 };
 
@@ -117,6 +118,7 @@ class ExportJob {
   bool compare_ = false;  // the GIF moves the Compare tab's playhead
   std::shared_ptr<const Recording> rec_, rec_b_;  // what the GIF animates; another one = stop
   int from_ = 0, to_ = -1, next_ = 0, playhead_before_ = 0;
+  int part_ = -1;  // the part of step next_ to draw next; −1: the whole step
   Outcome outcome_ = Outcome::none;
   std::string message_;
 };

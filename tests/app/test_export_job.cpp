@@ -440,6 +440,35 @@ TEST_CASE("export: a GIF of steps 3 to 6 has 4 different frames, one per step() 
   CHECK((st.st_mode & 0777) == 0644);  // readable by others, as the PNGs are
 }
 
+TEST_CASE("export: a GIF with parts has a frame for each part of a tiled step, each different, and the playhead goes back") {
+  if (!have_display()) return;
+  AppState app;
+  open_at(app, "attn-tiled", 2);
+  // Steps 4 and 5 (from 0) of FlashAttention-1 are tile steps of three parts: S, P̃, the merge.
+  REQUIRE(app.timeline.part_count_at(4) == 3);
+  REQUIRE(app.timeline.part_count_at(5) == 3);
+  TempDir dir("export");
+  ExportJob job;
+  std::string error;
+  ExportRequest r = picture(dir.file("parts.gif"));
+  r.kind = ExportRequest::gif;
+  r.from = 4;
+  r.to = 5;
+  r.parts = true;
+  REQUIRE_MESSAGE(job.start(app, r, nullptr, error), error);
+  int calls = 0;
+  while (job.busy() && calls < 20) {
+    job.step(app);
+    ++calls;
+  }
+  CHECK(calls == 6);
+  CHECK(job.outcome() == ExportJob::Outcome::done);
+  CHECK(app.timeline.playhead() == 2);
+  const Gif g = load_gif(r.path);
+  REQUIRE(g.frames == 6);
+  for (int f = 1; f < 6; ++f) CHECK(g.rgb[static_cast<std::size_t>(f)] != g.rgb[static_cast<std::size_t>(f - 1)]);
+}
+
 TEST_CASE("export: a cancelled GIF leaves no file and no temporary file, and puts the playhead back") {
   if (!have_display()) return;
   AppState app;

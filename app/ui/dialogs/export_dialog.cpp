@@ -129,6 +129,7 @@ ExportRequest request_of(const AppState& app, const ExportDialog& d, const std::
   r.from = d.from - 1;
   r.to = d.to - 1;
   r.fps = static_cast<double>(d.fps);
+  r.parts = d.parts;
   r.steps = d.json_steps;
   r.output = d.json_output;
   return r;
@@ -234,7 +235,10 @@ void draw_gif_choices(const AppState& app, ExportDialog& d, float column) {
   ImGui::SetNextItemWidth(fs * 6.0f);
   if (ImGui::InputFloat("##fps", &d.fps, 1.0f, 4.0f, "%.3g")) changed(d);
   ImGui::SameLine();
-  const int frames = d.to - d.from + 1;
+  int frames = d.to - d.from + 1;
+  if (d.parts)  // each part of a tiled step is a frame
+    for (int k = d.from - 1; k < d.to; ++k)
+      frames += std::max(stepped_timeline(app, d.panel).part_count_at(k) - 1, 0);
   // The duration the file will hold: its frame delay is whole hundredths of a second.
   if (d.fps >= kMinGifFps && d.fps <= kMaxGifFps)
     ImGui::Text("steps per second · %d frame%s, %.2f s", frames, frames == 1 ? "" : "s",
@@ -243,6 +247,16 @@ void draw_gif_choices(const AppState& app, ExportDialog& d, float column) {
     ImGui::TextUnformatted("steps per second (0.1 to 100)");
   help_marker("Steps shown per second, 0.1 to 100. 1 to 4 leaves time to read each step; GIF times "
               "frames in hundredths of a second, so 100 is the most.");
+  // A tiled step's parts (S, P̃, the merge), as the keys . and , show them, each a frame.
+  const Timeline& tl = stepped_timeline(app, d.panel);
+  bool has_parts = false;
+  for (int k = d.from - 1; k < d.to && !has_parts; ++k) has_parts = tl.part_count_at(k) >= 2;
+  if (has_parts) {
+    row_label("", column);
+    if (ImGui::Checkbox("Each part of a tile step", &d.parts)) changed(d);
+    help_marker("A frame for each part of a tiled step (its S, its P and the merge into O, m and l, as "
+                "the keys . and , show them), the last being the whole step; without it, one frame per step.");
+  }
 }
 
 void draw_json_choices(const AppState& app, ExportDialog& d) {
