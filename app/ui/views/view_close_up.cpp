@@ -163,7 +163,7 @@ void draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* dl, ImVe
   if (!items.empty()) {
     float used = 0;
     for (const Item& it : items)
-      if (it.y == items.front().y) used = it.x + draw_rich(nullptr, ImVec2(0, 0), 0, it.title, 0, true);
+      if (it.y == items.front().y) used = it.x + draw_rich(nullptr, ImVec2(0, 0), 0, it.title, c.fs, true);
     const float hw = draw_rich(nullptr, ImVec2(0, 0), 0, heading, z.text, true);
     if (used + hw + z.gap <= w)
       draw_rich(dl, ImVec2(p.x + w - hw, p.y + items.front().y - z.title_h + 2 * c.s), pal.text_dim, heading, z.text);
@@ -173,7 +173,7 @@ void draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* dl, ImVe
     const BufferInfo& b = rec.buffers[static_cast<std::size_t>(it.buffer)];
     const ValueRange& range = c.ranges[static_cast<std::size_t>(it.buffer)];
     const ImVec2 o(p.x + it.x, p.y + it.y);
-    draw_rich(dl, ImVec2(o.x, o.y - z.title_h + 1 * c.s), pal.text, it.title);
+    draw_rich(dl, ImVec2(o.x, o.y - z.title_h + 1 * c.s), pal.text, it.title, c.fs);
     // The query numbers at the left of each line.
     if (it.y != line_y) {
       line_y = it.y;

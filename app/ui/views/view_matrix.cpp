@@ -555,10 +555,10 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   c.dl = ImGui::GetWindowDrawList();
   // The labels among the matrices never crowd them out (a large font on a short view): at most
   // a sixteenth of the area's height. Cell numbers keep their own minimum (kMinCellTextPx).
-  if (const float cap = std::max(ImGui::GetContentRegionAvail().y / 16.0f, 12.0f * s); fs > cap) {
-    ImGui::SetWindowFontScale(cap / fs);
-    c.fs = ImGui::GetFontSize();
-  }
+  // Set every frame: a child keeps its font scale from the last frame (and the close-up's cap).
+  const float cap = std::max(ImGui::GetContentRegionAvail().y / 16.0f, 12.0f * s);
+  ImGui::SetWindowFontScale(fs > cap ? cap / fs : 1.0f);
+  c.fs = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 inner = in_child ? ImGui::GetContentRegionAvail() : child;
 
@@ -577,7 +577,7 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   li.title_h = c.fs + 6 * s;
   li.margin_left = ImGui::CalcTextSize("i=10").x + 8 * s;
   // Under the main band: the block labels j = … (tiled), then a row for the colour scales.
-  const float axis_h = rec.Bc > 0 ? c.fs + 6 * s : 2 * s;
+  float axis_h = rec.Bc > 0 ? c.fs + 6 * s : 2 * s;
   li.margin_bottom = axis_h + c.fs + 4 * s;
   li.avail_w = inner.x - 4 * s;
   li.avail_h = inner.y - 4 * s;
@@ -589,12 +589,22 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   MatrixLayout L = layout_matrices(li);
   // At "fit", cells too small for a number (about "−0.00" at the smallest size): the step's
   // close-up goes under the matrices, at a height that is the same at every step.
-  const CloseUpDraw cud{in, c.st, rg, s, c.fs, li.avail_h * 0.65f};
+  CloseUpDraw cud{in, c.st, rg, s, c.fs, li.avail_h * 0.65f};
   float close_h = 0;
   if (opt.show_close_up && opt.zoom <= 0 && opt.show_values &&
       L.cell < ImGui::GetFont()->CalcTextSizeA(kMinCellTextPx * s, 1e9f, 0, "−0.00").x + 3 * s) {
     close_h = close_up_height(cud, li.avail_w);
     if (close_h > 0 && close_h <= cud.max_h) {
+      // The labels among the matrices give up more of their size, so that the matrices keep
+      // theirs beside the close-up: at most a twenty-fourth of the area's height.
+      if (const float cap2 = std::max(inner.y / 24.0f, 12.0f * s); c.fs > cap2) {
+        ImGui::SetWindowFontScale(cap2 / fs);
+        c.fs = ImGui::GetFontSize();  // the close-up keeps its own sizes (cud.fs)
+        li.gap = std::max(12.0f * s, c.fs * 0.5f);
+        li.title_h = c.fs + 6 * s;
+        li.margin_left = ImGui::CalcTextSize("i=10").x + 8 * s;
+        axis_h = rec.Bc > 0 ? c.fs + 6 * s : 2 * s;
+      }
       li.avail_h -= close_h + li.gap;
       // No row for colour scales under the matrices: the close-up sits there (a scale is drawn
       // beside its title where it fits).
