@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace flashstep::ui {
 
@@ -116,7 +117,9 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
   const float indent_w = ImGui::CalcTextSize(" ").x * 1.6f;
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
   ImDrawList* dl = ImGui::GetWindowDrawList();
+  std::vector<float> tops;  // where each line starts, in the window's content
   for (int i = 1; i <= static_cast<int>(lines.size()); ++i) {
+    tops.push_back(ImGui::GetCursorPosY());
     const std::string& raw = lines[static_cast<std::size_t>(i - 1)];
     const int lead = leading_spaces(raw);
     const std::string text = tighten(raw.substr(static_cast<std::size_t>(lead)));
@@ -157,7 +160,13 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
     if (on && i == part_first && f.follow) {
       if (f.scrolled_to != at || f.scrolled_part != at_part || f.scrolled_height != height) f.settle = 3;
       if (f.settle > 0) {
-        ImGui::SetScrollHereY(0.3f);
+        // Presenting, the line before the step's starts the panel, so no line is cut at its
+        // top edge; in the window the step's line sits a third of the way down.
+        if (app.presenting)
+          ImGui::SetScrollY(std::max(0.0f, tops[static_cast<std::size_t>(std::max(i - 2, 0))] -
+                                               ImGui::GetStyle().WindowPadding.y));
+        else
+          ImGui::SetScrollHereY(0.3f);
         --f.settle;
       }
       f.scrolled_to = at;
