@@ -2,7 +2,10 @@
 //
 // fp64 and fp32 are the machine's double and float. fp16 and bf16 are Eigen::half and
 // Eigen::bfloat16: every arithmetic operation on them computes in float and rounds the result
-// back to 16 bits, so e^12 overflows to inf in fp16 exactly where it would on hardware.
+// back to 16 bits, so e^12 overflows to inf in fp16 exactly where it would on hardware. The
+// engines keep every intermediate in the run's format, so a 16-bit run also accumulates QKᵀ,
+// PV, m, l and O in 16 bits; FlashAttention's kernels with 16-bit inputs accumulate those in
+// fp32 and round only P and the final O (app/ui/model/explain.h says so on screen).
 #pragma once
 
 #include <Eigen/Core>

@@ -1,5 +1,6 @@
 #include "app/ui/labs/lab_overflow.h"
 
+#include "app/ui/model/explain.h"
 #include "app/ui/widgets.h"
 #include "core/engine.h"
 #include "core/text.h"
@@ -125,15 +126,17 @@ void draw_overflow_lab(OverflowLab& lab, float s) {
   ImGui::SliderFloat("x", &lab.x, 0.0f, kOverflowLabMaxX, "%.2f", ImGuiSliderFlags_Logarithmic);
   help_marker("The largest entry of the input [1, 2, x]. Ctrl+click to type a value. The slider is "
               "logarithmic so the small thresholds (11 for fp16) are easy to reach.");
-  ImGui::SameLine(0, 24 * s);
+  // The precision's choices flow onto the next line where the panel is narrow.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  flow_next(24 * s + ImGui::CalcTextSize("precision").x);
   ImGui::TextUnformatted("precision");
   for (Precision p : kAllPrecisions) {
-    ImGui::SameLine();
     const std::string name(precision_name(p));
+    flow_next(ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize(name.c_str()).x +
+              (p == Precision::bf16 ? st.ItemSpacing.x + ImGui::CalcTextSize("(?)").x : 0.0f));
     if (ImGui::RadioButton(name.c_str(), lab.precision == p)) lab.precision = p;
   }
-  help_marker("fp64: double; fp32: float; fp16: half (max 65504); bf16: bfloat16 (fp32's range, "
-              "8 bits of mantissa). 16-bit formats round after every operation, as hardware does.");
+  help_marker(precision_help().c_str());
 
   if (lab.cached_x != lab.x || lab.cached_p != lab.precision || lab.all.empty()) {
     lab.run = run_overflow(lab.x, lab.precision);
@@ -147,21 +150,20 @@ void draw_overflow_lab(OverflowLab& lab, float s) {
   const OverflowRun& r = lab.run;
   const std::string prec(precision_name(lab.precision));
   const double thr = overflow_threshold(lab.precision);
-  ImGui::Text("Input [1, 2, %s] in %s;  e^x overflows above ln(%s) = %s", num(lab.x).c_str(),
-              prec.c_str(), num(precision_max(lab.precision)).c_str(), num(thr).c_str());
+  text_wrapped_words(strf("Input [1, 2, %s] in %s;  e^x overflows above ln(%s) = %s", num(lab.x).c_str(),
+                          prec.c_str(), num(precision_max(lab.precision)).c_str(), num(thr).c_str()),
+                     ImGui::GetContentRegionAvail().x);
   if (ImGui::BeginTable("sides", 2, ImGuiTableFlags_BordersInnerV)) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted("Naive:  y_i = exp(x_i) / l");
     ImGui::Text("l = sum exp(x_j) = %s", num(r.l_naive).c_str());
     values_table("naive", r, true);
-    verdict(r.naive_ok, "All finite: x is below the threshold.",
-            "exp(" + num(lab.x) + ") = inf in " + prec + ", so l = inf and y = inf / inf = nan.");
+    verdict(r.naive_ok, naive_verdict(r, lab.precision), naive_verdict(r, lab.precision));
     ImGui::TableNextColumn();
     ImGui::TextUnformatted("Safe:  y_i = exp(x_i − m) / l");
     ImGui::Text("m = %s,  l = %s", num(r.m_safe).c_str(), num(r.l_safe).c_str());
     values_table("safe", r, false);
-    verdict(r.safe_ok, "Every exponent x_i − m is ≤ 0, so exp() stays in (0, 1]: no overflow.",
-            "Non-finite output (the input itself is not finite in " + prec + ").");
+    verdict(r.safe_ok, safe_verdict(r, lab.precision), safe_verdict(r, lab.precision));
     ImGui::EndTable();
   }
 
@@ -169,7 +171,7 @@ void draw_overflow_lab(OverflowLab& lab, float s) {
   if (ImGui::BeginTable("all", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
                                       ImGuiTableFlags_SizingStretchSame)) {
     ImGui::TableSetupColumn("precision");
-    ImGui::TableSetupColumn("overflow above ln(max)");
+    ImGui::TableSetupColumn("ln(max)");
     ImGui::TableSetupColumn("naive at this x");
     ImGui::TableSetupColumn("safe at this x");
     ImGui::TableHeadersRow();

@@ -98,7 +98,7 @@ void blocks_from_sram(int M, int d, int& Br, int& Bc);
 // form's precision (big · −big is beyond its largest finite value; big · 1 is not).
 struct AttentionPreset {
   const char* name;
-  const char* tooltip;
+  const char* tooltip;  // for fp32; explain.h's attention_preset_tooltip() for each precision
 };
 const std::vector<AttentionPreset>& attention_presets();
 // Sets N = 4, d = 2 and the preset's Q, K, V for precision in.precision; causal off.

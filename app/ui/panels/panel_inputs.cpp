@@ -3,6 +3,7 @@
 // when committed (Enter, Tab, leaving the field: widgets.h), a click applies at once; every
 // change re-records through AppState::inputs_changed(), and a bad value leaves the last valid
 // recording in place and says why.
+#include "app/ui/model/explain.h"
 #include "app/ui/panels/panels.h"
 #include "app/ui/style.h"
 #include "app/ui/widgets.h"
@@ -22,6 +23,14 @@ constexpr ImU32 kBad = IM_COL32(213, 94, 0, 255);
 float g_needed_height = 0;  // what the panel's contents took in the last frame
 constexpr ImU32 kOk = IM_COL32(0, 158, 115, 255);
 constexpr std::size_t kLongVectorText = 20000;  // characters; about 3,000 values
+
+// The width of a radio button, and of one followed by its "(?)": the rows of choices flow onto
+// the next line (flow_next) rather than past the panel's edge.
+float radio_w(const char* label, bool with_help = false) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  return ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize(label).x +
+         (with_help ? st.ItemSpacing.x + ImGui::CalcTextSize("(?)").x : 0.0f);
+}
 
 // The value a field's recording on screen was made with, when the form is not in use (a refused
 // value): the field is then marked with it. nullptr while the form is in use.
@@ -152,17 +161,17 @@ bool int_field(AppState& app, const char* label, int* v, const char* help, const
 bool scale_field(AppState& app, Inputs& in) {
   bool changed = false;
   ImGui::TextUnformatted("scale");
-  ImGui::SameLine();
+  flow_next(radio_w("none"));
   if (ImGui::RadioButton("none", in.scale == ScaleChoice::none)) {
     in.scale = ScaleChoice::none;
     changed = true;
   }
-  ImGui::SameLine();
+  flow_next(radio_w("1/√d"));
   if (ImGui::RadioButton("1/√d", in.scale == ScaleChoice::inv_sqrt_d)) {
     in.scale = ScaleChoice::inv_sqrt_d;
     changed = true;
   }
-  ImGui::SameLine();
+  flow_next(radio_w("1/T", true));
   if (ImGui::RadioButton("1/T", in.scale == ScaleChoice::temperature)) {
     in.scale = ScaleChoice::temperature;
     changed = true;
@@ -185,22 +194,18 @@ bool blocks_field(AppState& app) {
   Inputs& in = app.inputs;
   bool changed = false;
   ImGui::TextUnformatted("tiles");
-  ImGui::SameLine();
+  flow_next(radio_w("from M"));
   if (ImGui::RadioButton("from M", in.blocks == BlockChoice::from_sram)) {
     in.blocks = BlockChoice::from_sram;
     changed = true;
   }
-  ImGui::SameLine();
+  flow_next(radio_w("Br, Bc", true));
   if (ImGui::RadioButton("Br, Bc", in.blocks == BlockChoice::explicit_blocks)) {
     in.blocks = BlockChoice::explicit_blocks;
     changed = true;
   }
-  help_marker("FlashAttention picks the tile sizes from the on-chip memory M (in elements): "
-              "Bc = ⌈M/4d⌉ columns of K and V, Br = min(Bc, d) rows of Q. Or set Br and Bc "
-              "yourself.");
-  changed |= int_field(app, "M (SRAM)", &in.M,
-                       "On-chip memory (SRAM / shared memory) in elements. A GPU has about "
-                       "100-200 KB per streaming multiprocessor.",
+  help_marker(block_rule_help().c_str());
+  changed |= int_field(app, "M (SRAM)", &in.M, sram_help().c_str(),
                        running(app, app.scenario.sram, in.blocks == BlockChoice::from_sram && app.scenario.sram > 0));
   if (in.blocks == BlockChoice::from_sram) {
     blocks_from_sram(in.M, in.d, in.Br, in.Bc);
@@ -217,18 +222,13 @@ bool blocks_field(AppState& app) {
   }
   // The tile at its real size (clamped to N, as the engine clamps it).
   const int Br = std::min(in.Br, in.N), Bc = std::min(in.Bc, in.N);
-  const long long qkvo = tile_elements_without_s(Br, Bc, in.d);
-  const long long all = tile_elements(Br, Bc, in.d);
-  const bool fits = all <= in.M;
-  ImGui::PushStyleColor(ImGuiCol_Text, fits ? kOk : (qkvo <= in.M ? IM_COL32(230, 159, 0, 255) : kBad));
+  const TileFitLine fit = tile_fit_line(Br, Bc, in.d, in.M);
+  ImGui::PushStyleColor(ImGuiCol_Text, fit.problem ? kBad : kOk);
   ImGui::PushTextWrapPos(0);
-  ImGui::Text("tile %lld %s M: %s", all, fits ? "≤" : ">",
-              fits ? "fits in SRAM" : (qkvo <= in.M ? "fits without S_ij" : "does not fit"));
+  ImGui::TextUnformatted(fit.text.c_str());
   ImGui::PopTextWrapPos();
   ImGui::PopStyleColor();
-  help_marker("A tile is 2·Bc·d + 2·Br·d + Br·Bc elements: K_j and V_j (Bc×d each), Q_i and O_i "
-              "(Br×d each) and the score tile S_ij (Br×Bc) must all be on chip at once. The paper's rule Bc = ⌈M/4d⌉ counts only the first "
-              "four, so with S_ij a tile can exceed M; real kernels keep S_ij in registers.");
+  help_marker(tile_rule_help().c_str());
   return changed;
 }
 
@@ -246,23 +246,23 @@ bool precision_field(Inputs& in) {
     }
     ImGui::EndCombo();
   }
-  help_marker("The number format every operation rounds to. fp16 overflows above 65504 "
-              "(e^x for x > 11.09); fp32 and bf16 above about 3.4e38 (x > 88.72); fp64 above "
-              "1.8e308 (x > 709.78).");
+  help_marker(("The number format every operation rounds to. fp16 overflows above 65504 "
+               "(e^x for x > 11.09); fp32 and bf16 above about 3.4e38 (x > 88.72); fp64 above "
+               "1.8e308 (x > 709.78). " + precision_help()).c_str());
   return changed;
 }
 
 bool backend_field(Inputs& in) {
   bool changed = false;
   ImGui::TextUnformatted("backend");
-  ImGui::SameLine();
+  flow_next(radio_w("CPU"));
   const bool gpu_ok = static_cast<bool>(gpu_backend());
   // Without a GPU backend the run is on the CPU, whatever the lesson or file asked for.
   if (ImGui::RadioButton("CPU", in.backend == Backend::cpu || !gpu_ok)) {
     in.backend = Backend::cpu;
     changed = true;
   }
-  ImGui::SameLine();
+  flow_next(radio_w("GPU", true));
   if (!gpu_ok) ImGui::BeginDisabled();
   if (ImGui::RadioButton("GPU", in.backend == Backend::gpu && gpu_ok)) {
     in.backend = Backend::gpu;
@@ -349,7 +349,7 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
         set_attention_preset(in, k);
         changed = true;
       }
-      if (ImGui::IsItemHovered()) tooltip(p.name, p.tooltip);
+      if (ImGui::IsItemHovered()) tooltip(p.name, attention_preset_tooltip(k, in.precision));
     }
   }
   changed |= precision_field(in);

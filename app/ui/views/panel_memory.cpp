@@ -1,5 +1,6 @@
 #include "app/ui/views/panel_memory.h"
 
+#include "app/ui/model/explain.h"
 #include "app/ui/views/view_logic.h"
 #include "app/ui/widgets.h"
 #include "core/io_model.h"
@@ -211,10 +212,7 @@ void draw_budget(const ViewInput& in, const MemoryPanelOptions& opt, const std::
   const TileBudget t = tile_budget(rec.Br, rec.Bc, rec.d, default_m ? kDefaultSram : opt.sram_budget);
   ImGui::Text("K_j, V_j: 2·Bc·d = 2·%d·%d = %lld    Q_i, O_i: 2·Br·d = 2·%d·%d = %lld    S_ij: Br·Bc = %lld",
               rec.Bc, rec.d, t.kv, rec.Br, rec.d, t.qo, t.s);
-  help_marker(
-      "The FlashAttention paper sizes the blocks so that the four d-wide tiles fit in SRAM: "
-      "Bc = ⌈M/4d⌉, Br = min(Bc, d), so 2·Bc·d + 2·Br·d ≤ M (up to rounding). The scores "
-      "S_ij (Br×Bc) are kept in registers by real kernels, so that rule leaves them out.");
+  help_marker(tile_rule_help().c_str());
   const ImVec4 ok = ImGui::ColorConvertU32ToFloat4(pal.sram),
                bad = ImGui::ColorConvertU32ToFloat4(pal.nonfinite);
   ImGui::TextColored(t.fits_paper() ? ok : bad, "Q_i + K_j + V_j + O_i = %lld %s M = %d%s: %s", t.paper,
@@ -328,6 +326,8 @@ void draw_comparison(const ViewInput& in) {
       ImGui::SetTooltip("%s: %s reads + %s writes", id.c_str(), big(io[k].hbm_reads).c_str(),
                         big(io[k].hbm_writes).c_str());
   }
+  if (const std::string note = streaming_traffic_note(rec); !note.empty())
+    text_wrapped_words(note, ImGui::GetContentRegionAvail().x);
 }
 
 }  // namespace
