@@ -166,3 +166,29 @@ TEST_CASE("vector view: where the online sweep raises m, the bars summed before 
     CHECK_FALSE(exp_bars(rec, cur.state(), k, 0).rescale);
   }
 }
+
+TEST_CASE("vector view: the current element's outline is as tall as its bar, so a tiny value never looks like a full bar") {
+  // Lesson 3 on [4, 1, 7, 2, 9]: at the step that reads x₅ = 9 the bars are exp(xᵢ − 9); x₂'s
+  // is e^{−8} = 3.355e−4 of the tallest, about one pixel.
+  Scenario s;
+  s.algorithm = Algorithm::online;
+  s.x = {{4, 1, 7, 2, 9}};
+  const Recording rec = record(s);
+  Cursor cur(rec);
+  cur.seek(4);
+  const ExpBars bars = exp_bars(rec, cur.state(), 4, 0);
+  REQUIRE(bars.drawn[1]);
+  const float full = 120.0f, min_outline = 6.0f;
+  const double tiny = static_cast<double>(std::exp(-8.0L));
+  CHECK(bars.value[1] == doctest::Approx(tiny).epsilon(1e-5));
+  const BarExtent e = bar_extent(bars.value[1], true, false, 1.0, full, min_outline);
+  CHECK(e.bar <= 1.0f);               // 3.355e−4 × 120 px, shown as one pixel
+  CHECK(e.outline == min_outline);    // a marker, far from the full height
+  CHECK(e.outline < full / 4);
+  // A half-height value is outlined at half height, the largest at full height.
+  CHECK(bar_extent(0.5, true, false, 1.0, full, min_outline).outline == doctest::Approx(60.0f));
+  CHECK(bar_extent(1.0, true, false, 1.0, full, min_outline).outline == doctest::Approx(full));
+  // An alarm (+inf, nan) fills the row; a value not yet computed gets the marker only.
+  CHECK(bar_extent(0, false, true, 1.0, full, min_outline).outline == doctest::Approx(full));
+  CHECK(bar_extent(0, false, false, 1.0, full, min_outline).outline == min_outline);
+}

@@ -4,6 +4,7 @@
 #include "core/algorithms.h"
 #include "core/precision.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace flashstep::ui {
@@ -61,6 +62,16 @@ ExpBars exp_bars(const Recording& rec, const State& now, int playhead, int row) 
     out.old_value[k] = term(i, dm.old_value);
   }
   return out;
+}
+
+BarExtent bar_extent(double v, bool finite, bool alarm, double top, float full, float min_outline) {
+  BarExtent e;
+  float frac = 0;
+  if (finite && top > 0) frac = static_cast<float>(std::min(std::fabs(v) / top, 1.0));
+  else if (alarm) frac = 1.0f;
+  e.bar = std::max(frac * full, finite && v != 0 ? 1.0f : 0.0f);
+  e.outline = std::min(std::max(e.bar, min_outline), std::max(full, min_outline));
+  return e;
 }
 
 }  // namespace flashstep::ui

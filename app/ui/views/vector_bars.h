@@ -33,4 +33,13 @@ struct ExpBars {
 // a recording without an "e" buffer.
 ExpBars exp_bars(const Recording& rec, const State& now, int playhead, int row);
 
+// How tall a bar and the outline of the current element are drawn, in px, in a row whose bars
+// are up to `full` px tall and whose largest value is `top`: the bar |v|/top of it (at least
+// 1 px for a value that is not 0; a full row for +inf or nan), the outline around the bar and
+// at least `min_outline` tall, so that a tiny value is marked and never looks like a full bar.
+struct BarExtent {
+  float bar = 0, outline = 0;
+};
+BarExtent bar_extent(double v, bool finite, bool alarm, double top, float full, float min_outline);
+
 }  // namespace flashstep::ui

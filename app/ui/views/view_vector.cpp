@@ -180,17 +180,13 @@ float draw_bars(const Ctx& c, float y, float h, int buffer, ImU32 colour, const 
   const float base = down ? y + 4 * c.s : y + bar_h;
   c.dl->AddLine(ImVec2(c.cols.x0, base), ImVec2(c.cols.x0 + c.cols.cw * static_cast<float>(c.cols.n), base),
                 pal.grid, 1.0f);
+  const float full = down ? bar_h - 4 * c.s : bar_h, min_outline = 6 * c.s;
+  auto extent = [&](double v, CellKind kind) {
+    return bar_extent(v, kind == CellKind::finite, is_alarm(kind), top, full, min_outline);
+  };
   auto bar = [&](float x0, float x1, double v, CellKind kind, ImU32 fill, bool ghost) {
-    float frac = 0;
-    ImU32 col = fill;
-    if (kind == CellKind::finite) {
-      frac = static_cast<float>(std::clamp(std::fabs(v) / top, 0.0, 1.0));
-    } else if (is_alarm(kind)) {
-      frac = 1.0f;
-      col = pal.nonfinite;
-    }
-    const float bh =
-        std::max(frac * (down ? bar_h - 4 * c.s : bar_h), kind == CellKind::finite && v != 0 ? 1.0f : 0.0f);
+    const ImU32 col = is_alarm(kind) ? pal.nonfinite : fill;
+    const float bh = extent(v, kind).bar;
     if (bh <= 0) return;
     const ImVec2 p0(x0, down ? base : base - bh), p1(x1, down ? base + bh : base);
     if (ghost) {
@@ -209,8 +205,6 @@ float draw_bars(const Ctx& c, float y, float h, int buffer, ImU32 colour, const 
     const CellKind kind = p.kind;
     const std::uint8_t marks = column_marks(c, buffer, col);
     const float x0 = c.cols.col_left(col), x1 = c.cols.col_right(col);
-    if (marks & kMarkWrite)
-      c.dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + bar_h), with_alpha(pal.write, 0.12f));
     // The rescale's old bar: beside the new one where there is room, else behind it.
     bool twice = false;
     double old = 0;
@@ -222,6 +216,12 @@ float draw_bars(const Ctx& c, float y, float h, int buffer, ImU32 colour, const 
           twice = true;
         }
     }
+    // The current element's tint and outline are the bar's own height (the taller of old and
+    // new), at least a small marker: a tiny value must not look like a full bar.
+    float oh = extent(v, kind).outline;
+    if (twice) oh = std::max(oh, extent(old, cell_kind(true, old)).outline);
+    const ImVec2 o0(x0, down ? base : base - oh), o1(x1, down ? base + oh : base);
+    if (marks & kMarkWrite) c.dl->AddRectFilled(o0, o1, with_alpha(pal.write, 0.12f));
     if (twice && x1 - x0 >= 6 * c.s) {
       // Old | new, side by side: the same term before and after the multiply by the factor.
       const float mid = (x0 + x1) * 0.5f;
@@ -238,7 +238,7 @@ float draw_bars(const Ctx& c, float y, float h, int buffer, ImU32 colour, const 
         text_centered(c.dl, ImVec2(c.cols.col_centre(col), y + bar_h + label_h * 0.5f),
                       is_alarm(kind) ? pal.nonfinite : pal.text, t.c_str());
     }
-    mark_outline(c.dl, pal, ImVec2(x0, y), ImVec2(x1, y + bar_h), marks & kMarkWrite, c.s);
+    mark_outline(c.dl, pal, o0, o1, marks & kMarkWrite, c.s);
     if (c.hover_ok && ImGui::IsMouseHoveringRect(ImVec2(x0, y), ImVec2(x1, y + h))) {
       std::string title = name(i) + " = " + (def ? num(v) : std::string("not computed yet"));
       std::string body = column_note(c, col, p, name) + help;
@@ -331,13 +331,22 @@ float draw_worker_band(const Ctx& c, float y) {
   return h + 2 * c.s;
 }
 
-// m, l, LSE and the rescale factor. Returns the height used.
-float draw_registers(const Ctx& c, float y, float avail_w) {
+// m, l, LSE and the rescale factor, left to right from the columns' start between `left` and
+// `right`, wrapping onto another line rather than past the view's edge. Returns the height used.
+float draw_registers(const Ctx& c, float y0, float left, float right) {
   const Palette& pal = c.in.palette;
   const Recording& rec = c.rec;
-  const float box_w = std::clamp(avail_w / 4.2f, 150.0f * c.s, 250.0f * c.s);
-  float x = c.cols.x0;
-  float h = 0;
+  const float gap = 10 * c.s;
+  const float box_w = std::min(std::clamp((right - left) / 4.2f, 150.0f * c.s, 250.0f * c.s), right - left);
+  float x = c.cols.x0 + box_w <= right ? c.cols.x0 : left;
+  float y = y0, h = 0;  // the current line's top and height
+  auto place = [&](float w) {
+    if (x > left && x + w > right) {
+      y += h + gap;
+      h = 0;
+      x = left;
+    }
+  };
   auto box = [&](int buffer, const char* name, const char* role) -> CellChange {
     RegisterBox r;
     r.name = name;
@@ -345,8 +354,9 @@ float draw_registers(const Ctx& c, float y, float avail_w) {
     r.change = cell_change(rec, c.st, c.in.playhead, buffer, c.row, 0);
     r.marks = cell_marks(c.in.step, buffer, c.row, 0);
     r.reason = nonfinite_reason(rec, c.st, buffer, c.row, 0);
+    place(box_w);
     const ImVec2 sz = register_box(c.dl, pal, ImVec2(x, y), box_w, r, c.s);
-    x += sz.x + 10 * c.s;
+    x += sz.x + gap;
     h = std::max(h, sz.y);
     return r.change;
   };
@@ -364,7 +374,9 @@ float draw_registers(const Ctx& c, float y, float avail_w) {
                         (cell_marks(c.in.step, c.b.m, c.row, 0) & kMarkWrite);
   if (online && in_sweep) {
     const float fs = c.fs, pad = 6 * c.s;
-    const ImVec2 p0(x, y), p1(x + box_w * 1.35f, y + fs * 2 + pad * 3);
+    const float w = std::min(box_w * 1.35f, right - left);
+    place(w);
+    const ImVec2 p0(x, y), p1(x + w, y + fs * 2 + pad * 3);
     const bool rescaled =
         m.changed() && m.old_defined && std::isfinite(m.old_value) && l.old_defined && l.old_value != 0;
     c.dl->AddRectFilled(
@@ -388,7 +400,7 @@ float draw_registers(const Ctx& c, float y, float avail_w) {
       draw_rich(c.dl, tp, rescaled ? pal.text : pal.text_dim, t, fs);
     h = std::max(h, p1.y - p0.y);
   }
-  return h;
+  return y - y0 + h;
 }
 
 // Every row as a thin strip (y where computed, else x); click one to pin it.
@@ -537,7 +549,7 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
                               ImVec2(cols.col_right(col) + 2 * s, band_bottom), with_alpha(pal.current, 0.07f),
                               4.0f * s);
   y += 4 * s;
-  y += draw_registers(c, y, avail.x) + 10 * s;
+  y += draw_registers(c, y, origin.x, origin.x + avail.x) + 10 * s;
   if (rec.rows > 1 && opt.show_rows) {
     const float left = std::max(origin.y + avail.y - y - fs * 1.8f, 0.0f);
     y += draw_row_strips(c, y, std::min(left, 16.0f * s * static_cast<float>(rec.rows) + fs), opt) + 6 * s;
