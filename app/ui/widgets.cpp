@@ -460,7 +460,13 @@ bool commit_int(const char* id, const char* label, const char* help, int* v, flo
     if (ImGui::Button("+", ImVec2(w, 0))) ++*v, changed = true;
     ImGui::PopID();
   }
-  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+  // The label (and its "(?)") on the next line where the panel is too narrow for them.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  ImGui::SameLine(0, st.ItemInnerSpacing.x);
+  if (ImGui::GetCursorPosX() + ImGui::CalcTextSize(label).x +
+          (help ? st.ItemSpacing.x + ImGui::CalcTextSize("(?)").x : 0.0f) >
+      ImGui::GetWindowContentRegionMax().x)
+    ImGui::NewLine();
   ImGui::TextUnformatted(label);
   if (help) help_marker(help);
   not_applied_line(e);

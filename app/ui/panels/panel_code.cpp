@@ -57,20 +57,17 @@ void draw_explanation_panel(AppState& app, const PanelRect& r) {
     if (parts >= 2)
       where += part ? "  ·  part " + std::to_string(app.played.cursor->part() + 1) + "/" + std::to_string(parts)
                     : "  ·  " + std::to_string(parts) + " parts";
+    // How to walk the parts goes first, with where the step is: the step's sentence under it
+    // may be longer than the panel, and the hint must not be the line it cuts.
+    if (parts >= 2 && !app.presenting)
+      where += part ? " (keys . and , walk them; → the next whole step)"
+                    : " (one per pseudocode line: , and . walk them)";
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
     text_wrapped_words(where, width);
     ImGui::PopStyleColor();
     ImGui::PushFont(font(FontRole::large));
     text_rich(part ? part->text : step->text, width);
     ImGui::PopFont();
-    if (parts >= 2 && !app.presenting) {
-      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-      text_wrapped_words(part ? "Keys . and , walk the parts; → the next whole step."
-                              : "This step has " + std::to_string(parts) +
-                                    " parts, one per pseudocode line: , and . walk through them.",
-                         width);
-      ImGui::PopStyleColor();
-    }
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
   for (const std::string& n : rec.notices) text_wrapped_words("note: " + n, width);

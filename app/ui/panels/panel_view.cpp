@@ -9,6 +9,9 @@
 #include "app/ui/widgets.h"
 #include "core/algorithms.h"
 
+#include <string>
+#include <vector>
+
 namespace flashstep::ui {
 
 ViewInput view_input(const AppState& app) {
@@ -30,6 +33,25 @@ void draw_recording_view(const ViewInput& vi, VectorViewOptions& vector, MatrixV
 }
 
 namespace {
+
+// The tabs' titles for a bar `avail` px wide: the first set whose titles all fit side by side.
+struct TabTitles {
+  std::string lesson;
+  std::vector<std::string> others;
+};
+TabTitles tab_titles(const std::string& heading, const std::string& numbered, float avail) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const std::vector<std::string> full = {"Steps", "Compare", "Overflow lab", "1/√d lab", "Measure it yourself"};
+  const std::vector<std::string> brief = {"Steps", "Compare", "Overflow", "1/√d", "Measure"};
+  auto width = [&](const std::string& lesson, const std::vector<std::string>& others) {
+    float w = ImGui::CalcTextSize(lesson.c_str()).x;
+    for (const std::string& t : others) w += ImGui::CalcTextSize(t.c_str()).x;
+    return w + static_cast<float>(others.size() + 1) * (st.FramePadding.x * 2 + st.ItemInnerSpacing.x);
+  };
+  if (width(heading, full) <= avail) return {heading, full};
+  if (width(numbered, full) <= avail) return {numbered, full};
+  return {numbered, brief};
+}
 
 bool tab(const char* label, Tab which, AppState& app) {
   const ImGuiTabItemFlags flags = app.tab_changed && app.tab == which ? ImGuiTabItemFlags_SetSelected : 0;
@@ -100,48 +122,44 @@ void draw_view_panel(AppState& app, const PanelRect& r) {
     ImGui::End();
     return;
   }
-  if (ImGui::BeginTabBar("tabs")) {
-    // The lesson's own tab carries its title: the panel has no title bar, to leave the
-    // matrices every pixel of height.
-    // The lesson's heading when the tabs all fit beside it, else "Lesson 9": a tab title is
-    // never cut (the heading is in the Lessons panel and the window's title).
+  // The tab bar scrolls rather than shrinking its tabs, so a title is never cut. The lesson's
+  // own tab carries its title (the panel has no title bar, to leave the matrices every pixel
+  // of height) when every tab fits with it; else "Lesson 9" (the heading is in the Lessons panel
+  // and the window's title), and where even that is too wide, the labs' short names.
+  if (ImGui::BeginTabBar("tabs", ImGuiTabBarFlags_FittingPolicyScroll)) {
     const Lesson& lesson = app.current_lesson();
-    const ImGuiStyle& st = ImGui::GetStyle();
-    float others = 0;
-    for (const char* t : {"Steps", "Compare", "Overflow lab", "1/√d lab", "Measure it yourself"})
-      others += ImGui::CalcTextSize(t).x + st.FramePadding.x * 2 + st.ItemInnerSpacing.x;
-    const bool room = ImGui::CalcTextSize(lesson.heading().c_str()).x + st.FramePadding.x * 2 + others <=
-                      ImGui::GetContentRegionAvail().x;
-    const std::string lesson_tab = (room ? lesson.heading() : "Lesson " + std::to_string(lesson.number)) + "###lesson";
+    const std::string numbered = "Lesson " + std::to_string(lesson.number);
+    const TabTitles titles = tab_titles(lesson.heading(), numbered, ImGui::GetContentRegionAvail().x);
+    const std::string lesson_tab = titles.lesson + "###lesson";
     if (tab(lesson_tab.c_str(), Tab::lesson, app)) {
       ImGui::BeginChild("lesson-view");
       draw_lesson_view(app);
       ImGui::EndChild();
       ImGui::EndTabItem();
     }
-    if (tab("Steps", Tab::steps, app)) {
+    if (tab((titles.others[0] + "###steps").c_str(), Tab::steps, app)) {
       draw_steps_table(app);
       ImGui::EndTabItem();
     }
-    if (tab("Compare", Tab::compare, app)) {
+    if (tab((titles.others[1] + "###compare").c_str(), Tab::compare, app)) {
       ImGui::BeginChild("compare-view");
       draw_compare(app);
       ImGui::EndChild();
       ImGui::EndTabItem();
     }
-    if (tab("Overflow lab", Tab::overflow_lab, app)) {
+    if (tab((titles.others[2] + "###overflow").c_str(), Tab::overflow_lab, app)) {
       ImGui::BeginChild("overflow-lab");
       draw_overflow_lab(app.overflow_lab, app.ui_scale);
       ImGui::EndChild();
       ImGui::EndTabItem();
     }
-    if (tab("1/√d lab", Tab::scale_lab, app)) {
+    if (tab((titles.others[3] + "###scale").c_str(), Tab::scale_lab, app)) {
       ImGui::BeginChild("scale-lab");
       draw_scale_lab(app.scale_lab, app.ui_scale);
       ImGui::EndChild();
       ImGui::EndTabItem();
     }
-    if (tab("Measure it yourself", Tab::measure_lab, app)) {
+    if (tab((titles.others[4] + "###measure").c_str(), Tab::measure_lab, app)) {
       ImGui::BeginChild("measure-lab");
       draw_measure_lab(app.measure_lab, app.ui_scale);
       ImGui::EndChild();

@@ -75,13 +75,18 @@ void draw_frames(const ViewInput& in, ImVec2 h0, ImVec2 h1, ImVec2 c0, ImVec2 c1
   dl->AddRect(h0, h1, pal.hbm, 6 * s, 0, 2 * s);
   dl->AddRectFilled(c0, c1, mix(pal.background, pal.sram, 0.12f), 6 * s);
   dl->AddRect(c0, c1, pal.sram, 6 * s, 0, 2 * s);
-  dl->AddText(ImVec2(h0.x + pad, h0.y + pad), pal.text, "HBM (slow, large)");
-  help_marker_at(ImVec2(h0.x + pad + ImGui::CalcTextSize("HBM (slow, large) ").x, h0.y + pad),
+  // A box's title in full where it fits with its "(?)", else its first word.
+  auto title = [&](ImVec2 b0, ImVec2 b1, const char* full, const char* brief) {
+    const float room = b1.x - b0.x - 2 * pad - ImGui::CalcTextSize(" (?)").x;
+    const char* t = ImGui::CalcTextSize(full).x <= room ? full : brief;
+    dl->AddText(ImVec2(b0.x + pad, b0.y + pad), pal.text, t);
+    return ImVec2(b0.x + pad + ImGui::CalcTextSize(t).x + ImGui::CalcTextSize(" ").x, b0.y + pad);
+  };
+  help_marker_at(title(h0, h1, "HBM (slow, large)", "HBM"),
                  "High-bandwidth memory: the GPU's main memory, tens of GB but about 10× slower than "
                  "on-chip SRAM. Inputs and outputs live here; every element moved to or from it is "
                  "counted. Highlighted: what this step reads (blue) and writes (orange).");
-  dl->AddText(ImVec2(c0.x + pad, c0.y + pad), pal.text, "on chip (SRAM, registers)");
-  help_marker_at(ImVec2(c0.x + pad + ImGui::CalcTextSize("on chip (SRAM, registers) ").x, c0.y + pad),
+  help_marker_at(title(c0, c1, "on chip (SRAM, registers)", "on chip"),
                  "Shared memory (SRAM) and registers of one streaming multiprocessor: fast but only "
                  "M elements (here per thread block). Shown: what this step has on chip — tiles "
                  "loaded from HBM and values computed there.");

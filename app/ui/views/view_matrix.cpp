@@ -666,9 +666,11 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   for (const Mat& m : mats) draw_tile_states(c, m, tiles);
   for (const Mat& m : mats) draw_grid(c, m);
   for (const Mat& m : mats) draw_marks(c, m);
-  // Titles: each may run until the next matrix to its right on the same band.
+  // Titles: each may run until the next matrix to its right on the same band, and the last
+  // one to the layout's right edge or the view's, whichever comes first.
+  const float right = std::min(origin.x + L.width, ImGui::GetWindowDrawList()->GetClipRectMax().x);
   for (const Mat& m : mats) {
-    float limit = m.rect.x + L.width + origin.x;
+    float limit = right;
     for (const Mat& o : mats)
       if (&o != &m && std::fabs(o.rect.y - m.rect.y) < 1 && o.rect.x > m.rect.x)
         limit = std::min(limit, o.rect.x);
