@@ -109,6 +109,13 @@ TEST_CASE("explain: the precision help says what FlashStep rounds and what real 
   CHECK(has(t, "fp32"));
   CHECK(has(t, "accumulat"));
   CHECK(has(t, "m, l and O"));
+  // Beside the choice, for the 16-bit formats only.
+  for (Precision p : {Precision::fp16, Precision::bf16}) {
+    CHECK(has(precision_note(p), std::string(precision_name(p))));
+    CHECK(has(precision_note(p), "fp32"));
+  }
+  CHECK(precision_note(Precision::fp32).empty());
+  CHECK(precision_note(Precision::fp64).empty());
 }
 
 TEST_CASE("explain: the overflowing preset says the score overflows in FlashStep's 16-bit sums, not in a kernel's") {
@@ -164,6 +171,8 @@ TEST_CASE("lesson 1 says which outputs are 0 and which nan, as its own input giv
   const std::vector<double> y = naive_y_reference(x, 65504);
   CHECK(has(l->summary, list(y)));
   CHECK_FALSE(has(l->summary, "output turn into nan"));
+  // Every element the summary names by its exponential, the finite ones giving 0.
+  for (long double xi : x) CHECK(has(l->summary, "e^{" + num(static_cast<double>(xi)) + "}"));
 }
 
 TEST_CASE("lesson 7 says FlashAttention's own HBM traffic is still quadratic in N") {

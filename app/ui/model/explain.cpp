@@ -78,6 +78,13 @@ std::string precision_help() {
          "P·V) and the final O.";
 }
 
+std::string precision_note(Precision p) {
+  if (p != Precision::fp16 && p != Precision::bf16) return {};
+  const std::string prec = prec_name(p);
+  return "Sums and running values (m, l, O) stay in " + prec + " too; FlashAttention's kernels keep "
+         "them in fp32.";
+}
+
 std::string attention_preset_tooltip(int preset, Precision p) {
   const double b = overflowing_value(p), score = -b * b;
   const std::string prec = prec_name(p);

@@ -34,6 +34,9 @@ TileFitLine tile_fit_line(int Br, int Bc, int d, int M);
 
 // What FlashStep rounds where, against what FlashAttention's kernels do with 16-bit inputs.
 std::string precision_help();
+// One line under the precision's choice: for fp16 and bf16, that FlashStep accumulates in them
+// too, unlike FlashAttention's kernels. Empty for fp32 and fp64.
+std::string precision_note(Precision p);
 // The tooltip of attention preset `preset` (inputs.h) in precision p, with its numbers.
 std::string attention_preset_tooltip(int preset, Precision p);
 

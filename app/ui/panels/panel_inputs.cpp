@@ -80,7 +80,9 @@ bool vector_field(AppState& app) {
     if (ImGui::SmallButton("copy")) ImGui::SetClipboardText(in.vector_text.c_str());
   } else {
     const std::string in_use = refused ? format_rows(app.scenario.x) : std::string();
-    e = edit_field("##x", in.vector_text, ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 2.0f,
+    // Room for its "(?)" on the same line.
+    const float help_w = ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize("(?)").x;
+    e = edit_field("##x", in.vector_text, ImGui::GetContentRegionAvail().x - help_w,
                    refused ? &in_use : nullptr);
     if (e.committed) {
       edit_vector_text(in, e.text);
@@ -118,12 +120,13 @@ bool vector_field(AppState& app) {
   }
   if (ImGui::IsItemHovered())
     tooltip("random", "n standard-normal values times 3, from the seed.");
-  // n and seed share what is left of the line; they take effect when random is pressed, and
-  // are committed as the other fields are.
-  ImGui::SameLine();
+  // n and seed share what is left of the line (or the next line, where the two would not fit
+  // beside the button at their least); they take effect when random is pressed, and are
+  // committed as the other fields are.
   const float label_w = ImGui::CalcTextSize("n seed (?)").x + st.ItemInnerSpacing.x * 2 + st.ItemSpacing.x * 3;
-  const float field_w = std::max((right - ImGui::GetCursorPosX() - label_w) * 0.5f,
-                                 ImGui::CalcTextSize("100000").x + st.FramePadding.x * 2);
+  const float least = ImGui::CalcTextSize("00000").x + st.FramePadding.x * 2;
+  flow_next(2 * least + label_w);
+  const float field_w = std::max((right - ImGui::GetCursorPosX() - label_w) * 0.5f, least);
   auto small_int = [&](const char* id, const char* label, int value, int lo, int hi, int* out) {
     const FieldEdit f = edit_field(id, std::to_string(value), field_w);
     ImGui::SameLine(0, st.ItemInnerSpacing.x);
@@ -136,7 +139,7 @@ bool vector_field(AppState& app) {
     return f;
   };
   const FieldEdit fn = small_int("##random_n", "n", in.random_n, 1, kMaxVectorN, &in.random_n);
-  ImGui::SameLine();
+  flow_next(field_w + st.ItemInnerSpacing.x + ImGui::CalcTextSize("seed (?)").x + st.ItemSpacing.x);
   int seed = static_cast<int>(in.seed);
   const FieldEdit fs = small_int("##random_seed", "seed", seed, 0, INT_MAX, &seed);
   in.seed = static_cast<std::uint64_t>(seed);
@@ -224,7 +227,9 @@ bool blocks_field(AppState& app) {
   const int Br = std::min(in.Br, in.N), Bc = std::min(in.Bc, in.N);
   const TileFitLine fit = tile_fit_line(Br, Bc, in.d, in.M);
   ImGui::PushStyleColor(ImGuiCol_Text, fit.problem ? kBad : kOk);
-  ImGui::PushTextWrapPos(0);
+  // Wrapped short of the edge by its "(?)", which follows the text's first line.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  ImGui::PushTextWrapPos(ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize("(?)").x - st.ItemSpacing.x);
   ImGui::TextUnformatted(fit.text.c_str());
   ImGui::PopTextWrapPos();
   ImGui::PopStyleColor();
@@ -249,6 +254,11 @@ bool precision_field(Inputs& in) {
   help_marker(("The number format every operation rounds to. fp16 overflows above 65504 "
                "(e^x for x > 11.09); fp32 and bf16 above about 3.4e38 (x > 88.72); fp64 above "
                "1.8e308 (x > 709.78). " + precision_help()).c_str());
+  if (const std::string note = precision_note(in.precision); !note.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    text_wrapped_words(note, ImGui::GetContentRegionAvail().x);
+    ImGui::PopStyleColor();
+  }
   return changed;
 }
 
