@@ -303,10 +303,11 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) tooltip(label, tip);
     return pressed;
   };
+  auto small_w = [](const char* label) { return ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2; };
   if (small("undo", app.can_undo(), "Ctrl+Z: the inputs before the last change (this lesson's own history).")) app.undo_inputs();
-  ImGui::SameLine();
+  flow_next(small_w("redo"));
   if (small("redo", app.can_redo(), "Ctrl+Shift+Z or Ctrl+Y: the change undone, again.")) app.redo_inputs();
-  ImGui::SameLine();
+  flow_next(small_w("lesson example"));
   if (small("lesson example", true, "Back to the inputs this lesson opens with the first time (Ctrl+Z undoes). "
                                     "Each lesson keeps its own inputs and playhead while you visit others."))
     app.reset_inputs();

@@ -60,10 +60,13 @@ void node_box(const Ctx& c, ImVec2 centre_top, float w, const std::string& title
   const auto [mf, ms] = line_text("m", m);
   const auto [lf, ls] = line_text("l", l);
   const ImU32 tc = alarm ? text_over(bg) : (started ? c.pal.text : c.pal.text_dim);
+  // Narrower boxes keep the name with fewer digits ("l = 1.37") before giving up the name.
+  const std::string mc = m.new_defined ? "m = " + compact_number(m.new_value, 3) : ms;
+  const std::string lc = l.new_defined ? "l = " + compact_number(l.new_value, 3) : ls;
   text_fit(c.dl, ImVec2(p0.x + pad, p0.y + pad), tc,
-           {mf.c_str(), ms.c_str(), compact_number(m.new_value, 3).c_str()}, w - 2 * pad);
+           {mf.c_str(), ms.c_str(), mc.c_str(), compact_number(m.new_value, 3).c_str()}, w - 2 * pad);
   text_fit(c.dl, ImVec2(p0.x + pad, p0.y + pad + line), tc,
-           {lf.c_str(), ls.c_str(), compact_number(l.new_value, 3).c_str()}, w - 2 * pad);
+           {lf.c_str(), ls.c_str(), lc.c_str(), compact_number(l.new_value, 3).c_str()}, w - 2 * pad);
   if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(p0, p1)) {
     std::string body = "m = " + (m.new_defined ? display_number(m.new_value) : "—") +
                        ",  l = " + (l.new_defined ? num(l.new_value) : "—");
