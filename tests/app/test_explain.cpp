@@ -79,17 +79,17 @@ TEST_CASE("explain: a tile over M only by its score tile is information, not a p
   const long long four = 2 * 4 * 4 + 2 * 4 * 4, s = 4 * 4;
   const TileFitLine fit = tile_fit_line(4, 4, 4, 64);
   CHECK_FALSE(fit.problem);
-  CHECK(has(fit.text, std::to_string(four) + " ≤ M = 64"));
-  CHECK(has(fit.text, std::to_string(four + s)));
-  CHECK_FALSE(has(fit.text, "> M"));
+  CHECK(has(fit.text(), std::to_string(four) + " ≤ M = 64"));
+  CHECK(has(fit.text(), std::to_string(four + s)));
+  CHECK_FALSE(has(fit.text(), "> M"));
   // Blocks set by hand so that Q, K, V and O alone exceed M: a problem, said with its numbers.
   const TileFitLine over = tile_fit_line(16, 16, 4, 64);
   CHECK(over.problem);
-  CHECK(has(over.text, std::to_string(2 * 16 * 4 + 2 * 16 * 4) + " > M = 64"));
+  CHECK(has(over.text(), std::to_string(2 * 16 * 4 + 2 * 16 * 4) + " > M = 64"));
   // Everything within M.
   const TileFitLine all = tile_fit_line(2, 2, 2, 64);
   CHECK_FALSE(all.problem);
-  CHECK(has(all.text, std::to_string(2 * 2 * 2 + 2 * 2 * 2 + 2 * 2) + " ≤ M = 64"));
+  CHECK(has(all.text(), std::to_string(2 * 2 * 2 + 2 * 2 * 2 + 2 * 2) + " ≤ M = 64"));
 }
 
 TEST_CASE("explain: the SRAM help names the cards and their figures") {

@@ -60,12 +60,18 @@ std::string sram_help() {
          bytes_text(4.0 * kDefaultSram) + " of fp32.";
 }
 
+std::string TileFitLine::text() const {
+  std::string out;
+  for (const std::string& l : lines) out += (out.empty() ? "" : "; ") + l;
+  return out;
+}
+
 TileFitLine tile_fit_line(int Br, int Bc, int d, int M) {
   const long long qkvo = tile_elements_without_s(Br, Bc, d), all = tile_elements(Br, Bc, d);
   const long long s = all - qkvo;
-  if (qkvo > M) return {strf("Qᵢ, Kⱼ, Vⱼ, Oᵢ: %lld > M = %d: these blocks do not fit", qkvo, M), true};
-  if (all <= M) return {strf("tile %lld ≤ M = %d: Qᵢ, Kⱼ, Vⱼ, Oᵢ and Sᵢⱼ fit", all, M), false};
-  return {strf("Qᵢ, Kⱼ, Vⱼ, Oᵢ: %lld ≤ M = %d; Sᵢⱼ adds %lld (tile %lld)", qkvo, M, s, all), false};
+  if (qkvo > M) return {{strf("Qᵢ, Kⱼ, Vⱼ, Oᵢ: %lld > M = %d:", qkvo, M), "these blocks do not fit"}, true};
+  if (all <= M) return {{strf("tile %lld ≤ M = %d:", all, M), "Qᵢ, Kⱼ, Vⱼ, Oᵢ and Sᵢⱼ fit"}, false};
+  return {{strf("Qᵢ, Kⱼ, Vⱼ, Oᵢ: %lld ≤ M = %d", qkvo, M), strf("Sᵢⱼ adds %lld: tile %lld", s, all)}, false};
 }
 
 // ---- precision ----------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include "core/recording.h"
 
 #include <string>
+#include <vector>
 
 namespace flashstep::ui {
 
@@ -25,8 +26,9 @@ std::string sram_help();
 // One line on the tile's size against M. `problem` only when Qᵢ, Kⱼ, Vⱼ and Oᵢ alone exceed
 // M (blocks set by hand): with the paper's rule Sᵢⱼ on top is expected, not an error.
 struct TileFitLine {
-  std::string text;
+  std::vector<std::string> lines;  // short enough for a line each of the Inputs panel
   bool problem = false;
+  std::string text() const;        // the lines joined by "; "
 };
 TileFitLine tile_fit_line(int Br, int Bc, int d, int M);
 

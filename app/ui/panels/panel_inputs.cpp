@@ -227,10 +227,10 @@ bool blocks_field(AppState& app) {
   const int Br = std::min(in.Br, in.N), Bc = std::min(in.Bc, in.N);
   const TileFitLine fit = tile_fit_line(Br, Bc, in.d, in.M);
   ImGui::PushStyleColor(ImGuiCol_Text, fit.problem ? kBad : kOk);
-  // Wrapped short of the edge by its "(?)", which follows the text's first line.
+  // A line each, wrapped short of the edge by the "(?)" that follows the last.
   const ImGuiStyle& st = ImGui::GetStyle();
   ImGui::PushTextWrapPos(ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize("(?)").x - st.ItemSpacing.x);
-  ImGui::TextUnformatted(fit.text.c_str());
+  for (const std::string& line : fit.lines) ImGui::TextUnformatted(line.c_str());
   ImGui::PopTextWrapPos();
   ImGui::PopStyleColor();
   help_marker(tile_rule_help().c_str());

@@ -60,13 +60,17 @@ void node_box(const Ctx& c, ImVec2 centre_top, float w, const std::string& title
   const auto [mf, ms] = line_text("m", m);
   const auto [lf, ls] = line_text("l", l);
   const ImU32 tc = alarm ? text_over(bg) : (started ? c.pal.text : c.pal.text_dim);
-  // Narrower boxes keep the name with fewer digits ("l = 1.37") before giving up the name.
-  const std::string mc = m.new_defined ? "m = " + compact_number(m.new_value, 3) : ms;
-  const std::string lc = l.new_defined ? "l = " + compact_number(l.new_value, 3) : ls;
+  // Narrower boxes keep the name with fewer digits ("l = 1.37", "l = 1.4"; the tooltip has
+  // them all) before giving up the name.
+  auto named = [](const char* name, const CellChange& ch, const std::string& shorter, int digits) {
+    return ch.new_defined ? std::string(name) + " = " + compact_number(ch.new_value, digits) : shorter;
+  };
+  const std::string m3 = named("m", m, ms, 3), m2 = named("m", m, ms, 2);
+  const std::string l3 = named("l", l, ls, 3), l2 = named("l", l, ls, 2);
   text_fit(c.dl, ImVec2(p0.x + pad, p0.y + pad), tc,
-           {mf.c_str(), ms.c_str(), mc.c_str(), compact_number(m.new_value, 3).c_str()}, w - 2 * pad);
+           {mf.c_str(), ms.c_str(), m3.c_str(), m2.c_str(), compact_number(m.new_value, 2).c_str()}, w - 2 * pad);
   text_fit(c.dl, ImVec2(p0.x + pad, p0.y + pad + line), tc,
-           {lf.c_str(), ls.c_str(), lc.c_str(), compact_number(l.new_value, 3).c_str()}, w - 2 * pad);
+           {lf.c_str(), ls.c_str(), l3.c_str(), l2.c_str(), compact_number(l.new_value, 2).c_str()}, w - 2 * pad);
   if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(p0, p1)) {
     std::string body = "m = " + (m.new_defined ? display_number(m.new_value) : "—") +
                        ",  l = " + (l.new_defined ? num(l.new_value) : "—");
