@@ -23,6 +23,7 @@ struct Item {
 struct Sizes {
   float text = 11, cell_w = 40, cell_h = 18, title_h = 16, label_w = 20, gap = 12, heading_h = 16;
   int max_rows = 1 << 30;  // query rows shown at most
+  bool inline_titles = false;  // each title left of its cells instead of on a line above them
 };
 
 Sizes sizes(const CloseUpDraw& c, float text) {
@@ -71,19 +72,25 @@ float lay_out(const CloseUpDraw& c, const CloseUp& cu, float w, const Sizes& z, 
   for (Item& it : items) it.r1 = std::min(it.r1, it.r0 + z.max_rows);
   // Flow: each item takes label + cells; the row labels are drawn once per line.
   const float rows_h = static_cast<float>(std::min(cu.r1 - cu.r0, z.max_rows)) * z.cell_h;
-  float x = z.label_w, y = z.heading_h + z.title_h;
+  // Inline titles: the heading takes a line of its own, and no line has a title line above it.
+  const float title_h = z.inline_titles ? 0.0f : z.title_h;
+  float x = z.label_w, y = z.inline_titles ? z.text + 4 * c.s : z.heading_h + z.title_h;
+  // Inline titles take the widest one's room, so the cells of the lines start in one column.
+  float tw = 0;
+  if (z.inline_titles)
+    for (const Item& it : items) tw = std::max(tw, draw_rich(nullptr, ImVec2(0, 0), 0, it.title, c.fs, true) + 8 * c.s);
   for (Item& it : items) {
     const int cols = it.c1 - it.c0;
-    const float room = w - z.label_w;
+    const float room = w - z.label_w - tw;
     int shown = std::max(1, std::min(cols, static_cast<int>((room - z.cell_w * 0.6f) / z.cell_w)));
     if (shown >= cols) shown = cols;
-    const float iw = static_cast<float>(shown) * z.cell_w + (shown < cols ? z.cell_w * 0.6f : 0.0f);
+    const float iw = tw + static_cast<float>(shown) * z.cell_w + (shown < cols ? z.cell_w * 0.6f : 0.0f);
     if (x > z.label_w && x + iw > w) {
       x = z.label_w;
-      y += rows_h + z.title_h + 4 * c.s;
+      y += rows_h + title_h + 4 * c.s;
     }
     it.cols_shown = shown;
-    it.x = x, it.y = y;
+    it.x = x + tw, it.y = y;
     x += iw + z.gap;
   }
   return items.empty() ? 0.0f : y + rows_h + 2 * c.s;
@@ -129,14 +136,19 @@ Sizes cells_fitted(const CloseUpDraw& c, float w) {
   return z;
 }
 
-// The same, with as many of the tile's query rows as the height allows.
+// The same, with as many of the tile's query rows as the height allows; where one row does not
+// fit under titles on lines of their own (a 16 × 16 tile beside O's 16 columns wraps onto a
+// line per matrix), each title goes left of its cells.
 Sizes fitted(const CloseUpDraw& c, float w) {
   Sizes z = cells_fitted(c, w);
   const CloseUp cu = largest(c.in.rec);
-  for (int rows = cu.r1 - cu.r0; rows > 1; --rows) {
-    z.max_rows = rows;
-    std::vector<Item> items;
-    if (lay_out(c, cu, w, z, items) <= c.max_h) return z;
+  for (bool inline_titles : {false, true}) {
+    z.inline_titles = inline_titles;
+    for (int rows = cu.r1 - cu.r0; rows >= 1; --rows) {
+      z.max_rows = rows;
+      std::vector<Item> items;
+      if (lay_out(c, cu, w, z, items) <= c.max_h) return z;
+    }
   }
   z.max_rows = 1;
   return z;
@@ -159,8 +171,12 @@ void draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* dl, ImVe
   // The heading, dim, at the right end of the titles' line where it fits after the last title.
   const int rows = cu.r1 - cu.r0;
   const std::string heading =
-      cu.heading + (rows > z.max_rows ? strf(" (rows 1–%d of %d)", z.max_rows, rows) : std::string());
-  if (!items.empty()) {
+      cu.heading + (rows > z.max_rows ? (z.max_rows == 1 ? strf(" (its first row of %d)", rows)
+                                                          : strf(" (rows 1–%d of %d)", z.max_rows, rows))
+                                      : std::string());
+  if (!items.empty() && z.inline_titles) {
+    draw_rich(dl, ImVec2(p.x + z.label_w, p.y), pal.text_dim, heading, z.text);
+  } else if (!items.empty()) {
     float used = 0;
     for (const Item& it : items)
       if (it.y == items.front().y) used = it.x + draw_rich(nullptr, ImVec2(0, 0), 0, it.title, c.fs, true);
@@ -173,7 +189,13 @@ void draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* dl, ImVe
     const BufferInfo& b = rec.buffers[static_cast<std::size_t>(it.buffer)];
     const ValueRange& range = c.ranges[static_cast<std::size_t>(it.buffer)];
     const ImVec2 o(p.x + it.x, p.y + it.y);
-    draw_rich(dl, ImVec2(o.x, o.y - z.title_h + 1 * c.s), pal.text, it.title, c.fs);
+    if (z.inline_titles) {
+      const float tw = draw_rich(nullptr, ImVec2(0, 0), 0, it.title, c.fs, true);
+      const float rows_h = static_cast<float>(it.r1 - it.r0) * z.cell_h;
+      draw_rich(dl, ImVec2(o.x - tw - 6 * c.s, o.y + (rows_h - c.fs) * 0.5f - 1 * c.s), pal.text, it.title, c.fs);
+    } else {
+      draw_rich(dl, ImVec2(o.x, o.y - z.title_h + 1 * c.s), pal.text, it.title, c.fs);
+    }
     // The query numbers at the left of each line.
     if (it.y != line_y) {
       line_y = it.y;

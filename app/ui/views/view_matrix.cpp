@@ -594,6 +594,12 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   if (opt.show_close_up && opt.zoom <= 0 && opt.show_values &&
       L.cell < ImGui::GetFont()->CalcTextSizeA(kMinCellTextPx * s, 1e9f, 0, "−0.00").x + 3 * s) {
     close_h = close_up_height(cud, li.avail_w);
+    // A wide tile (16 × 16 beside O's 16 columns) takes several lines even with one query row:
+    // it may take more of the area, the matrices above keeping where the tile is.
+    if (close_h > cud.max_h) {
+      cud.max_h = li.avail_h * 0.8f;
+      close_h = close_up_height(cud, li.avail_w);
+    }
     if (close_h > 0 && close_h <= cud.max_h) {
       // The labels among the matrices give up more of their size, so that the matrices keep
       // theirs beside the close-up: at most a twenty-fourth of the area's height.
