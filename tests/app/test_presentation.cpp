@@ -373,3 +373,46 @@ TEST_CASE("matrix view: a double-click on a tile of S zooms in on that tile, in 
     }
   }
 }
+
+namespace {
+
+// How far a panel's contents run past its bottom edge (0: all of it shows), from the last frame.
+float overflow(const char* name) {
+  const ImGuiWindow* w = ImGui::FindWindowByName(name);
+  if (!w || !w->Active) return 0.0f;
+  return std::max(w->ScrollMax.y, 0.0f);
+}
+
+}  // namespace
+
+TEST_CASE("presentation at 1920×1080 in the projector theme: the explanation, the pseudocode and the memory panel show all they hold at font 1× and 1.5×") {
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = ImVec2(1920, 1080);
+  for (const std::string id : {"attn-naive", "attn-online", "attn-tiled", "attn-tiled-v2", "measure"}) {
+    // Presenting multiplies the font by 1.5; Ctrl+= twice makes the font 1.5×.
+    for (float scale : {1.5f, 2.25f}) {
+      CAPTURE(id);
+      CAPTURE(scale);
+      AppState app;
+      app.background_allowed = false;
+      REQUIRE(app.open_lesson(id));
+      app.tab = Tab::lesson;
+      app.tab_changed = true;
+      app.presenting = true;
+      use_scale(app, scale, Theme::projector);
+      const int n = app.timeline.count();
+      for (int k = 0; k < n; k += std::max(1, n / 8)) {
+        CAPTURE(k);
+        app.seek(k);
+        for (int f = 0; f < 4; ++f) h.frame(app);
+        CHECK(overflow("Explanation") == 0.0f);
+        CHECK(overflow("Pseudocode") == 0.0f);
+        CHECK(overflow("Memory: HBM and SRAM") == 0.0f);
+      }
+    }
+  }
+  AppState app;
+  use_scale(app, 1.0f, Theme::dark);
+  io.DisplaySize = ImVec2(1280, 800);
+}

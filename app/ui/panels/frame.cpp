@@ -176,17 +176,55 @@ void draw_presentation(AppState& app, const PanelRect& all) {
   const ImGuiStyle& st = ImGui::GetStyle();
   const float line = ImGui::GetFrameHeight() + st.WindowPadding.y * 2;
   const float h = all.size.y - line;
-  const float right = std::clamp(all.size.x * 0.3f, 260 * app.ui_scale, all.size.x * 0.4f);
+  // A larger font widens the explanation and the pseudocode (up to 0.4 of the width), so that
+  // their lines wrap less and the whole algorithm keeps fitting.
+  const float right = std::clamp(all.size.x * 0.3f * std::max(1.0f, app.ui_scale / 1.5f), 260 * app.ui_scale,
+                                 all.size.x * 0.4f);
   const float left = all.size.x - right;
   const ImVec2 o = all.pos;
   // The memory panel (M) under the view, where the HBM ↔ SRAM story of the tiled lessons is
   // told; Compare has its own counters.
   const bool memory = app.presentation_memory && app.tab != Tab::compare;
-  const float view_h = memory ? h * 0.68f : h;
+  // Each panel has a title bar and padding around what it holds.
+  const float chrome = ImGui::GetFontSize() + st.FramePadding.y * 2 + st.WindowPadding.y * 2;
+  // The heights the panels' contents take, measured in a window of the panels' width that
+  // draws nothing: the memory panel takes what it needs from 0.32 to 0.36 of the height (it
+  // gets smaller, then drops its counters, within that); the explanation and the pseudocode
+  // share the right column at the largest size at which both fit.
+  float memory_h = memory ? h * 0.32f : 0.0f, explanation_h = h * 0.45f;
+  const ImGuiWindowFlags measure = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs |
+                                   ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoSavedSettings |
+                                   ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
+  if (memory && app.played.rec->step_count() > 0) {
+    ImGui::SetNextWindowPos(o);
+    ImGui::SetNextWindowSize(ImVec2(left, h * 0.36f - chrome + st.WindowPadding.y * 2));
+    ImGui::Begin("##measure-memory", nullptr, measure);
+    memory_h = std::clamp(memory_window_height(app) + chrome, h * 0.32f, h * 0.36f);
+    ImGui::SetWindowFontScale(1.0f);
+    ImGui::End();
+  }
+  if (app.played.rec->step_count() > 0) {
+    ImGui::SetNextWindowPos(o);
+    ImGui::SetNextWindowSize(ImVec2(right, h));
+    ImGui::Begin("##measure-text", nullptr, measure);
+    const float w = right - st.WindowPadding.x * 2;
+    for (float f = 1.0f; f >= 0.5f; f -= 0.05f) {
+      ImGui::SetWindowFontScale(f);
+      const float e = explanation_height(app, w), c = pseudocode_height(app, w);
+      if (e + c + 2 * chrome <= h) {
+        // What is left over goes to the explanation, whose sentence changes from step to step.
+        explanation_h = std::clamp(h - c - chrome, e + chrome, h * 0.6f);
+        break;
+      }
+    }
+    ImGui::SetWindowFontScale(1.0f);
+    ImGui::End();
+  }
+  const float view_h = h - memory_h;
   draw_view_panel(app, {o, ImVec2(left, view_h)});
-  if (memory) draw_memory_window(app, {ImVec2(o.x, o.y + view_h), ImVec2(left, h - view_h)});
-  draw_explanation_panel(app, {ImVec2(o.x + left, o.y), ImVec2(right, h * 0.45f)});
-  draw_pseudocode_panel(app, {ImVec2(o.x + left, o.y + h * 0.45f), ImVec2(right, h * 0.55f)});
+  if (memory) draw_memory_window(app, {ImVec2(o.x, o.y + view_h), ImVec2(left, memory_h)});
+  draw_explanation_panel(app, {ImVec2(o.x + left, o.y), ImVec2(right, explanation_h)});
+  draw_pseudocode_panel(app, {ImVec2(o.x + left, o.y + explanation_h), ImVec2(right, h - explanation_h)});
   begin_panel("##presentation-counter", {ImVec2(o.x, o.y + h), ImVec2(all.size.x, line)}, nullptr,
               ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoInputs);
   const Timeline& tl = app.active_timeline();

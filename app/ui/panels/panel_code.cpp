@@ -29,6 +29,91 @@ int leading_spaces(const std::string& line) {
   return n;
 }
 
+// The line above the step's sentence: its pass, its label, the part shown (and, in the window,
+// how to walk the parts).
+std::string step_where(const AppState& app, const Step& step) {
+  const Recording& rec = *app.played.rec;
+  const std::string pass =
+      step.pass >= 1 && step.pass <= rec.pass_count() ? rec.pass_names[static_cast<std::size_t>(step.pass - 1)] : "";
+  const int parts = static_cast<int>(step.parts.size());
+  std::string where = "pass " + std::to_string(step.pass) + ": " + pass + "  ·  " + step.label;
+  if (parts >= 2)
+    where += app.played.part() ? "  ·  part " + std::to_string(app.played.cursor->part() + 1) + "/" + std::to_string(parts)
+                               : "  ·  " + std::to_string(parts) + " parts";
+  // How to walk the parts goes first, with where the step is: the step's sentence under it
+  // may be longer than the panel, and the hint must not be the line it cuts.
+  if (parts >= 2 && !app.presenting)
+    where += app.played.part() ? " (keys . and , walk them; → the next whole step)"
+                               : " (one per pseudocode line: , and . walk them)";
+  return where;
+}
+
+}  // namespace
+
+// The height of the explanation as draw_explanation_panel lays it out when presenting (no
+// hint about the keys), at the window's font scale of the moment.
+float explanation_height(const AppState& app, float width) {
+  const Recording& rec = *app.played.rec;
+  const Step* step = app.played.step();
+  float h = 0;
+  auto words = [&](const std::string& t) {
+    h += static_cast<float>(wrap_words(t, width).size()) * ImGui::GetTextLineHeightWithSpacing();
+  };
+  if (app.inputs.backend == Backend::gpu && !gpu_backend())
+    words("GPU backend not available here (no OpenGL 4.3 compute context): this is the CPU run.");
+  if (app.tab == Tab::compare) {
+    words("Compare: each algorithm's sentence is under its view.");
+  } else if (!step) {
+    h += ImGui::GetTextLineHeightWithSpacing();
+  } else {
+    words(step_where(app, *step));
+    const StepPart* part = app.played.part();
+    const std::string& text = part ? part->text : step->text;
+    ImGui::PushFont(font(FontRole::large));
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      const std::size_t nl = std::min(text.find('\n', start), text.size());
+      h += static_cast<float>(wrap_rich(std::string_view(text).substr(start, nl - start), width, ImGui::GetFontSize()).size()) *
+           ImGui::GetTextLineHeightWithSpacing();
+      if (nl >= text.size()) break;
+      start = nl + 1;
+    }
+    ImGui::PopFont();
+  }
+  for (const std::string& n : rec.notices) words("note: " + n);
+  for (const std::string& n : rec.derived) words("note: " + n);
+  return h;
+}
+
+float pseudocode_height(const AppState& app, float width) {
+  const Recording& rec = *app.played.rec;
+  const auto& lines = pseudocode(rec.step_count() > 0 ? rec.algorithm : app.inputs.algorithm);
+  const float nw = ImGui::CalcTextSize("00  ").x, iw = ImGui::CalcTextSize(" ").x * 1.6f;
+  float total = 0;
+  for (const std::string& raw : lines) {
+    const int lead = leading_spaces(raw);
+    const float indent = nw + static_cast<float>(lead) * iw;
+    total += static_cast<float>(wrap_rich(tighten(raw.substr(static_cast<std::size_t>(lead))),
+                                          std::max(width - indent - 4.0f * iw, 40.0f * app.ui_scale), ImGui::GetFontSize())
+                                    .size()) *
+             ImGui::GetTextLineHeightWithSpacing();
+  }
+  return total;
+}
+
+namespace {
+
+// Presenting (no mouse to scroll with), a panel's text is drawn smaller where that makes all of
+// it fit, down to half its size: no line is cut at the panel's bottom edge. `height` gives the
+// height of the contents at the window's font scale of the moment.
+template <class Height>
+void shrink_to_fit(float room, Height height) {
+  for (float f = 1.0f; f >= 0.5f; f -= 0.05f) {
+    ImGui::SetWindowFontScale(f);
+    if (height() <= room) return;
+  }
+}
+
 }  // namespace
 
 void draw_explanation_panel(AppState& app, const PanelRect& r) {
@@ -39,6 +124,8 @@ void draw_explanation_panel(AppState& app, const PanelRect& r) {
   const Recording& rec = *app.played.rec;
   const Step* step = app.played.step();
   const float width = ImGui::GetContentRegionAvail().x;
+  if (app.presenting)
+    shrink_to_fit(ImGui::GetContentRegionAvail().y, [&] { return explanation_height(app, width); });
   if (app.inputs.backend == Backend::gpu && !gpu_backend()) {
     ImGui::PushStyleColor(ImGuiCol_Text, palette_of(app.theme).write);
     text_wrapped_words("GPU backend not available here (no OpenGL 4.3 compute context): this is the CPU run.", width);
@@ -49,19 +136,8 @@ void draw_explanation_panel(AppState& app, const PanelRect& r) {
   } else if (!step) {
     ImGui::TextDisabled("No steps recorded.");
   } else {
-    const std::string pass =
-        step->pass >= 1 && step->pass <= rec.pass_count() ? rec.pass_names[static_cast<std::size_t>(step->pass - 1)] : "";
     const StepPart* part = app.played.part();
-    const int parts = static_cast<int>(step->parts.size());
-    std::string where = "pass " + std::to_string(step->pass) + ": " + pass + "  ·  " + step->label;
-    if (parts >= 2)
-      where += part ? "  ·  part " + std::to_string(app.played.cursor->part() + 1) + "/" + std::to_string(parts)
-                    : "  ·  " + std::to_string(parts) + " parts";
-    // How to walk the parts goes first, with where the step is: the step's sentence under it
-    // may be longer than the panel, and the hint must not be the line it cuts.
-    if (parts >= 2 && !app.presenting)
-      where += part ? " (keys . and , walk them; → the next whole step)"
-                    : " (one per pseudocode line: , and . walk them)";
+    const std::string where = step_where(app, *step);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
     text_wrapped_words(where, width);
     ImGui::PopStyleColor();
@@ -73,6 +149,7 @@ void draw_explanation_panel(AppState& app, const PanelRect& r) {
   for (const std::string& n : rec.notices) text_wrapped_words("note: " + n, width);
   for (const std::string& n : rec.derived) text_wrapped_words("note: " + n, width);
   ImGui::PopStyleColor();
+  ImGui::SetWindowFontScale(1.0f);
   ImGui::End();
 }
 
@@ -91,25 +168,8 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
   const int part_first = part ? part->line : first, part_last = part ? part->line_end : last;
   const float s = app.ui_scale;
   const float width = ImGui::GetContentRegionAvail().x;
-  // Presenting (no mouse to scroll with), the algorithm is drawn smaller where that makes all of
-  // it fit, down to 0.7 of the size: no line is cut at the panel's edge.
-  if (app.presenting) {
-    const float room = ImGui::GetContentRegionAvail().y;
-    for (float f = 1.0f; f >= 0.69f; f -= 0.1f) {
-      ImGui::SetWindowFontScale(f);
-      const float nw = ImGui::CalcTextSize("00  ").x, iw = ImGui::CalcTextSize(" ").x * 1.6f;
-      float total = 0;
-      for (const std::string& raw : lines) {
-        const int lead = leading_spaces(raw);
-        const float indent = nw + static_cast<float>(lead) * iw;
-        total += static_cast<float>(wrap_rich(tighten(raw.substr(static_cast<std::size_t>(lead))),
-                                              std::max(width - indent - 4.0f * iw, 40.0f * s), ImGui::GetFontSize())
-                                        .size()) *
-                 ImGui::GetTextLineHeightWithSpacing();
-      }
-      if (total <= room) break;
-    }
-  }
+  // Presenting, the algorithm is drawn smaller where that makes all of it fit.
+  if (app.presenting) shrink_to_fit(ImGui::GetContentRegionAvail().y, [&] { return pseudocode_height(app, width); });
   const float num_w = ImGui::CalcTextSize("00  ").x;
   const float indent_w = ImGui::CalcTextSize(" ").x * 1.6f;
   const float line_h = ImGui::GetTextLineHeightWithSpacing();

@@ -171,6 +171,39 @@ void draw_view_panel(AppState& app, const PanelRect& r) {
   ImGui::End();
 }
 
+namespace {
+
+// Presenting (no mouse to scroll with), the memory panel gets smaller as a whole (text and
+// shapes) down to 0.8 of its size, then the counters give way, then the comparison, and then
+// it gets smaller down to half its size, so that what is shown is never cut. Sets the window's font scale, the scale in `vi` and `shown`;
+// returns the height it takes.
+float fit_memory(ViewInput& vi, const MemoryPanelOptions& opt, float room, MemoryPanelOptions& shown) {
+  const float s = vi.ui_scale;
+  float h = 0;
+  for (int drop = 0; drop < 3; ++drop) {
+    shown = opt;
+    shown.show_counters = opt.show_counters && drop == 0;
+    shown.show_comparison = opt.show_comparison && drop < 2;
+    for (float f = 1.0f; f >= (drop < 2 ? 0.79f : 0.49f); f -= 0.05f) {
+      ImGui::SetWindowFontScale(f);
+      vi.ui_scale = s * f;
+      h = memory_panel_height(vi, shown);
+      // A few pixels to spare: the measure adds up line heights that the drawing rounds.
+      if (h + 4 * s <= room) return h;
+    }
+  }
+  return h;
+}
+
+}  // namespace
+
+float memory_window_height(AppState& app) {
+  if (app.played.rec->step_count() == 0) return 0;
+  ViewInput vi = view_input(app);
+  MemoryPanelOptions shown;
+  return fit_memory(vi, app.memory_panel, 1e9f, shown);
+}
+
 void draw_memory_window(AppState& app, const PanelRect& r) {
   if (!begin_panel("Memory: HBM and SRAM", r, &app.panels.memory)) {
     ImGui::End();
@@ -178,8 +211,15 @@ void draw_memory_window(AppState& app, const PanelRect& r) {
   }
   app.memory_panel.sram_budget = info(app.inputs.algorithm).takes_blocks ? app.inputs.M : 0;
   if (app.played.rec->step_count() > 0) {
-    const ViewInput vi = view_input(app);
-    draw_memory_panel(vi, app.memory_panel);
+    ViewInput vi = view_input(app);
+    if (app.presenting) {
+      MemoryPanelOptions shown = app.memory_panel;
+      fit_memory(vi, app.memory_panel, ImGui::GetContentRegionAvail().y, shown);
+      draw_memory_panel(vi, shown);
+      ImGui::SetWindowFontScale(1.0f);
+    } else {
+      draw_memory_panel(vi, app.memory_panel);
+    }
   }
   ImGui::End();
 }

@@ -24,6 +24,11 @@ void draw_view_panel(AppState& app, const PanelRect& r);         // panel_view.c
 void draw_explanation_panel(AppState& app, const PanelRect& r);  // panel_code.cpp
 void draw_pseudocode_panel(AppState& app, const PanelRect& r);   // panel_code.cpp
 void draw_memory_window(AppState& app, const PanelRect& r);      // panel_view.cpp
+// Presenting, the heights the explanation and the pseudocode take at `width` in the current
+// window at its font scale of the moment (panel_code.cpp), and the memory panel's (panel_view.cpp).
+float explanation_height(const AppState& app, float width);
+float pseudocode_height(const AppState& app, float width);
+float memory_window_height(AppState& app);
 void draw_timeline_panel(AppState& app, const PanelRect& r);     // panel_timeline.cpp
 void draw_status_bar(AppState& app, const PanelRect& r);         // panel_log.cpp
 void draw_log_panel(AppState& app, const PanelRect& r);          // panel_log.cpp

@@ -92,7 +92,8 @@ void draw_frames(const ViewInput& in, ImVec2 h0, ImVec2 h1, ImVec2 c0, ImVec2 c1
                  "loaded from HBM and values computed there.");
 }
 
-void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y) {
+// Draws the two boxes at y and moves y under them; with measure, only moves y.
+void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y, bool measure = false) {
   const Recording& rec = in.rec;
   const Palette& pal = in.palette;
   const float s = in.ui_scale, fs = ImGui::GetFontSize();
@@ -150,6 +151,10 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y)
       std::max({place_shapes(nullptr, pal, hs, ImVec2(0, 0), hbm_w - 2 * pad, fs, s, {}),
                 place_shapes(nullptr, pal, cs, ImVec2(0, 0), chip_w - 2 * pad, fs, s, {}), fs * 2});
   const float box_h = title_h + content_h + 2 * pad;
+  if (measure) {
+    y += box_h + 8 * s;
+    return;
+  }
   const ImVec2 h0(x0, y), h1(x0 + hbm_w, y + box_h);
   const ImVec2 c0(h1.x + arrows_w, y), c1(c0.x + chip_w, y + box_h);
   draw_frames(in, h0, h1, c0, c1, pad);
@@ -335,7 +340,40 @@ void draw_comparison(const ViewInput& in) {
     text_wrapped_words(note, ImGui::GetContentRegionAvail().x);
 }
 
+// The width of the counters' column beside the comparison.
+float counters_width() {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  return ImGui::CalcTextSize("SRAM writes (?)").x + ImGui::CalcTextSize("whole run").x +
+         ImGui::CalcTextSize("000 000 000").x + st.CellPadding.x * 6 + st.ItemSpacing.x * 2;
+}
+
 }  // namespace
+
+float memory_panel_height(const ViewInput& in, const MemoryPanelOptions& opt) {
+  const Recording& rec = in.rec;
+  const ImGuiStyle& st = ImGui::GetStyle();
+  if (rec.buffers.empty()) return ImGui::GetTextLineHeightWithSpacing();
+  const std::vector<OnChip> items = in.step ? on_chip(rec, *in.step) : std::vector<OnChip>{};
+  float y = 0;
+  draw_boxes(in, items, y, true);
+  y += ImGui::GetTextLineHeightWithSpacing() * (rec.Br > 0 && rec.Bc > 0 ? 2.0f : 1.0f);
+  // The counters: a header and six rows.
+  const float counters = opt.show_counters ? 7.0f * (ImGui::GetTextLineHeight() + st.CellPadding.y * 2) : 0.0f;
+  // The comparison: its heading (wrapped) and a bar for each algorithm of the family.
+  float comparison = 0;
+  if (opt.show_comparison) {
+    const float w = ImGui::GetContentRegionAvail().x - (opt.show_counters ? counters_width() : 0.0f);
+    const std::string heading =
+        is_attention(rec.algorithm) ? "HBM traffic for N = 0000, d = 000 (FlashAttention with Br = 000, Bc = 000)"
+                                    : "HBM traffic for 000 × 000000 elements";
+    int algos = 0;
+    for (Algorithm a : kAllAlgorithms) algos += is_attention(a) == is_attention(rec.algorithm);
+    comparison = static_cast<float>(wrap_words(heading, w - ImGui::CalcTextSize("(?)").x - 8 * in.ui_scale).size()) *
+                     ImGui::GetTextLineHeightWithSpacing() +
+                 static_cast<float>(algos) * (ImGui::GetFontSize() + 3 * in.ui_scale + st.ItemSpacing.y);
+  }
+  return y + std::max(counters, comparison) + st.ItemSpacing.y;
+}
 
 static void draw_memory_panel_body(const ViewInput& in, MemoryPanelOptions& opt) {
   const Recording& rec = in.rec;
@@ -352,10 +390,7 @@ static void draw_memory_panel_body(const ViewInput& in, MemoryPanelOptions& opt)
   if (opt.show_counters && opt.show_comparison &&
       ImGui::BeginTable("##memory_lower", 2, ImGuiTableFlags_SizingStretchProp)) {
     // The counters take the width their words and numbers need; the comparison the rest.
-    const ImGuiStyle& st = ImGui::GetStyle();
-    const float counters_w = ImGui::CalcTextSize("SRAM writes (?)").x + ImGui::CalcTextSize("whole run").x +
-                             ImGui::CalcTextSize("000 000 000").x + st.CellPadding.x * 6 + st.ItemSpacing.x * 2;
-    ImGui::TableSetupColumn("a", ImGuiTableColumnFlags_WidthFixed, counters_w);
+    ImGui::TableSetupColumn("a", ImGuiTableColumnFlags_WidthFixed, counters_width());
     ImGui::TableSetupColumn("b", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableNextRow();
     ImGui::TableNextColumn();

@@ -10,4 +10,7 @@ namespace flashstep::ui {
 
 void draw_memory_panel(const ViewInput& in, MemoryPanelOptions& opt);
 
+// The height draw_memory_panel takes in the current window at its font scale of the moment.
+float memory_panel_height(const ViewInput& in, const MemoryPanelOptions& opt);
+
 }  // namespace flashstep::ui
