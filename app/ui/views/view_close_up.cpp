@@ -66,6 +66,8 @@ void collect(const Recording& rec, const CloseUp& cu, std::vector<Item>& items) 
   add("LSE", "LSE", false);
 }
 
+CloseUp largest(const Recording& rec);
+
 // The items laid out left to right, a new line when the width is used up. Returns the height.
 float lay_out(const CloseUpDraw& c, const CloseUp& cu, float w, const Sizes& z, std::vector<Item>& items) {
   collect(c.in.rec, cu, items);
@@ -75,10 +77,14 @@ float lay_out(const CloseUpDraw& c, const CloseUp& cu, float w, const Sizes& z, 
   // Inline titles: the heading takes a line of its own, and no line has a title line above it.
   const float title_h = z.inline_titles ? 0.0f : z.title_h;
   float x = z.label_w, y = z.inline_titles ? z.text + 4 * c.s : z.heading_h + z.title_h;
-  // Inline titles take the widest one's room, so the cells of the lines start in one column.
+  // Inline titles take the room of the widest any step has (the last tile's subscripts), so the
+  // cells of the lines start in one column, at the same place at every step.
   float tw = 0;
-  if (z.inline_titles)
-    for (const Item& it : items) tw = std::max(tw, draw_rich(nullptr, ImVec2(0, 0), 0, it.title, c.fs, true) + 8 * c.s);
+  if (z.inline_titles) {
+    std::vector<Item> widest;
+    collect(c.in.rec, largest(c.in.rec), widest);
+    for (const Item& it : widest) tw = std::max(tw, draw_rich(nullptr, ImVec2(0, 0), 0, it.title, c.fs, true) + 8 * c.s);
+  }
   for (Item& it : items) {
     const int cols = it.c1 - it.c0;
     const float room = w - z.label_w - tw;
@@ -97,10 +103,14 @@ float lay_out(const CloseUpDraw& c, const CloseUp& cu, float w, const Sizes& z, 
 }
 
 // The close-up every step of the recording would show at its largest: Br rows (one row
-// without tiles), every item.
+// without tiles), every item, the last tile's subscripts.
 CloseUp largest(const Recording& rec) {
   CloseUp cu;
   cu.shown = true;
+  if (rec.Br > 0 && rec.Bc > 0 && rec.n > 0) {
+    cu.tile_i = (rec.n + rec.Br - 1) / rec.Br - 1;
+    cu.tile_j = (rec.n + rec.Bc - 1) / rec.Bc - 1;
+  }
   cu.r1 = rec.Br > 0 ? std::min(rec.Br, rec.n) : 1;
   cu.k1 = rec.Bc > 0 ? std::min(rec.Bc, rec.n) : rec.n;
   return cu;
