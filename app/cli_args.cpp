@@ -37,7 +37,7 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
                     "Scenario file (JSON, as the app saves it); options given as well override its fields");
   c.run->add_option("--input", r.input,
                     "Softmax input, e.g. \"3,2,5,1\" or \"3 2 5 1\"; rows separated by ';'. An empty value "
-                    "(1,,2) or an empty --input is refused");
+                    "(1,,2), an empty row (1,2;;3,4) or an empty --input is refused");
   c.run->add_option("--n", r.n, "Length of a random softmax row, or N (tokens) for attention")->capture_default_str();
   c.run->add_option("--d", r.d, "Head dimension (attention shape; d of the 1/sqrt(d) scale); with --qkv it comes from the file")->capture_default_str();
   c.run->add_option("--rows", r.rows, "Number of random softmax rows")->capture_default_str();

@@ -64,6 +64,10 @@ std::vector<std::vector<double>> parse_rows(std::string_view text) {
   while (i < s.size()) {
     const char c = s[i];
     if (ends_row(c)) {
+      // A ';' closes a row, which must hold a value: ";;" is an empty row, refused rather than
+      // dropped as an empty value is. A line break after a row (or a blank line) is layout.
+      if (c == ';' && rows.back().empty())
+        throw InputError(strf("input: row %zu is empty (a ';' with no number before it)", rows.size()));
       if (!rows.back().empty()) rows.emplace_back();
       value_since_comma = false;
       ++i;

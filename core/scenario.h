@@ -102,9 +102,10 @@ Resolved resolve(const Scenario& s);
 
 // Parses "3, 2, 5, 1" (one row) or "1,2;3,4" (rows separated by ';' or a new line). Values are
 // separated by commas, spaces or brackets ("[1, 2]", "1 2"); one comma may end a row ("1, 2,"),
-// but an empty value ("1,,2", ",1") is refused, not dropped. Accepts inf, -inf, nan and the
-// Unicode minus. Throws InputError naming the offending token or empty value and its position
-// (value k of row r).
+// but an empty value ("1,,2", ",1") is refused, not dropped, and so is an empty row ("1,2;;3,4":
+// a ';' closes a row that must hold a value; line breaks alone are layout). Accepts inf, -inf,
+// nan and the Unicode minus. Throws InputError naming the offending token, empty value or empty
+// row and its position (value k of row r, row r).
 std::vector<std::vector<double>> parse_rows(std::string_view text);
 
 // Standard-normal N × d (or rows × n) values from a seed (std::mt19937_64).

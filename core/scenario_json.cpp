@@ -1,9 +1,10 @@
 #include "core/scenario_json.h"
 
 #include "core/engine.h"
-
+#include "core/lessons.h"
 #include "core/text.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -197,8 +198,19 @@ ScenarioDocument document_from_json(const Json& j) {
   if (doc.backend != "cpu" && doc.backend != "gpu")
     throw InputError("scenario file: \"backend\" = \"" + doc.backend + "\": use cpu or gpu");
   doc.playhead = int_from(j, "playhead", 0, 0, std::numeric_limits<int>::max());
-  if (!j.contains("scenario")) throw InputError("scenario file: no \"scenario\" object");
-  doc.scenario = scenario_from_json(j["scenario"]);
+  if (j.contains("scenario")) {
+    doc.scenario = scenario_from_json(j["scenario"]);
+  } else if (!doc.lesson.empty()) {
+    // Every key is optional: without "scenario", the lesson's own example (and its backend
+    // unless the file names one); with neither, the defaults, as in a bare {}.
+    const auto& all = lessons();
+    const auto it = std::find_if(all.begin(), all.end(), [&](const Lesson& l) { return l.id == doc.lesson; });
+    if (it == all.end())
+      throw InputError("scenario file: \"lesson\" = \"" + doc.lesson +
+                       "\" is not a lesson of this version, and there is no \"scenario\" instead");
+    doc.scenario = it->scenario;
+    if (!j.contains("backend")) doc.backend = it->backend;
+  }
   if (j.contains("layout")) {
     if (!j["layout"].is_object()) throw InputError("scenario file: \"layout\" must be an object");
     doc.layout = j["layout"];

@@ -1,5 +1,6 @@
 // The command line, run as a user runs it: exit codes, stderr, the JSON it writes.
 #include "core/fast.h"
+#include "core/lessons.h"
 #include "core/report.h"
 
 #include <doctest/doctest.h>
@@ -190,6 +191,19 @@ TEST_CASE("run --scenario FILE, with options on top") {
   CHECK(j["shape"]["n"] == 4);
 }
 
+TEST_CASE("run --scenario FILE with no \"scenario\" in it runs the lesson's own example") {
+  const Result r = invoke("run --scenario " FLASHSTEP_TEST_DATA "/scenarios/lesson_only.json --steps none");
+  REQUIRE(r.status == 0);
+  const auto j = flashstep::Json::parse(r.out);
+  const flashstep::Lesson* tiled = nullptr;
+  for (const flashstep::Lesson& l : flashstep::lessons())
+    if (l.id == "attn-tiled") tiled = &l;
+  REQUIRE(tiled);
+  CHECK(j["algorithm"] == "attn-tiled");
+  CHECK(j["shape"]["n"] == tiled->scenario.n);
+  CHECK(j["shape"]["d"] == tiled->scenario.d);
+}
+
 TEST_CASE("lessons lists id<TAB>title") {
   const Result r = invoke("lessons");
   REQUIRE(r.status == 0);
@@ -261,6 +275,8 @@ TEST_CASE("bad input: exit 2 and one line naming the problem") {
       {"run --algo online --input '1,,2'", "value 2 of row 1 is empty"},
       {"run --algo online --input ',1'", "value 1 of row 1 is empty"},
       {"run --algo online --input '1,2;3,,4'", "value 2 of row 2 is empty"},
+      {"run --algo safe --input '1,2;;3,4'", "row 2 is empty"},
+      {"run --algo safe --input ';1,2'", "row 1 is empty"},
       {"run --scenario " FLASHSTEP_TEST_DATA "/scenarios/online_3251.json --input ''", "--input"},
       {"run --algo online --scenario ''", "--scenario '' is empty"},
       {"run --algo attn-naive --qkv ''", "--qkv '' is empty"},

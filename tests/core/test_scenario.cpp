@@ -132,6 +132,28 @@ TEST_CASE("parse_rows refuses an empty value, naming its position, instead of dr
   }
 }
 
+TEST_CASE("parse_rows refuses an empty row, naming it, instead of dropping it") {
+  struct Case {
+    const char* text;
+    const char* position;
+  };
+  const Case cases[] = {
+      {"1,2;;3,4", "row 2"}, {";1,2", "row 1"}, {"1,2;3,4;;5,6", "row 3"},
+      {"1,2; ;3,4", "row 2"}, {"1,2;\n;3,4", "row 2"}, {"1,2\n;3,4", "row 2"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.text);
+    const std::string msg = input_error([&] { parse_rows(c.text); });
+    CHECK(contains(msg, c.position));
+    CHECK(contains(msg, "empty"));
+  }
+  // A ';' or a line break closing the last row, and blank lines between rows, are layout.
+  CHECK(parse_rows("1,2;3,4;") == Rows{{1, 2}, {3, 4}});
+  CHECK(parse_rows("1,2;\n3,4\n") == Rows{{1, 2}, {3, 4}});
+  CHECK(parse_rows("1,2\n\n3,4") == Rows{{1, 2}, {3, 4}});
+  CHECK(parse_rows("1,2;\r\n3,4") == Rows{{1, 2}, {3, 4}});
+}
+
 TEST_CASE("block sizes from the SRAM budget: Bc = ceil(M / 4d), Br = min(Bc, d)") {
   struct Case {
     int M, d, Bc, Br;

@@ -97,7 +97,7 @@ TEST_CASE("bad scenario files are refused with a message naming the problem") {
       {"{\"algorithm\": \"attn-naive\", \"q\": [[1]], \"k\": [[1]]}", "\"v\""},
       {"{\"flashstep_scenario\": 99, \"scenario\": {}}", "newer"},
       {"{\"flashstep_scenario\": \"1\", \"scenario\": {}}", "version"},
-      {"{\"flashstep_scenario\": 1}", "\"scenario\""},
+      {"{\"flashstep_scenario\": 1, \"lesson\": \"nope\"}", "\"nope\" is not a lesson"},
       {"{\"flashstep_scenario\": 1, \"scenario\": {}, \"backend\": \"tpu\"}", "tpu"},
       {"{\"flashstep_scenario\": 1, \"scenario\": {}, \"playhead\": -1}", "playhead"},
       {"{\"flashstep_scenario\": 1, \"scenario\": {}, \"layout\": 5}", "layout"},
@@ -112,4 +112,23 @@ TEST_CASE("bad scenario files are refused with a message naming the problem") {
       CHECK(std::string(e.what()).find(c.mentions) != std::string::npos);
     }
   }
+}
+
+TEST_CASE("every key of a scenario file is optional: without \"scenario\", the lesson's own example") {
+  for (const Lesson& l : lessons()) {
+    CAPTURE(l.id);
+    const ScenarioDocument doc = parse_document("{\"flashstep_scenario\": 1, \"lesson\": \"" + l.id + "\"}");
+    CHECK(doc.lesson == l.id);
+    CHECK(doc.backend == l.backend);
+    CHECK(scenario_to_json(doc.scenario) == scenario_to_json(l.scenario));
+  }
+  // A backend named in the file wins over the lesson's.
+  CHECK(parse_document("{\"flashstep_scenario\": 1, \"lesson\": \"cpu-vs-gpu\", \"backend\": \"cpu\"}").backend == "cpu");
+  // No lesson and no scenario: the defaults, as a bare {} gives them.
+  const Scenario defaults;
+  for (const char* text : {"{\"flashstep_scenario\": 1}", "{\"flashstep_scenario\": 1, \"playhead\": 3}", "{}"}) {
+    CAPTURE(text);
+    CHECK(scenario_to_json(parse_document(text).scenario) == scenario_to_json(defaults));
+  }
+  CHECK(parse_document("{\"flashstep_scenario\": 1, \"playhead\": 3}").playhead == 3);
 }

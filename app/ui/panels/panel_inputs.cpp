@@ -90,9 +90,9 @@ bool vector_field(AppState& app) {
     }
   }
   help_marker("Numbers separated by commas or spaces; ';' starts another row (each row is its own "
-              "softmax). inf, -inf, nan and the minus sign − are accepted; an empty value (1,,2) is "
-              "not. Enter, Tab or a click elsewhere applies the text; until then, and while it does "
-              "not parse, the last valid vector stays in use.");
+              "softmax). inf, -inf, nan and the minus sign − are accepted; an empty value (1,,2) or "
+              "an empty row (1,2;;3,4) is not. Enter, Tab or a click elsewhere applies the text; "
+              "until then, and while it does not parse, the last valid vector stays in use.");
   not_applied_line(e);
   if (!in.vector_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, kBad);
