@@ -112,13 +112,14 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   c.shot = app.add_subcommand("shot", "Render a lesson or a scenario file at one step to a PNG");
   picture_options(c.shot, o.shot);
   c.shot->add_option("--step", o.shot.step,
-                     "Step number from 0, or last (default: 0, or the scenario file's playhead)");
+                     "Step number from 1, as the window shows it, or last (default: the first step, or "
+                     "the scenario file's playhead)");
   c.shot->add_option("--part", o.shot.part,
                      "Part of the step, from 1 (a tiled step's S, P~ and merge; the keys , and .); "
                      "absent: the whole step");
   c.gif = app.add_subcommand("gif", "Render a range of steps of a lesson or a scenario file to an animated GIF");
   picture_options(c.gif, o.gif);
-  c.gif->add_option("--from", o.gif.from, "First step (from 0, or last)")->capture_default_str();
+  c.gif->add_option("--from", o.gif.from, "First step (numbered from 1, as the window shows them, or last)")->capture_default_str();
   c.gif->add_option("--to", o.gif.to, "Last step (or last)")->capture_default_str();
   c.gif->add_option("--fps", o.gif.fps, "Frames per second, 0.1 to 100 (a GIF times frames in hundredths of a second)")->capture_default_str();
   c.gif->add_flag("--parts", o.gif.parts,

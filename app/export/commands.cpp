@@ -24,17 +24,21 @@ int bad(const std::string& message) {
   return 2;
 }
 
-// "last" or a step index from 0; -1 stands for the last step.
-bool parse_step(const std::string& text, int& step) {
+// A step as the window numbers it ("step 5/20"): from 1, or "last". `step` gets its index from 0,
+// −1 for the last step; the problem, naming `option`, when the text is not one.
+std::string parse_step(const char* option, const std::string& text, int& step) {
   if (text == "last") {
     step = -1;
-    return true;
+    return "";
   }
   char* end = nullptr;
   const long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v < 0 || v > 1 << 30) return false;
-  step = static_cast<int>(v);
-  return true;
+  if (text.empty() || *end != '\0' || v < 0 || v > 1 << 30)
+    return std::string(option) + " '" + text + "': use a step number from 1 (as the window counts), or last";
+  if (v == 0)
+    return std::string(option) + " 0: steps count from 1, as the window shows them; the first step is 1";
+  step = static_cast<int>(v) - 1;
+  return "";
 }
 
 // Checks what shot and gif share; returns "" or the problem.
@@ -166,8 +170,8 @@ ui::RenderOptions render_options(const PictureOptions& o) {
 int shot_command(const ShotOptions& o) {
   if (auto err = check(o); !err.empty()) return bad(err);
   int step = 0;
-  if (!o.step.empty() && !parse_step(o.step, step))
-    return bad("--step '" + o.step + "': use a step number from 0, or last");
+  if (!o.step.empty())
+    if (std::string err = parse_step("--step", o.step, step); !err.empty()) return bad(err);
   ui::OffscreenRenderer renderer(nullptr, gl_path(o));
   if (!renderer.ok()) return bad(renderer.error());
   PictureGpu gpu(renderer);
@@ -176,13 +180,13 @@ int shot_command(const ShotOptions& o) {
   // The steps of what the picture shows: Compare's on the Compare tab (lesson 11).
   ui::Timeline& timeline = app.settled_timeline();
   const int count = timeline.count();
-  if (o.step.empty()) step = timeline.playhead();  // 0, or the scenario file's playhead
+  if (o.step.empty()) step = timeline.playhead();  // the first step, or the scenario file's playhead
   if (step >= count)
-    return bad("--step " + o.step + ": " + source(o) + " has steps 0.." + std::to_string(count - 1));
+    return bad("--step " + o.step + ": " + source(o) + " has steps 1.." + std::to_string(count));
   if (step < 0) step = count - 1;
   const int parts = timeline.part_count_at(step);
   if (o.part < 0 || (o.part > 0 && parts < 2) || o.part > parts)
-    return bad("--part " + std::to_string(o.part) + ": step " + std::to_string(step) +
+    return bad("--part " + std::to_string(o.part) + ": step " + std::to_string(step + 1) +
                (parts < 2 ? " has no parts; leave --part out" : " has parts 1.." + std::to_string(parts)));
   app.seek_active(step, o.part - 1);
   // An explicit step is a step of the recording: a lab tab would not show it (as in the window,
@@ -200,8 +204,8 @@ int shot_command(const ShotOptions& o) {
 int gif_command(const GifOptions& o) {
   if (auto err = check(o); !err.empty()) return bad(err);
   int from = 0, to = 0;
-  if (!parse_step(o.from, from)) return bad("--from '" + o.from + "': use a step number from 0, or last");
-  if (!parse_step(o.to, to)) return bad("--to '" + o.to + "': use a step number from 0, or last");
+  if (std::string err = parse_step("--from", o.from, from); !err.empty()) return bad(err);
+  if (std::string err = parse_step("--to", o.to, to); !err.empty()) return bad(err);
   if (!(o.fps >= kMinGifFps && o.fps <= kMaxGifFps))
     return bad("--fps " + num(o.fps) + ": must be from 0.1 to 100 frames per second (a GIF times frames in "
                "hundredths of a second)");
@@ -213,7 +217,7 @@ int gif_command(const GifOptions& o) {
   const int count = app.settled_timeline().count();
   if (from < 0) from = count - 1;
   if (to < 0) to = count - 1;
-  if (from >= count || to >= count) return bad(source(o) + " has steps 0.." + std::to_string(count - 1));
+  if (from >= count || to >= count) return bad(source(o) + " has steps 1.." + std::to_string(count));
   if (from > to) return bad("--from " + o.from + " is after --to " + o.to);
   say_backend(app, renderer);
   const ui::RenderOptions ropt = render_options(o);

@@ -22,13 +22,13 @@ struct PictureOptions {
 };
 
 struct ShotOptions : PictureOptions {
-  std::string step;             // step index from 0, or "last"; empty: 0, or the
-                                // scenario file's playhead
+  std::string step;             // step number from 1 as the window shows it, or "last";
+                                // empty: the first, or the scenario file's playhead
   int part = 0;                 // a part of the step (1..parts), 0: the whole step
 };
 
 struct GifOptions : PictureOptions {
-  std::string from = "0", to = "last";  // step range, inclusive
+  std::string from = "1", to = "last";  // step range, inclusive, numbered from 1
   double fps = 4.0;
   bool parts = false;  // a frame for each part of a step with parts, the last being the whole step
 };

@@ -2,6 +2,8 @@
 // scenario file renders what its lesson shows, pictures have the asked size, content and theme,
 // and failures are one clear line. The pictures' context is EGL's where it works (no display
 // needed); the --gl glfw cases need a display (./build.sh test provides Xvfb).
+#include "app/export/export_job.h"
+#include "app/ui/model/app_state.h"
 #include "core/lessons.h"
 #include "core/scenario_json.h"
 
@@ -96,7 +98,7 @@ TEST_CASE("shot renders every lesson, at its first and last step, and the two di
   for (const auto& lesson : flashstep::lessons()) {
     CAPTURE(lesson.id);
     const std::string first = tmp(lesson.id + "-first.png"), last = tmp(lesson.id + "-last.png");
-    REQUIRE(invoke("shot --lesson " + lesson.id + " --step 0 --width 640 --height 400 --out " + first, err) == 0);
+    REQUIRE(invoke("shot --lesson " + lesson.id + " --step 1 --width 640 --height 400 --out " + first, err) == 0);
     REQUIRE(invoke("shot --lesson " + lesson.id + " --step last --width 640 --height 400 --out " + last, err) == 0);
     const Png a = load(first), b = load(last);
     CHECK(a.w == 640);
@@ -145,7 +147,7 @@ TEST_CASE("shot --panel gives the panel alone, cropped to what it draws with a m
 TEST_CASE("shot --panel view of an attention lesson is cropped too: the legend sits under the matrices, not at the window's bottom") {
   std::string err;
   const std::string path = tmp("attn-panel.png");
-  REQUIRE(invoke("shot --lesson attn-tiled --step 5 --scale 2 --transparent --panel view --out " + path, err) == 0);
+  REQUIRE(invoke("shot --lesson attn-tiled --step 6 --scale 2 --transparent --panel view --out " + path, err) == 0);
   const Png p = load(path);
   CAPTURE(p.w);
   CAPTURE(p.h);
@@ -179,15 +181,15 @@ TEST_CASE("gif writes one frame per step of the range") {
 TEST_CASE("gif --parts adds a frame for each part of a tiled step: S, P~ and the merge") {
   std::string err;
   const std::string path = tmp("parts.gif");
-  // Steps 4 and 5 of FlashAttention-1 are tile steps of three parts each.
-  REQUIRE(invoke("gif --lesson attn-tiled --from 4 --to 5 --parts --width 480 --height 320 --out " + path, err) == 0);
+  // Steps 5 and 6 of FlashAttention-1 are tile steps of three parts each.
+  REQUIRE(invoke("gif --lesson attn-tiled --from 5 --to 6 --parts --width 480 --height 320 --out " + path, err) == 0);
   int e = 0;
   GifFileType* g = DGifOpenFileName(path.c_str(), &e);
   REQUIRE(g != nullptr);
   REQUIRE(DGifSlurp(g) == GIF_OK);
   CHECK(g->ImageCount == 6);
   DGifCloseFile(g, &e);
-  REQUIRE(invoke("gif --lesson attn-tiled --from 4 --to 5 --width 480 --height 320 --out " + path, err) == 0);
+  REQUIRE(invoke("gif --lesson attn-tiled --from 5 --to 6 --width 480 --height 320 --out " + path, err) == 0);
   g = DGifOpenFileName(path.c_str(), &e);
   REQUIRE(g != nullptr);
   REQUIRE(DGifSlurp(g) == GIF_OK);
@@ -203,7 +205,7 @@ TEST_CASE("shot --scenario draws what shot --lesson draws: the preset at the fil
     const std::string file = preset_file(id, playhead);
     const std::string a = tmp("scenario.png"), b = tmp("lesson.png");
     REQUIRE(invoke("shot --scenario " + file + " --width 640 --height 400 --out " + a, err) == 0);
-    REQUIRE(invoke("shot --lesson " + id + " --step " + std::to_string(playhead) + " --width 640 --height 400 --out " + b, err) == 0);
+    REQUIRE(invoke("shot --lesson " + id + " --step " + std::to_string(playhead + 1) + " --width 640 --height 400 --out " + b, err) == 0);
     const Png from_file = load(a), from_lesson = load(b);
     REQUIRE(from_file.w == 640);
     CHECK(colours(from_file) > 20);
@@ -219,13 +221,41 @@ TEST_CASE("shot --scenario draws what shot --lesson draws: the preset at the fil
   }
 }
 
+TEST_CASE("one step numbering: the window's step 9, the export dialog's name for it and shot --step 9 are one step") {
+  using namespace flashstep::ui;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("attn-tiled"));
+  app.seek(8);
+  CHECK(app.timeline.position_text().find("step 9/") != std::string::npos);
+  CHECK(default_export_name(app, ExportRequest::png, "", 0, 0) == "attn-tiled-step9.png");
+  CHECK(default_export_name(app, ExportRequest::gif, "", 1, 4) == "attn-tiled-steps2-5.gif");
+  // What the window shows there (a scenario file saved at that playhead) is what --step 9 draws.
+  std::string err;
+  const std::string file = preset_file("attn-tiled", app.timeline.playhead());
+  const std::string a = tmp("window-step.png"), b = tmp("shot-step.png");
+  REQUIRE(invoke("shot --scenario " + file + " --width 640 --height 400 --out " + a, err) == 0);
+  REQUIRE(invoke("shot --lesson attn-tiled --step 9 --width 640 --height 400 --out " + b, err) == 0);
+  CHECK(load(a).rgba == load(b).rgba);
+  // A GIF of steps 2 to 5 has their four frames.
+  const std::string gif = tmp("steps2-5.gif");
+  REQUIRE(invoke("gif --lesson attn-tiled --from 2 --to 5 --width 320 --height 240 --out " + gif, err) == 0);
+  int e = 0;
+  GifFileType* g = DGifOpenFileName(gif.c_str(), &e);
+  REQUIRE(g != nullptr);
+  REQUIRE(DGifSlurp(g) == GIF_OK);
+  CHECK(g->ImageCount == 4);
+  DGifCloseFile(g, &e);
+  for (const std::string& f : {file, a, b, gif}) std::remove(f.c_str());
+}
+
 TEST_CASE("gif --scenario renders the file's scenario, one frame per step") {
   std::string err;
   const std::string file = scratch_file("chunked-k3.json",
                                         R"({"flashstep_scenario": 1, "lesson": "chunked", "playhead": 5,
                                             "scenario": {"algorithm": "chunked", "input": [[3, 2, 5, 1, 7, 0]], "chunks": 3}})");
   const std::string path = tmp("scenario.gif");
-  REQUIRE(invoke("gif --scenario " + file + " --from 0 --to 3 --width 320 --height 240 --theme projector --out " + path, err) == 0);
+  REQUIRE(invoke("gif --scenario " + file + " --from 1 --to 4 --width 320 --height 240 --theme projector --out " + path, err) == 0);
   int e = 0;
   GifFileType* g = DGifOpenFileName(path.c_str(), &e);
   REQUIRE(g != nullptr);
@@ -281,6 +311,11 @@ TEST_CASE("bad shot and gif arguments: exit 2, one line, no file left behind") {
       {"shot --lesson online", "--out"},
       {"shot --lesson online --step 999 --out " + out, "--step 999"},
       {"shot --lesson online --step x --out " + out, "--step"},
+      // Steps count from 1, as the window shows them: there is no step 0.
+      {"shot --lesson online --step 0 --out " + out, "--step 0: steps count from 1"},
+      {"gif --lesson online --from 0 --to 2 --out " + out, "--from 0: steps count from 1"},
+      {"gif --lesson online --to 0 --out " + out, "--to 0: steps count from 1"},
+      {"shot --lesson online --step 9 --out " + out, "has steps 1..8"},
       {"shot --lesson online --panel nope --out " + out, "--panel"},
       {"shot --lesson online --scale 0 --out " + out, "--scale"},
       {"shot --lesson online --out /nonexistent-dir/x.png", "/nonexistent-dir/x.png: No such file or directory"},
@@ -342,7 +377,7 @@ TEST_CASE("with no display, shot and gif draw in an EGL context, and lesson 11 i
   // A lesson on the CPU says nothing about backends.
   REQUIRE(run("shot --lesson online --step 2 --width 640 --height 400 --out " + png) == 0);
   CHECK(err.empty());
-  REQUIRE(run("gif --lesson cpu-vs-gpu --from 0 --to 2 --width 640 --height 400 --out " + gif) == 0);
+  REQUIRE(run("gif --lesson cpu-vs-gpu --from 1 --to 3 --width 640 --height 400 --out " + gif) == 0);
   CHECK(err.find("the GPU run is recorded on") != std::string::npos);
   GifFileType* g = DGifOpenFileName(gif.c_str(), nullptr);
   REQUIRE(g != nullptr);
