@@ -84,3 +84,44 @@ TEST_CASE("render: one panel at 2x is rendered at twice the size, and written as
     CHECK(distinct_colours(img) > 8);
   }
 }
+
+TEST_CASE("render: a step's part is drawn the same however the playhead got there") {
+  if (!have_display()) return;
+  OffscreenRenderer& r = *renderer();
+  REQUIRE(r.ok());
+  RenderOptions opt;
+  opt.width = 1280;
+  opt.height = 800;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("attn-tiled"));
+  // The first step with three parts (S, P̃, the merge), and one before it.
+  int k = 1;
+  while (k < app.timeline.count() && app.timeline.part_count_at(k) < 3) ++k;
+  REQUIRE(k < app.timeline.count());
+  auto draw = [&](Image& img) { REQUIRE_MESSAGE(r.render(app, opt, img), r.error()); };
+  Image walked[3], direct[3], scratch;
+  // Walked with `.` from the step before: part 1, part 2, then the whole step.
+  app.seek(k - 1);
+  draw(scratch);
+  for (int p = 0; p < 3; ++p) {
+    app.timeline.step_part(1);
+    app.sync_cursor();
+    CHECK(app.timeline.playhead() == k);
+    CHECK(app.timeline.part() == (p < 2 ? p : -1));
+    draw(walked[p]);
+  }
+  // Reached from a step further on, each on its own.
+  for (int p = 0; p < 3; ++p) {
+    app.seek(std::min(k + 2, app.timeline.count() - 1));
+    draw(scratch);
+    app.seek(k, p < 2 ? p : -1);
+    draw(direct[p]);
+  }
+  for (int p = 0; p < 3; ++p) {
+    CAPTURE(p);
+    CHECK(difference(walked[p], direct[p]) == 0.0);
+  }
+  // The parts differ from one another: the comparison sees what a part changes.
+  CHECK(difference(direct[0], direct[1]) > 0.0);
+}

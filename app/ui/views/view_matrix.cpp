@@ -526,8 +526,11 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   const float s = in.ui_scale, fs = ImGui::GetFontSize();
   if (opt.show_toolbar) draw_matrix_toolbar(rec, opt, s);
   const auto& rg = matrix_ranges(rec, opt);
+  // The step and its part: the part walked to with . and , shows other contents under the same
+  // playhead, and the textures must not keep what an earlier part showed.
   const std::uint64_t content = opt.cache.fingerprint * 31 +
-                                static_cast<std::uint64_t>(in.playhead + 1) * 1000003 + in.palette.cell * 7 +
+                                static_cast<std::uint64_t>(in.playhead + 1) * 1000003 +
+                                static_cast<std::uint64_t>(in.cursor.part() + 1) * 2003 + in.palette.cell * 7 +
                                 in.palette.nonfinite * 13 + in.palette.background;
   opt.drawn = {};
   const TileStates tiles = tile_states(rec, in.playhead);
