@@ -105,98 +105,6 @@ void AppState::seek_active(int k, int part) {
   compare_sync();
 }
 
-Inputs AppState::example_inputs(int index) const {
-  const Lesson& l = lessons()[static_cast<std::size_t>(index)];
-  return inputs_from(l.scenario, l.backend == "gpu" ? Backend::gpu : Backend::cpu);
-}
-
-void AppState::open_lesson(int index) { enter_lesson(index, nullptr); }
-
-void AppState::open_lesson_with(int index, const Inputs& in) { enter_lesson(index, &in); }
-
-void AppState::enter_lesson(int index, const Inputs* with) {
-  index = std::clamp(index, 0, static_cast<int>(lessons().size()) - 1);
-  const Lesson& l = lessons()[static_cast<std::size_t>(index)];
-  // The lesson left keeps its work: what was in use and where the playhead stood.
-  if (opened_) {
-    // While its recording runs, the inputs asked for (they record again when it is reopened).
-    kept[current_lesson().id] = {job.active() ? pending_inputs_ : in_use_, std::max(timeline.playhead(), 0)};
-    ++kept_generation;
-  }
-  if (job.active()) supersede_job("lesson " + l.id + " was opened");
-  lesson = index;
-  opened_ = true;
-  new_context();
-  const Backend backend = l.backend == "gpu" ? Backend::gpu : Backend::cpu;
-  Inputs start = example_inputs(index);
-  int playhead = 0;
-  if (auto it = kept.find(l.id); it != kept.end()) {
-    start = it->second.inputs;
-    playhead = it->second.playhead;
-    kept.erase(it);
-    ++kept_generation;
-  }
-  if (with) {
-    // The work the file replaces can be had back with Ctrl+Z.
-    if (start != *with) undo_[l.id].push_back(start);
-    redo_[l.id].clear();
-    start = *with;
-    playhead = 0;
-  }
-  inputs = start;
-  input_error.clear();
-  vector_view = {};
-  matrix_view = {};
-  chunked_view = {};
-  timeline.pause();
-  // Every lesson opens on the tab its file names, whatever the previous lesson showed: a lab
-  // lesson on its lab (its recording, the worked example, plays in the other panels), the
-  // CPU-vs-GPU lesson on Compare, the others on their own view.
-  tab = parse_tab(l.tab).value_or(Tab::lesson);
-  tab_changed = true;
-  if (tab == Tab::scale_lab) scale_lab.d = l.scenario.d;
-  // Compare mode sets the lesson against the algorithm it improves on (or that improves on it).
-  compare.a = info(l.scenario.algorithm).compare_a;
-  compare.b = info(l.scenario.algorithm).compare_b;
-  compare.backend_a = Backend::cpu;
-  compare.backend_b = Backend::cpu;
-  // A lesson on the GPU compares its algorithm on both backends.
-  if (backend == Backend::gpu && gpu_backend()) {
-    compare.a = compare.b = l.scenario.algorithm;
-    compare.backend_b = Backend::gpu;
-  } else if (backend == Backend::gpu && tab == Tab::compare) {
-    tab = Tab::lesson;  // without a GPU there is nothing to set beside the CPU run
-  }
-  compare.dirty = true;
-  if (backend == Backend::gpu && !gpu_backend())
-    note(Severity::info, "The GPU backend needs the window's OpenGL 4.3 context, which is not "
-                         "available here: lesson " + l.id + " shows the CPU run.");
-  // A fresh timeline: the pass of the lesson left says nothing about this one.
-  const int speed = timeline.speed_index();
-  timeline = Timeline();
-  timeline.set_speed_index(speed);
-  pending_playhead_ = -1;
-  inputs_changed();
-  place_playhead(playhead);
-}
-
-void AppState::place_playhead(int k) {
-  if (job.active()) {
-    pending_playhead_ = k;  // placed when the background recording arrives
-  } else {
-    seek(std::clamp(k, 0, std::max(timeline.count() - 1, 0)));
-  }
-}
-
-bool AppState::open_lesson(std::string_view id) {
-  for (std::size_t i = 0; i < lessons().size(); ++i)
-    if (lessons()[i].id == id) {
-      open_lesson(static_cast<int>(i));
-      return true;
-    }
-  return false;
-}
-
 std::string AppState::check(const Inputs& in) const {
   if (std::string why = check_inputs(in); !why.empty()) return why;
   const bool gpu = in.backend == Backend::gpu && gpu_backend();
@@ -294,76 +202,6 @@ void AppState::supersede_job(const std::string& why) {
                               why + ".");
 }
 
-// ---- undo -----------------------------------------------------------------------------------
-
-void AppState::push_undo(const Inputs& before) {
-  std::vector<Inputs>& u = undo_[current_lesson().id];
-  if (!u.empty() && u.back() == before) return;
-  u.push_back(before);
-  if (u.size() > kUndoDepth) u.erase(u.begin());
-}
-
-void AppState::inputs_edited() {
-  const Inputs before = in_use_;
-  inputs_changed();
-  // Only a change that takes effect can be undone; a refused value never replaced anything.
-  // One recorded in the background counts from when it was asked for.
-  if (job.active() || (input_error.empty() && in_use_ != before)) {
-    push_undo(before);
-    redo_[current_lesson().id].clear();
-  }
-}
-
-void AppState::restore_inputs(const Inputs& in) {
-  inputs = in;
-  inputs_changed();
-}
-
-bool AppState::can_undo() const {
-  const auto it = undo_.find(current_lesson().id);
-  return it != undo_.end() && !it->second.empty();
-}
-
-bool AppState::can_redo() const {
-  const auto it = redo_.find(current_lesson().id);
-  return it != redo_.end() && !it->second.empty();
-}
-
-bool AppState::undo_inputs() {
-  if (!can_undo()) return false;
-  std::vector<Inputs>& u = undo_[current_lesson().id];
-  const Inputs back = std::move(u.back());
-  u.pop_back();
-  redo_[current_lesson().id].push_back(in_use_);
-  restore_inputs(back);
-  note(Severity::info, "Undone: the inputs before the last change are back (Ctrl+Shift+Z redoes).");
-  return true;
-}
-
-bool AppState::redo_inputs() {
-  if (!can_redo()) return false;
-  std::vector<Inputs>& r = redo_[current_lesson().id];
-  const Inputs again = std::move(r.back());
-  r.pop_back();
-  push_undo(in_use_);
-  restore_inputs(again);
-  note(Severity::info, "Redone: the inputs of the change undone are back.");
-  return true;
-}
-
-bool AppState::reset_inputs() {
-  const Inputs example = example_inputs(lesson);
-  if (example == in_use_ && input_error.empty()) return false;
-  const Inputs before = in_use_;
-  restore_inputs(example);
-  if (in_use_ != before) {
-    push_undo(before);
-    redo_[current_lesson().id].clear();
-  }
-  note(Severity::info, "The lesson's own example is back (Ctrl+Z undoes).");
-  return true;
-}
-
 void AppState::adopt(std::shared_ptr<const Recording> rec, const Scenario& s, bool keep_pass) {
   Timeline next;
   next.load(*rec);
@@ -411,7 +249,9 @@ void AppState::timeline_used() {
 void AppState::cancel_recording() {
   if (!job.active()) return;
   job.cancel();
-  note(Severity::warning, "Recording cancelled: the previous recording stays in use.");
+  note(Severity::warning, played.rec->step_count() > 0
+                              ? "Recording cancelled: the previous recording stays in use."
+                              : "Recording cancelled: this lesson shows no steps until its inputs are applied again.");
 }
 
 void AppState::tick(double dt) {

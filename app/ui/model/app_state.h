@@ -20,6 +20,7 @@
 #include "core/lessons.h"
 #include "core/recording.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -182,12 +183,20 @@ class AppState {
   // What a lesson showed when it was left: the inputs in use and the playhead. Opening the
   // lesson again brings them back (an accidental ↓ loses nothing); reset_inputs() goes back to
   // the lesson's own example. Kept while the app runs and in the saved session (app/session.h).
+  // The recording is kept too, while the recordings of the lessons left fit in kept_budget
+  // bytes, so opening the lesson again shows it at once; the one left longest ago is let go
+  // first (said in the status line), and is recorded again when its lesson is opened.
   struct Kept {
     Inputs inputs;
     int playhead = 0;
+    std::shared_ptr<const Recording> rec;  // made from `inputs`; null: not kept
+    Scenario scenario;                     // what rec was recorded from
+    std::size_t bytes = 0;                 // rec->memory_bytes()
+    std::uint64_t left = 0;                // when the lesson was left (a count): oldest first
   };
   std::map<std::string, Kept> kept;  // by lesson id; never the lesson shown
   int kept_generation = 0;           // counts changes of `kept`, so the session saves only news
+  std::size_t kept_budget = std::size_t{1} << 30;  // bytes of recordings the lessons left keep
 
   // ---- actions ----
   // Opens a lesson as it was left (kept), or on its example the first time.
@@ -249,6 +258,11 @@ class AppState {
   void compare_install();
   void compare_sync();
   void enter_lesson(int index, const Inputs* with);
+  // Lets the recordings of the lessons left go, oldest first, until they fit kept_budget.
+  void trim_kept();
+  // While a lesson's first recording runs in the background: an empty recording of its
+  // algorithm, so nothing of the lesson left is drawn under this one's name.
+  void show_pending();
   Inputs example_inputs(int index) const;
   // A running background recording is dropped (newer inputs, another lesson): logged.
   void supersede_job(const std::string& why);
@@ -259,6 +273,7 @@ class AppState {
   Inputs in_use_;          // the inputs of the recording on screen
   Inputs pending_inputs_;  // the inputs of the background recording
   bool opened_ = false;  // a lesson has been opened (before: nothing to keep)
+  std::uint64_t lessons_left_ = 0;  // counts lessons left, for Kept::left
   int pending_playhead_ = -1;  // where a background recording of kept inputs opens
   long long pending_steps_ = 0;
   std::uint64_t ticket_ = 0;

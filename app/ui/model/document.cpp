@@ -174,7 +174,12 @@ void kept_from_json(AppState& app, const Json& j, std::vector<std::string>& noti
       if (std::string why = window_limits(doc.scenario); !why.empty()) throw InputError(why);
       const Inputs in = inputs_from(doc.scenario, doc.backend == "gpu" ? Backend::gpu : Backend::cpu);
       if (std::string why = app.check(in); !why.empty()) throw InputError(why);
-      if (doc.lesson != app.current_lesson().id) app.kept[doc.lesson] = {in, std::max(doc.playhead, 0)};
+      if (doc.lesson != app.current_lesson().id) {
+        AppState::Kept& k = app.kept[doc.lesson];
+        k = {};
+        k.inputs = in;
+        k.playhead = std::max(doc.playhead, 0);
+      }
     } catch (const std::exception& e) {
       notices.push_back(std::string("a lesson's kept inputs were not restored: ") + e.what());
     }
