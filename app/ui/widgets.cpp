@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <functional>
 #include <unordered_map>
+#include <utility>
 
 namespace flashstep::ui {
 
@@ -380,6 +381,11 @@ FieldEdit edit_field(const char* id, const std::string& value, float width, cons
   auto it = edits().find(gid);
   FieldEdit e;
   e.key = std::string(ImGui::GetCurrentWindow()->Name) + "/" + id;
+  const std::string name(id);
+  e.label = name.find_first_not_of('#') == std::string::npos ? name : name.substr(name.find_first_not_of('#'));
+  // Escape in the field: ImGui gives back the text the field had when it was clicked, which in
+  // a refused field is the refused value; the value in use is what Escape promises.
+  const bool escaped = ImGui::GetActiveID() == gid && key_pressed(ImGuiKey_Escape);
   e.refused = running && *running != value;
   e.in_use = e.refused ? *running : value;
   e.text = it != edits().end() ? it->second : value;
@@ -394,7 +400,11 @@ FieldEdit edit_field(const char* id, const std::string& value, float width, cons
     ImGui::PopStyleVar();
     ImGui::PopStyleColor(2);
   }
-  if (ImGui::IsItemDeactivatedAfterEdit()) {
+  if (escaped && e.refused && !ImGui::IsItemActive()) {
+    edits().erase(gid);
+    e.text = *running;
+    e.committed = true;
+  } else if (ImGui::IsItemDeactivatedAfterEdit()) {
     edits().erase(gid);
     e.committed = e.text != value;
   } else if (ImGui::IsItemActive()) {
@@ -414,8 +424,31 @@ FieldEdit edit_field(const char* id, const std::string& value, float width, cons
   return e;
 }
 
+namespace {
+bool g_gathering_marks = false;
+std::vector<FieldEdit>& gathered_marks() {
+  static std::vector<FieldEdit> m;
+  return m;
+}
+}  // namespace
+
+void begin_field_marks() {
+  gathered_marks().clear();
+  g_gathering_marks = true;
+}
+
+std::vector<FieldEdit> end_field_marks() {
+  g_gathering_marks = false;
+  return std::exchange(gathered_marks(), {});
+}
+
 void not_applied_line(const FieldEdit& e) {
   if (!e.pending && !e.refused) return;
+  if (g_gathering_marks) {
+    gathered_marks().push_back(e);
+    field_states()[e.key].marked = true;
+    return;
+  }
   ImGui::PushStyleColor(ImGuiCol_Text, e.pending ? ImVec4(0.95f, 0.62f, 0.0f, 1.0f) : ImGui::ColorConvertU32ToFloat4(kRefused));
   ImGui::TextUnformatted(e.pending ? "not applied" : "not in use");
   ImGui::PopStyleColor();

@@ -55,13 +55,15 @@ void tooltip(const std::string& title, const std::string& body);
 
 // ---- fields ----
 // Fields whose value is applied only when the user commits it: Enter, Tab or leaving the field
-// (ImGui's deactivation after an edit). Escape puts back the form's value. While the text being
-// typed differs from it the field is "pending", and not_applied_line() says so with the value in
-// use, so a keystroke in the middle of "2048" is never taken for 204. A committed value that was
-// refused (its error is said by the caller) stays in the field with a red border, and the line
-// names the value still in use.
+// (ImGui's deactivation after an edit). Escape puts back the value in use: the form's, or in a
+// refused field the one still in use (committed, so the form takes it back). While the text
+// being typed differs from the form's value the field is "pending", and not_applied_line() says
+// so with the value in use, so a keystroke in the middle of "2048" is never taken for 204. A
+// committed value that was refused (its error is said by the caller) stays in the field with a
+// red border, and the line names the value still in use.
 struct FieldEdit {
   std::string key;     // "window/id", for field_state()
+  std::string label;   // the field's name in messages ("N"); the id without "##" unless set
   std::string text;    // what the field shows
   std::string in_use;  // the value in use, as text
   bool committed = false;  // this frame: a changed text was committed (text holds it)
@@ -74,6 +76,11 @@ FieldEdit edit_field(const char* id, const std::string& value, float width, cons
 // "not applied · in use: …" while pending; "not in use · in use: …" while refused; nothing
 // otherwise.
 void not_applied_line(const FieldEdit& e);
+// A panel that says these lines in a place of its own (so that nothing below a field moves when
+// one appears): between begin_field_marks() and end_field_marks(), not_applied_line() keeps the
+// fields that need a line, in order, and draws nothing; field_state() counts them as marked.
+void begin_field_marks();
+std::vector<FieldEdit> end_field_marks();
 // A whole number as typed: optional spaces around an optional sign and digits. False otherwise.
 bool parse_int(const std::string& text, int* v);
 // A whole number: the field, − and + (which apply at once; steppers = false leaves them out),

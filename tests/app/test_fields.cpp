@@ -3,6 +3,7 @@
 #include "tests/app/headless.h"
 
 #include "app/ui/model/app_state.h"
+#include "app/ui/panels/panels.h"
 #include "app/ui/widgets.h"
 
 #include <doctest/doctest.h>
@@ -269,4 +270,127 @@ TEST_CASE("keys: Ctrl+Z and Ctrl+Shift+Z undo and redo an input change, and an a
   app->key_presses = {{GLFW_KEY_Z, false, true, false}, {GLFW_KEY_Y, false, true, false}};
   h.frame(*app);
   CHECK(app->scenario.x == std::vector<std::vector<double>>{{1, 6, 2}});
+}
+
+namespace {
+
+// Where the Inputs panel and its fields are on screen.
+std::vector<float> inputs_layout(const std::vector<const char*>& ids) {
+  std::vector<float> out = {ImGui::FindWindowByName("Inputs")->Pos.y, ImGui::FindWindowByName("Inputs")->Size.y};
+  for (const char* id : ids) {
+    const ImRect r = field_rect("Inputs", id);
+    out.push_back(r.Min.x);
+    out.push_back(r.Min.y);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("inputs panel: the scale it shows is the recording's, not that of a refused d") {
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("attn-tiled"));
+  REQUIRE(app.inputs.scale == ScaleChoice::inv_sqrt_d);
+  REQUIRE(app.inputs.d == 4);  // scores × 1/√4 = 0.5
+  CHECK(scale_line(app) == "scores × 0.5");
+  app.inputs.d = 64;  // with M = 64 the tile cannot hold K_j, V_j, Q_i and O_i: refused
+  app.inputs_edited();
+  REQUIRE_FALSE(app.input_error.empty());
+  REQUIRE(app.scenario.d == 4);
+  CHECK(scale_line(app) == "scores × 0.5 (in use)");  // not 1/√64 = 0.125, never in use
+  // A refused temperature the same way: T = 0 is refused, T = 2 (× 0.5) stays in use.
+  app.inputs.d = 4;
+  app.inputs.scale = ScaleChoice::temperature;
+  app.inputs.temperature = 2;
+  app.inputs_edited();
+  REQUIRE(app.input_error.empty());
+  CHECK(scale_line(app) == "scores × 0.5");
+  app.inputs.temperature = 0;
+  app.inputs_edited();
+  REQUIRE_FALSE(app.input_error.empty());
+  CHECK(scale_line(app) == "scores × 0.5 (in use)");
+  // Back to no scale: nothing to say.
+  app.inputs.temperature = 2;
+  app.inputs.scale = ScaleChoice::none;
+  app.inputs_edited();
+  REQUIRE(app.input_error.empty());
+  CHECK(scale_line(app).empty());
+}
+
+TEST_CASE("inputs panel: nothing moves when a message appears or goes") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  SUBCASE("attention: a value typed, refused, then put back") {
+    REQUIRE(app.open_lesson("attn-naive"));
+    const int n0 = app.inputs.N;
+    const std::vector<const char*> ids = {"##N", "##d", "##seed"};
+    for (int i = 0; i < 4; ++i) h.frame(app);
+    const std::vector<float> before = inputs_layout(ids);
+    focus_field(h, app, "##N");
+    h.type_text(app, "2048");
+    h.frame(app);
+    CHECK(field_state("Inputs", "##N").pending);  // "not applied" is said
+    CHECK(inputs_layout(ids) == before);
+    h.press(app, GLFW_KEY_ENTER);
+    h.frame(app);
+    REQUIRE_FALSE(app.input_error.empty());  // the refusal is said
+    CHECK(field_state("Inputs", "##N").marked);
+    CHECK(inputs_layout(ids) == before);
+    app.inputs.N = n0;
+    app.inputs_edited();
+    REQUIRE(app.input_error.empty());  // and goes
+    h.frame(app);
+    h.frame(app);
+    CHECK(inputs_layout(ids) == before);
+  }
+  SUBCASE("softmax: a vector that does not parse") {
+    REQUIRE(app.open_lesson("online"));
+    const std::vector<const char*> ids = {"##x", "##random_n", "##random_seed"};
+    for (int i = 0; i < 4; ++i) h.frame(app);
+    const std::vector<float> before = inputs_layout(ids);
+    focus_field(h, app, "##x");
+    h.type_text(app, "1,,2");
+    h.frame(app);
+    CHECK(inputs_layout(ids) == before);
+    h.press(app, GLFW_KEY_ENTER);
+    h.frame(app);
+    REQUIRE_FALSE(app.inputs.vector_error.empty());
+    CHECK(inputs_layout(ids) == before);
+  }
+}
+
+TEST_CASE("fields: Escape puts back the value in use after a refused value, in the field or after it") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("attn-naive"));
+  const int n0 = app.inputs.N;
+  const auto before = app.played.rec;
+  focus_field(h, app, "##N");
+  h.type_text(app, "2048");
+  h.press(app, GLFW_KEY_ENTER);
+  REQUIRE(app.inputs.N == 2048);
+  REQUIRE_FALSE(app.input_error.empty());
+  SUBCASE("in the field, after typing in it again") {
+    focus_field(h, app, "##N");
+    h.type_text(app, "40");
+    h.press(app, GLFW_KEY_ESCAPE);
+  }
+  SUBCASE("in the field, clicked into") {
+    focus_field(h, app, "##N");
+    h.press(app, GLFW_KEY_ESCAPE);
+  }
+  SUBCASE("after it, with no field active") {
+    h.frame(app);
+    h.press(app, GLFW_KEY_ESCAPE);
+  }
+  h.frame(app);
+  CHECK(app.inputs.N == n0);
+  CHECK(app.input_error.empty());
+  CHECK(app.played.rec->n == n0);
+  CHECK(app.played.rec == before);  // the recording in use was never replaced
+  CHECK_FALSE(field_state("Inputs", "##N").refused);
+  CHECK_FALSE(field_state("Inputs", "##N").marked);
 }

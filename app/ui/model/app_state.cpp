@@ -156,6 +156,11 @@ void AppState::inputs_changed() {
     note(Severity::error, input_error + " (the last valid input stays in use)", Topic::input);
     return;
   }
+  // A refused form put back to the inputs in use (Esc): the recording on screen is of them.
+  if (!input_error.empty() && !job.active() && inputs == in_use_ && played.rec->step_count() > 0) {
+    input_error.clear();
+    return;
+  }
   const Scenario s = scenario_from(inputs);
   const Resolved r = resolve(s);
   const bool gpu = inputs.backend == Backend::gpu && gpu_backend();

@@ -216,6 +216,8 @@ class AppState {
   bool can_redo() const;
   // Back to the lesson's own example, undoably. False when it is already showing it.
   bool reset_inputs();
+  // A refused form takes back the inputs in use (Esc): false when the form is in use.
+  bool revert_inputs();
   // The inputs the recording on screen was made from: the last valid form.
   const Inputs& inputs_in_use() const { return in_use_; }
   // Why `in` cannot be recorded in the window (bad field, too big, not on this GPU); empty

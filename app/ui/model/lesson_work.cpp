@@ -232,4 +232,13 @@ bool AppState::reset_inputs() {
   return true;
 }
 
+bool AppState::revert_inputs() {
+  if (input_error.empty()) return false;
+  inputs = job.active() ? pending_inputs_ : in_use_;
+  input_error.clear();
+  compare.dirty = true;
+  note(Severity::info, "The inputs in use are back in the form.");
+  return true;
+}
+
 }  // namespace flashstep::ui

@@ -23,6 +23,7 @@ constexpr ImU32 kBad = IM_COL32(213, 94, 0, 255);
 float g_needed_height = 0;  // what the panel's contents took in the last frame
 constexpr ImU32 kOk = IM_COL32(0, 158, 115, 255);
 constexpr std::size_t kLongVectorText = 20000;  // characters; about 3,000 values
+constexpr int kMessageLines = 3;                // the height of the panel's messages, in lines
 
 // The width of a radio button, and of one followed by its "(?)": the rows of choices flow onto
 // the next line (flow_next) rather than past the panel's edge.
@@ -93,14 +94,7 @@ bool vector_field(AppState& app) {
               "softmax). inf, -inf, nan and the minus sign − are accepted; an empty value (1,,2) or "
               "an empty row (1,2;;3,4) is not. Enter, Tab or a click elsewhere applies the text; "
               "until then, and while it does not parse, the last valid vector stays in use.");
-  not_applied_line(e);
-  if (!in.vector_error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, kBad);
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted(in.vector_error.c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::PopStyleColor();
-  }
+  not_applied_line(e);  // the vector's own error is said with the panel's messages
   // The preset buttons flow onto as many lines as the panel's width needs.
   const float right = ImGui::GetWindowContentRegionMax().x;
   const ImGuiStyle& st = ImGui::GetStyle();
@@ -128,7 +122,8 @@ bool vector_field(AppState& app) {
   flow_next(2 * least + label_w);
   const float field_w = std::max((right - ImGui::GetCursorPosX() - label_w) * 0.5f, least);
   auto small_int = [&](const char* id, const char* label, int value, int lo, int hi, int* out) {
-    const FieldEdit f = edit_field(id, std::to_string(value), field_w);
+    FieldEdit f = edit_field(id, std::to_string(value), field_w);
+    f.label = std::string("random ") + label;
     ImGui::SameLine(0, st.ItemInnerSpacing.x);
     ImGui::TextUnformatted(label);
     int v = 0;
@@ -189,7 +184,7 @@ bool scale_field(AppState& app, Inputs& in) {
     if (commit_double("##T", "T", &in.temperature, ImGui::GetFontSize() * 4.5f, &error, in_use)) changed = true;
     if (!error.empty()) app.note(Severity::error, error + " (the value in use stays)");
   }
-  if (in.scale != ScaleChoice::none) ImGui::TextDisabled("scores × %s", num(scale_of(in)).c_str());
+  if (const std::string line = scale_line(app); !line.empty()) ImGui::TextDisabled("%s", line.c_str());
   return changed;
 }
 
@@ -288,6 +283,43 @@ bool backend_field(Inputs& in) {
   return changed;
 }
 
+// The panel's messages: why the form is not in use, and each field whose text is not the value
+// in use (being typed, or refused). They have a place of their own under the undo row, as tall
+// whether or not there is something to say, so the fields never move when one appears or goes
+// and a click lands where it was aimed. What does not fit is in the tooltip.
+void draw_messages(const AppState& app, const std::vector<FieldEdit>& marks, ImVec2 at, ImVec2 size) {
+  struct Line {
+    std::string text;
+    ImVec4 colour;
+  };
+  const ImVec4 pending(0.95f, 0.62f, 0.0f, 1.0f), bad = ImGui::ColorConvertU32ToFloat4(kBad),
+               dim = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+  auto in_use = [](const FieldEdit& e) { return e.in_use.empty() ? std::string("(empty)") : e.in_use; };
+  std::vector<Line> lines;
+  for (const FieldEdit& e : marks)
+    if (e.pending)
+      lines.push_back({e.label + ": not applied · in use: " + in_use(e) + " (Enter applies it, Esc puts it back)", pending});
+  if (!app.input_error.empty()) lines.push_back({"Not applied: " + app.input_error, bad});
+  for (const FieldEdit& e : marks)
+    if (!e.pending && e.refused) lines.push_back({e.label + ": not in use · in use: " + in_use(e), bad});
+  if (lines.empty())
+    lines.push_back({"A typed value applies on Enter, Tab or a click elsewhere; Esc puts back the value in use.", dim});
+  ImGui::SetCursorScreenPos(at);
+  ImGui::BeginChild("##messages", size, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  ImGui::PushTextWrapPos(0);
+  std::string all;
+  for (const Line& l : lines) {
+    ImGui::PushStyleColor(ImGuiCol_Text, l.colour);
+    ImGui::TextUnformatted(l.text.c_str());
+    ImGui::PopStyleColor();
+    all += (all.empty() ? "" : "\n") + l.text;
+  }
+  ImGui::PopTextWrapPos();
+  const bool cut = ImGui::GetCursorPosY() > size.y + ImGui::GetStyle().ItemSpacing.y;
+  ImGui::EndChild();
+  if (cut && ImGui::IsItemHovered()) tooltip("Inputs", all);
+}
+
 }  // namespace
 
 void draw_inputs_panel(AppState& app, const PanelRect& r) {
@@ -314,14 +346,12 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
   Inputs& in = app.inputs;
   const bool attention = is_attention(in.algorithm);
   bool changed = false;
-  // A vector that does not parse is marked at its field; other problems are said here.
-  if (!app.input_error.empty() && app.input_error != in.vector_error) {
-    ImGui::PushStyleColor(ImGuiCol_Text, kBad);
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted(("Not applied: " + app.input_error).c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::PopStyleColor();
-  }
+  // The messages' place, filled once the fields have said what they need (draw_messages).
+  const ImVec2 messages_at = ImGui::GetCursorScreenPos();
+  const ImVec2 messages_size(ImGui::GetContentRegionAvail().x,
+                             ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(kMessageLines));
+  ImGui::Dummy(messages_size);
+  begin_field_marks();
   if (!attention) {
     ImGui::TextUnformatted("x");
     ImGui::SameLine();
@@ -384,11 +414,24 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
                          running(app, app.scenario.chunks, !is_attention(app.scenario.algorithm)));
   ImGui::Separator();
   changed |= backend_field(in);
+  const std::vector<FieldEdit> marks = end_field_marks();
   if (changed) app.inputs_edited();
   g_needed_height = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y;
+  const ImVec2 end = ImGui::GetCursorScreenPos();
+  draw_messages(app, marks, messages_at, messages_size);
+  ImGui::SetCursorScreenPos(end);
   ImGui::End();
 }
 
 float inputs_panel_height() { return g_needed_height; }
+
+std::string scale_line(const AppState& app) {
+  const Inputs& in = app.inputs;
+  const bool refused = !app.input_error.empty();
+  const Inputs& used = refused ? app.inputs_in_use() : in;
+  if (in.scale == ScaleChoice::none && used.scale == ScaleChoice::none) return "";
+  const double shown = scale_of(used);
+  return "scores × " + num(shown) + (refused && scale_of(in) != shown ? " (in use)" : "");
+}
 
 }  // namespace flashstep::ui

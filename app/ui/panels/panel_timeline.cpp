@@ -152,7 +152,7 @@ const std::vector<Shortcut>& shortcuts() {
       {"Ctrl+=  /  Ctrl+−  /  Ctrl+0", "larger / smaller / normal font"},
       {"F1", "show or hide this list"},
       {"Ctrl+Q", "quit"},
-      {"Esc", "close this list, leave presentation mode"},
+      {"Esc", "close this list, leave presentation mode, put back the inputs in use after a refused value"},
   };
   return kShortcuts;
 }
@@ -190,7 +190,11 @@ void handle_shortcuts(AppState& app) {
     const bool first = !p.repeat;  // toggles and commands only on the first press, not on repeats
     if (p.key == GLFW_KEY_F1 && first) app.panels.shortcuts = !app.panels.shortcuts;
     if (p.key == GLFW_KEY_ESCAPE && first) {
-      if (!app.panels.shortcuts && !io.WantTextInput) app.presenting = false;
+      // One thing at a time: the shortcut list, presentation mode, then a refused input.
+      if (!app.panels.shortcuts && !io.WantTextInput) {
+        if (app.presenting) app.presenting = false;
+        else app.revert_inputs();
+      }
       app.panels.shortcuts = false;
     }
     if (p.key == GLFW_KEY_F5 && first) app.presenting = !app.presenting;

@@ -20,6 +20,9 @@ bool begin_panel(const char* title, const PanelRect& r, bool* open, ImGuiWindowF
 void draw_lessons_panel(AppState& app, const PanelRect& r);      // panel_lessons.cpp
 void draw_inputs_panel(AppState& app, const PanelRect& r);       // panel_inputs.cpp
 float inputs_panel_height();  // the height the Inputs panel's contents took in the last frame
+// The Inputs panel's "scores × …" line: the multiplier of the recording on screen (the form's
+// while the form is in use, never a refused d's or T's); empty when no scale is chosen or used.
+std::string scale_line(const AppState& app);
 void draw_view_panel(AppState& app, const PanelRect& r);         // panel_view.cpp
 void draw_explanation_panel(AppState& app, const PanelRect& r);  // panel_code.cpp
 void draw_pseudocode_panel(AppState& app, const PanelRect& r);   // panel_code.cpp
