@@ -23,7 +23,7 @@ constexpr ImU32 kBad = IM_COL32(213, 94, 0, 255);
 float g_needed_height = 0;  // what the panel's contents took in the last frame
 constexpr ImU32 kOk = IM_COL32(0, 158, 115, 255);
 constexpr std::size_t kLongVectorText = 20000;  // characters; about 3,000 values
-constexpr int kMessageLines = 3;                // the height of the panel's messages, in lines
+constexpr int kMessageLines = 2;                // the height of the panel's messages, in lines
 
 // The width of a radio button, and of one followed by its "(?)": the rows of choices flow onto
 // the next line (flow_next) rather than past the panel's edge.
@@ -302,8 +302,9 @@ void draw_messages(const AppState& app, const std::vector<FieldEdit>& marks, ImV
   if (!app.input_error.empty()) lines.push_back({"Not applied: " + app.input_error, bad});
   for (const FieldEdit& e : marks)
     if (!e.pending && e.refused) lines.push_back({e.label + ": not in use · in use: " + in_use(e), bad});
-  if (lines.empty())
-    lines.push_back({"A typed value applies on Enter, Tab or a click elsewhere; Esc puts back the value in use.", dim});
+  // With nothing to say, how a typed value applies: for the window, not for a picture of it.
+  if (lines.empty() && !picture_mode())
+    lines.push_back({"Enter or Tab applies a typed value; Esc puts back the value in use.", dim});
   ImGui::SetCursorScreenPos(at);
   ImGui::BeginChild("##messages", size, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   ImGui::PushTextWrapPos(0);
