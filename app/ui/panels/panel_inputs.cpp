@@ -299,26 +299,42 @@ void draw_messages(const AppState& app, const std::vector<FieldEdit>& marks, ImV
   for (const FieldEdit& e : marks)
     if (e.pending)
       lines.push_back({e.label + ": not applied · in use: " + in_use(e) + " (Enter applies it, Esc puts it back)", pending});
-  if (!app.input_error.empty()) lines.push_back({"Not applied: " + app.input_error, bad});
   for (const FieldEdit& e : marks)
     if (!e.pending && e.refused) lines.push_back({e.label + ": not in use · in use: " + in_use(e), bad});
+  if (!app.input_error.empty()) lines.push_back({"Not applied: " + app.input_error, bad});
   // With nothing to say, how a typed value applies: for the window, not for a picture of it.
   if (lines.empty() && !picture_mode())
     lines.push_back({"Enter or Tab applies a typed value; Esc puts back the value in use.", dim});
-  ImGui::SetCursorScreenPos(at);
-  ImGui::BeginChild("##messages", size, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-  ImGui::PushTextWrapPos(0);
+  // Whole rows only: what does not fit ends in "…", and the tooltip has all of it.
+  struct Row {
+    std::string text;
+    ImVec4 colour;
+  };
+  std::vector<Row> rows;
   std::string all;
   for (const Line& l : lines) {
-    ImGui::PushStyleColor(ImGuiCol_Text, l.colour);
-    ImGui::TextUnformatted(l.text.c_str());
-    ImGui::PopStyleColor();
+    for (std::string& w : wrap_words(l.text, size.x)) rows.push_back({std::move(w), l.colour});
     all += (all.empty() ? "" : "\n") + l.text;
   }
-  ImGui::PopTextWrapPos();
-  const bool cut = ImGui::GetCursorPosY() > size.y + ImGui::GetStyle().ItemSpacing.y;
-  ImGui::EndChild();
-  if (cut && ImGui::IsItemHovered()) tooltip("Inputs", all);
+  const bool cut = rows.size() > static_cast<std::size_t>(kMessageLines);
+  if (cut) {
+    rows.resize(static_cast<std::size_t>(kMessageLines));
+    std::string& last = rows.back().text;
+    while (!last.empty() && ImGui::CalcTextSize((last + " …").c_str()).x > size.x) {
+      const std::size_t space = last.find_last_of(' ');
+      last.erase(space == std::string::npos ? 0 : space);
+    }
+    last += " …";
+  }
+  ImGui::SetCursorScreenPos(at);
+  ImGui::BeginGroup();
+  for (const Row& r : rows) {
+    ImGui::PushStyleColor(ImGuiCol_Text, r.colour);
+    ImGui::TextUnformatted(r.text.c_str());
+    ImGui::PopStyleColor();
+  }
+  ImGui::EndGroup();
+  if (cut && ImGui::IsMouseHoveringRect(at, ImVec2(at.x + size.x, at.y + size.y))) tooltip("Inputs", all);
 }
 
 }  // namespace
