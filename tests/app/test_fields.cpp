@@ -285,6 +285,22 @@ std::vector<float> inputs_layout(const std::vector<const char*>& ids) {
   return out;
 }
 
+// The same once the window's layout has settled (the panels' heights and wrapping take a few
+// frames after a lesson opens).
+std::vector<float> settled_layout(Headless& h, AppState& app, const std::vector<const char*>& ids) {
+  // Each frame lays out by the heights of the last, and a scrollbar comes a frame after the
+  // content that needs it: the same layout three frames running has settled.
+  std::vector<float> last;
+  int same = 0;
+  for (int i = 0; i < 60 && same < 3; ++i) {
+    h.frame(app);
+    std::vector<float> now = inputs_layout(ids);
+    same = now == last ? same + 1 : 0;
+    last = std::move(now);
+  }
+  return last;
+}
+
 }  // namespace
 
 TEST_CASE("inputs panel: the scale it shows is the recording's, not that of a refused d") {
@@ -326,8 +342,7 @@ TEST_CASE("inputs panel: nothing moves when a message appears or goes") {
     REQUIRE(app.open_lesson("attn-naive"));
     const int n0 = app.inputs.N;
     const std::vector<const char*> ids = {"##N", "##d", "##seed"};
-    for (int i = 0; i < 4; ++i) h.frame(app);
-    const std::vector<float> before = inputs_layout(ids);
+    const std::vector<float> before = settled_layout(h, app, ids);
     focus_field(h, app, "##N");
     h.type_text(app, "2048");
     h.frame(app);
@@ -348,8 +363,7 @@ TEST_CASE("inputs panel: nothing moves when a message appears or goes") {
   SUBCASE("softmax: a vector that does not parse") {
     REQUIRE(app.open_lesson("online"));
     const std::vector<const char*> ids = {"##x", "##random_n", "##random_seed"};
-    for (int i = 0; i < 4; ++i) h.frame(app);
-    const std::vector<float> before = inputs_layout(ids);
+    const std::vector<float> before = settled_layout(h, app, ids);
     focus_field(h, app, "##x");
     h.type_text(app, "1,,2");
     h.frame(app);
