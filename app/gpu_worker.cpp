@@ -6,25 +6,7 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
-#ifdef __linux__
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-
 namespace flashstep {
-
-namespace {
-
-// The window's thread comes first when the two compete for the CPU (llvmpipe, or the worker
-// turning traces into steps): the worker runs at a lower priority (Linux: nice 10, per thread).
-void lower_this_thread_priority() {
-#ifdef __linux__
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
-#endif
-}
-
-}  // namespace
 
 // ---- GpuWorker ------------------------------------------------------------------------------
 
@@ -40,8 +22,11 @@ std::unique_ptr<GpuWorker> GpuWorker::start(GLFWwindow* window, std::string& err
   std::promise<std::string> made;
   std::future<std::string> made_result = made.get_future();
   GpuWorker* self = w.get();
+  // The worker runs at the window's own priority. At a lower one (it once ran at nice 10, which
+  // every thread it starts inherits) any other busy process on the machine took the CPU from it
+  // and a recording crawled for minutes; the window stays responsive without that, since it
+  // waits for the worker's results and never for the worker itself.
   w->thread_ = std::thread([self, made = std::move(made)]() mutable {
-    lower_this_thread_priority();
     self->context_->make_current();
     try {
       self->engine_ = std::make_unique<gpu::Engine>();

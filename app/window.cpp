@@ -3,6 +3,7 @@
 #include "app/settings.h"
 
 #include "app/ui/panels/frame.h"
+#include "gpu/context.h"
 
 #include <epoxy/gl.h>
 #define GLFW_INCLUDE_NONE
@@ -27,7 +28,8 @@ void glfw_error(int code, const char* text) {
 
 std::unique_ptr<Window> Window::open(const WindowOptions& o) {
   glfwSetErrorCallback(glfw_error);
-  if (!glfwInit()) {
+  // Counted (gpu/context.h): an off-screen context made beside the window must not end GLFW.
+  if (!gpu::acquire_glfw()) {
     std::fprintf(stderr, "flashstep: cannot open a window (no display?); `flashstep run` works without one\n");
     return nullptr;
   }
@@ -46,7 +48,7 @@ std::unique_ptr<Window> Window::open(const WindowOptions& o) {
   }
   if (!window) {
     std::fprintf(stderr, "flashstep: cannot create an OpenGL 3.3 window\n");
-    glfwTerminate();
+    gpu::release_glfw();
     return nullptr;
   }
   glfwSetWindowSizeLimits(window, kMinWindowWidth, kMinWindowHeight, GLFW_DONT_CARE, GLFW_DONT_CARE);
@@ -75,7 +77,7 @@ Window::~Window() {
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();
   glfwDestroyWindow(window_);
-  glfwTerminate();
+  gpu::release_glfw();
 }
 
 // Called from inside glfwPollEvents / glfwWaitEvents*: the paths wait in dropped_ until the frame

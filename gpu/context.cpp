@@ -50,6 +50,28 @@ bool parse_gl_path(const std::string& text, GlPath& out) {
   return true;
 }
 
+// GLFW is one per process and glfwTerminate() is not counted either: it destroys every GLFW
+// window and unloads the driver, so a hidden context that terminated it would pull the context
+// from under the app's window or a GPU worker still using it (whose next GL call then jumps into
+// unloaded code). Its users are counted, and the last one terminates it.
+namespace {
+std::mutex g_glfw_mutex;
+int g_glfw_users = 0;
+}  // namespace
+
+bool acquire_glfw() {
+  std::lock_guard<std::mutex> lock(g_glfw_mutex);
+  if (!glfwInit()) return false;
+  ++g_glfw_users;
+  return true;
+}
+
+void release_glfw() {
+  std::lock_guard<std::mutex> lock(g_glfw_mutex);
+  if (g_glfw_users > 0 && --g_glfw_users > 0) return;
+  glfwTerminate();
+}
+
 namespace {
 
 // An EGL display is one per device and process, and eglTerminate() is not counted: the second of
@@ -231,13 +253,13 @@ std::unique_ptr<HiddenContext> HiddenContext::create_glfw(std::string& error, GL
   const std::string none = compute ? "GPU backend needs OpenGL 4.3 compute shaders, but no OpenGL context can be created ("
                                    : "no OpenGL context for drawing off-screen (";
   const std::string advice = compute ? "). Use --backend cpu." : ")";
-  if (owns_glfw && !glfwInit()) {
+  if (owns_glfw && !acquire_glfw()) {
     error = none + glfw_error() + advice;
     return nullptr;
   }
   auto fail = [&](std::string message) -> std::unique_ptr<HiddenContext> {
     error = std::move(message);
-    if (owns_glfw) glfwTerminate();
+    if (owns_glfw) release_glfw();
     return nullptr;
   };
   glfwDefaultWindowHints();
@@ -288,7 +310,7 @@ HiddenContext::~HiddenContext() {
   }
   if (glfwGetCurrentContext() == window_) glfwMakeContextCurrent(nullptr);
   glfwDestroyWindow(window_);
-  if (owns_glfw_) glfwTerminate();
+  if (owns_glfw_) release_glfw();
 }
 
 void HiddenContext::make_current() {

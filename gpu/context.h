@@ -50,6 +50,13 @@ bool has_current_context();
 // The one-line refusal when `info` has no compute shaders, naming its version and renderer.
 std::string needs_compute_message(const GlInfo& info);
 
+// GLFW for one more user in this process (the app's window, a hidden context): glfwInit(), and
+// false when it fails. Every user that got true calls release_glfw() once, after destroying its
+// windows; the last one terminates GLFW, which destroys every window left and unloads the driver.
+// Any thread that may create windows (GLFW's rule: the main thread).
+bool acquire_glfw();
+void release_glfw();
+
 // What a HiddenContext is made for.
 struct ContextOptions {
   GlPath path = GlPath::auto_path;
@@ -85,8 +92,8 @@ class HiddenContext {
   // nullptr and `error` set to one line when no path gives a GL 4.3 context ("GPU backend needs
   // OpenGL 4.3 compute shaders; this context is 3.3 (renderer X). Use --backend cpu.").
   // With `share`, the context is a hidden GLFW window sharing the caller's objects (the app's
-  // window; GLFW belongs to the caller); otherwise `path` chooses, and a GLFW path initialises
-  // GLFW and terminates it when destroyed.
+  // window; GLFW belongs to the caller); otherwise `path` chooses, and a GLFW path acquires
+  // GLFW (acquire_glfw) and releases it when destroyed.
   static std::unique_ptr<HiddenContext> create(std::string& error, GLFWwindow* share = nullptr,
                                                GlPath path = GlPath::auto_path);
   static std::unique_ptr<HiddenContext> create(std::string& error, GlPath path) {

@@ -11,6 +11,7 @@
 #include "app/ui/model/document.h"
 #include "core/algorithms.h"
 #include "core/scenario_json.h"
+#include "gpu/context.h"
 
 #include <doctest/doctest.h>
 
@@ -31,14 +32,19 @@ double now_seconds() {
 }
 
 // The window: a hidden GLFW window with an OpenGL 4.3 core context, current on this thread,
-// and its GPU backend registered, as app/gui.cpp sets them up. One per test process (made on
-// first use), as a window has one for its life.
+// and its GPU backend, as app/gui.cpp sets them up. One per test process (made on first use), as
+// a window has one for its life; it ends at the process's exit, after the other tests' contexts
+// (the off-screen renderer's) have gone, which must leave it and its worker alone. GLFW is
+// counted as the window counts it (gpu::acquire_glfw).
 struct TestWindow {
   GLFWwindow* handle = nullptr;
+  bool glfw = false;
   std::unique_ptr<WindowGpu> gpu;
+  GpuBackend backend;  // what the window registered, registered again for each test
   std::string note, error;
   TestWindow() {
-    if (!glfwInit()) {
+    glfw = gpu::acquire_glfw();
+    if (!glfw) {
       const char* why = nullptr;
       glfwGetError(&why);
       error = std::string("no display for the window (run under Xvfb): ") + (why ? why : "?");
@@ -56,19 +62,29 @@ struct TestWindow {
     glfwMakeContextCurrent(handle);
     gpu = std::make_unique<WindowGpu>(handle, note);
     if (!gpu->available() || !gpu->background()) error = "no GPU backend with a worker: " + note;
+    backend = gpu_backend();
+    set_gpu_backend({});
   }
   ~TestWindow() {
+    set_gpu_backend(backend);  // as the window leaves it: WindowGpu unregisters it
     gpu.reset();
     if (handle) glfwDestroyWindow(handle);
-    glfwTerminate();
+    if (glfw) gpu::release_glfw();
   }
 };
 
+// The window's GPU backend is registered for the test that asks for it, and only then: the
+// other tests of the process (off-screen renders, whose context is not the window's) record
+// as they do in a process without a window.
 struct Window {
   Window() {
     static TestWindow w;
     REQUIRE_MESSAGE(w.error.empty(), w.error);
+    set_gpu_backend(w.backend);
   }
+  ~Window() { set_gpu_backend({}); }
+  Window(const Window&) = delete;
+  Window& operator=(const Window&) = delete;
 };
 
 // The attention lesson on the GPU at N x d, tiles from M = 4096 as in the frame benchmark: a few
@@ -83,14 +99,34 @@ void ask_gpu(AppState& app, int N, int d, int seed) {
   app.inputs_changed();
 }
 
-// Ticks as the frame loop does until the job has ended (at most 120 s); the number of ticks.
-int tick_until_done(AppState& app) {
+// Ticks as the frame loop does while busy() holds; the number of ticks. The recording's length
+// depends on the machine and on what else runs on it, so the whole wait has no deadline: only a
+// recording whose progress (progress()) has not moved for kStallSeconds is taken as hung, and
+// the wait gives up on it (the test's checks then fail). A GPU recording reports progress
+// between its dispatches and while its steps are built.
+constexpr double kStallSeconds = 120;
+template <class Busy, class Progress>
+int tick_while(AppState& app, Busy busy, Progress progress) {
   int ticks = 0;
-  for (const double end = now_seconds() + 120; app.job.busy() && now_seconds() < end; ++ticks) {
+  float seen = -1.0f;
+  double moved = now_seconds();
+  for (; busy(); ++ticks) {
+    if (const float p = progress(); p != seen) {
+      seen = p;
+      moved = now_seconds();
+    } else if (now_seconds() - moved > kStallSeconds) {
+      MESSAGE("no progress for " << kStallSeconds << " s, stuck at " << p);
+      break;
+    }
     app.tick(0.0);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return ticks;
+}
+
+// Until the lesson's recording job has ended.
+int tick_until_done(AppState& app) {
+  return tick_while(app, [&] { return app.job.busy(); }, [&] { return app.job.progress(); });
 }
 
 bool same_number(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
@@ -256,10 +292,8 @@ TEST_CASE("gpu recording: Compare records its GPU side off the UI thread and sho
   app.tick(0.0);  // the frame before the first draw records the comparison
   CHECK(app.compare.recording());
   CHECK(app.compare.right.rec->step_count() == 0);  // nothing shown yet: the previous (empty) pair
-  for (const double end = now_seconds() + 120; (app.compare.recording() || app.job.busy()) && now_seconds() < end;) {
-    app.tick(0.0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  tick_while(app, [&] { return app.compare.recording() || app.job.busy(); },
+             [&] { return app.compare.progress() + app.job.progress(); });
   CHECK(app.compare.error.empty());
   REQUIRE(app.compare.right.rec->step_count() > 0);
   CHECK(app.compare.right.rec->backend == "gpu");
@@ -303,10 +337,7 @@ TEST_CASE("gpu recording: an animation of the Compare tab waits while its GPU si
   gif.kind = ExportRequest::gif;
   gif.path = "/tmp/flashstep-test-compare.gif";
   CHECK(check_export(app, gif).find("still being made") != std::string::npos);
-  for (const double end = now_seconds() + 120; app.compare.recording() && now_seconds() < end;) {
-    app.tick(0.0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  tick_while(app, [&] { return app.compare.recording(); }, [&] { return app.compare.progress(); });
   app.tick(0.0);
   REQUIRE(app.compare.right.rec->backend == "gpu");
   CHECK(check_export(app, gif).find("still being made") == std::string::npos);
