@@ -20,8 +20,11 @@ namespace flashstep {
 class Recorder {
  public:
   Recorder(Recording& rec, bool keep_steps);
-  // Lets commit() report progress towards `expected_steps` and stop when *cancel is set.
-  void watch(const std::atomic<bool>* cancel, std::atomic<float>* progress, long long expected_steps);
+  // Lets commit() report progress towards `expected_steps` and stop when *cancel is set. The
+  // progress goes from `from` to 1 (a GPU recording spends the part before `from` on its
+  // dispatches).
+  void watch(const std::atomic<bool>* cancel, std::atomic<float>* progress, long long expected_steps,
+             float from = 0.0f);
 
   bool on() const { return rec_.keep_steps; }
   IoCounters& io() { return rec_.io; }
@@ -49,6 +52,7 @@ class Recorder {
   const std::atomic<bool>* cancel_ = nullptr;
   std::atomic<float>* progress_ = nullptr;
   long long expected_steps_ = 0;
+  float from_ = 0.0f;
 };
 
 }  // namespace flashstep

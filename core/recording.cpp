@@ -104,10 +104,11 @@ void Recorder::undefine(int b, int r, int c) {
 }
 
 void Recorder::watch(const std::atomic<bool>* cancel, std::atomic<float>* progress,
-                     long long expected_steps) {
+                     long long expected_steps, float from) {
   cancel_ = cancel;
   progress_ = progress;
   expected_steps_ = expected_steps;
+  from_ = from;
 }
 
 void Recorder::end_part(Step& step, int line, int line_end, std::string text) {
@@ -120,7 +121,8 @@ void Recorder::commit(Step step) {
   if (!on()) return;
   if (cancel_ && cancel_->load(std::memory_order_relaxed)) throw Cancelled();
   if (progress_ && expected_steps_ > 0 && (rec_.steps.size() & 255) == 0)
-    progress_->store(static_cast<float>(rec_.steps.size()) / static_cast<float>(expected_steps_),
+    progress_->store(from_ + (1.0f - from_) * std::min(1.0f, static_cast<float>(rec_.steps.size()) /
+                                                               static_cast<float>(expected_steps_)),
                      std::memory_order_relaxed);
   step.io = rec_.io;
   step.delta_end = static_cast<std::uint32_t>(rec_.deltas.size());

@@ -38,6 +38,7 @@ void gpu_attn_naive(Kernels& k, const Resolved& r, const HeadRecorders& heads) {
       b.K.bind(1);
       sc.S.bind(2);
       dispatch(groups_for(N, 16), groups_for(N, 16), b.count);
+      k.dispatched(3 * static_cast<long long>(bi) + 1, 3 * static_cast<long long>(a.batches.size()));
       // Kernel 2: P = softmax(S).
       k.timer().phase("P = softmax(S)");
       softmax.use();
@@ -46,6 +47,7 @@ void gpu_attn_naive(Kernels& k, const Resolved& r, const HeadRecorders& heads) {
       sc.P.bind(1);
       sc.stats.bind(2);
       dispatch(groups_for(N, 64), b.count);
+      k.dispatched(3 * static_cast<long long>(bi) + 2, 3 * static_cast<long long>(a.batches.size()));
       // Kernel 3: O = P V.
       k.timer().phase("O = PV");
       pv.use();
@@ -54,6 +56,7 @@ void gpu_attn_naive(Kernels& k, const Resolved& r, const HeadRecorders& heads) {
       b.V.bind(1);
       b.O.bind(2);
       dispatch(groups_for(d, 16), groups_for(N, 16), b.count);
+      k.dispatched(3 * static_cast<long long>(bi) + 3, 3 * static_cast<long long>(a.batches.size()));
     }
   }
   const auto S_host = a.read(scratch[0].S, NN), P_host = a.read(scratch[0].P, NN);
@@ -98,6 +101,7 @@ void gpu_attn_online(Kernels& k, const Resolved& r, const HeadRecorders& heads) 
       b.bind_qkvo();
       stats[bi].bind(4);
       dispatch(groups_for(N, 64), b.count);
+      k.dispatched(static_cast<long long>(bi) + 1, static_cast<long long>(a.batches.size()));
     }
   }
   const auto t = a.read(trace, trace_floats);

@@ -51,6 +51,21 @@ const Kernels::HeadFloats& Kernels::head_floats(const Resolved& r, int h) {
   return f;
 }
 
+void Kernels::watch(const std::atomic<bool>* cancel, std::atomic<float>* progress, float share) {
+  cancel_ = cancel;
+  progress_ = progress;
+  share_ = share;
+}
+
+void Kernels::dispatched(long long done, long long total) {
+  if (progress_ && total > 0) {
+    finish();
+    progress_->store(share_ * static_cast<float>(std::min(done, total)) / static_cast<float>(total),
+                     std::memory_order_relaxed);
+  }
+  if (cancel_ && cancel_->load(std::memory_order_relaxed)) throw Cancelled();
+}
+
 Defines common_defines(const Resolved& r, bool trace) {
   const char* prec = "PREC_FP32";
   if (r.scenario.precision == Precision::fp16) prec = "PREC_FP16";
@@ -248,23 +263,31 @@ Recording Engine::record(const Resolved& r, const RecordOptions& opt, int heads)
   if (const std::string why = exceeds_loop_cap(r); !why.empty()) throw Unsupported(why);
   // The same guard as the CPU engine: a recording too large for memory is refused up front.
   check_memory_budget(r, opt);
-  // Cancel is honoured before the dispatches and, through the Recorder, while the traces become
-  // steps; a dispatch under way runs to its end.
+  // Cancel is honoured before the dispatches, between them (Kernels::dispatched) and, through
+  // the Recorder, while the traces become steps; a dispatch under way runs to its end.
   if (opt.cancel && opt.cancel->load()) throw Cancelled();
   // One recording per head (summaries only when there are several), stacked at the end.
   std::vector<Recording> recs;
   std::vector<Recorder> recorders;
   recs.reserve(static_cast<std::size_t>(heads));
   recorders.reserve(static_cast<std::size_t>(heads));
+  // The progress: the dispatches up to kDispatchShare, then the steps built from their traces.
+  const float share = opt.keep_steps ? kDispatchShare : 1.0f;
   for (int h = 0; h < heads; ++h) {
     recs.push_back(start_recording(r, "gpu", info_.renderer));
     recorders.emplace_back(recs.back(), opt.keep_steps);
     prepare_recorder(recorders.back(), r, opt);
+    if (opt.keep_steps) recorders.back().watch(opt.cancel, opt.progress, estimate_recording(r).steps, share);
   }
   std::vector<Recorder*> each;
   for (Recorder& one : recorders) each.push_back(&one);
   Recorder& recorder = recorders.front();
   Kernels& k = *kernels_;
+  k.watch(opt.cancel, opt.progress, share);
+  struct Unwatch {
+    Kernels& k;
+    ~Unwatch() { k.watch(nullptr, nullptr, 0.0f); }
+  } unwatch{k};
   switch (r.scenario.algorithm) {
     case Algorithm::naive: gpu_naive(k, r, recorder); break;
     case Algorithm::safe: gpu_safe(k, r, recorder); break;

@@ -5,6 +5,7 @@
 #include "core/recorder.h"
 #include "gpu/program.h"
 
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -14,6 +15,10 @@
 namespace flashstep::gpu {
 
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
+// The part of a recording's progress bar its dispatches take when steps are kept; building the
+// steps from the traces takes the rest. Which of the two takes longer depends on the driver (on
+// llvmpipe the dispatches run on the CPU too): an even split, so that the bar moves through both.
+inline constexpr float kDispatchShare = 0.5f;
 
 // Programs compiled so far (keyed by their composed source), the context's limits (the loop cap
 // measured by a probe dispatch when the Kernels are made), the timer.
@@ -43,7 +48,20 @@ class Kernels {
   };
   const HeadFloats& head_floats(const Resolved& r, int h);
 
+  // For one record(): its cancel flag and progress counter (RecordOptions), and the part of the
+  // progress its dispatches take (the rest is the steps being built).
+  void watch(const std::atomic<bool>* cancel, std::atomic<float>* progress, float share);
+  // After dispatch `done` of the `total` a run makes: where someone watches the progress (the
+  // window), waits for the GPU and reports done / total of the dispatches' share, so that a long
+  // recording's bar moves while the GPU works; throws Cancelled when asked to stop, so that a
+  // superseded recording ends at the next dispatch rather than after its last. A run nobody
+  // watches (the command line, the benchmarks) queues its dispatches without waiting.
+  void dispatched(long long done, long long total);
+
  private:
+  const std::atomic<bool>* cancel_ = nullptr;
+  std::atomic<float>* progress_ = nullptr;
+  float share_ = 0.0f;
   struct HeadCache {
     std::uint64_t seed = 0;
     int n = 0, d = 0;

@@ -141,6 +141,8 @@ void dispatch(int groups_x, int groups_y, int groups_z) {
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
 }
 
+void finish() { glFinish(); }
+
 // ---- GpuTimer -----------------------------------------------------------------------------
 
 static double now_s() {

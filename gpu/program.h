@@ -89,6 +89,8 @@ class Buffer {
 // kMaxGroups.
 inline constexpr int kMaxGroups = 65535;
 void dispatch(int groups_x, int groups_y = 1, int groups_z = 1);
+// Waits until the GPU has done every command given so far (glFinish).
+void finish();
 
 // The groups needed to cover `items` with `per_group` invocations each.
 inline int groups_for(long long items, int per_group) {

@@ -148,6 +148,7 @@ void gpu_attn_tiled(Kernels& k, const Resolved& r, const HeadRecorders& heads) {
       for (int j = 0; j < Tc; ++j) {
         p.set("j", j);
         dispatch(Tr, b.count);
+        k.dispatched(static_cast<long long>(bi) * Tc + j + 1, static_cast<long long>(a.batches.size()) * Tc);
       }
     }
   }
@@ -210,6 +211,7 @@ void gpu_attn_tiled_v2(Kernels& k, const Resolved& r, const HeadRecorders& heads
       state[bi].stats.bind(4);
       state[bi].tiles.bind(9);
       dispatch(Tr, b.count);  // every Q block of every head of the batch
+      k.dispatched(static_cast<long long>(bi) + 1, static_cast<long long>(a.batches.size()));
     }
   }
   tr.read(a, r);
