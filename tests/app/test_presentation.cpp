@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -415,4 +416,33 @@ TEST_CASE("presentation at 1920×1080 in the projector theme: the explanation, t
   AppState app;
   use_scale(app, 1.0f, Theme::dark);
   io.DisplaySize = ImVec2(1280, 800);
+}
+
+TEST_CASE("presentation: on the Measure tab the bottom line tells the measurement, not the lesson's step counter") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("measure"));
+  REQUIRE(app.tab == Tab::measure_lab);
+  app.measure_lab.max_attention_log2 = 9;  // N = 512 only: quick
+  app.measure_lab.gpu = false;
+  app.presenting = true;
+  h.frame(app);
+  CHECK(presentation_status(app) == "Nothing measured yet");
+  h.press(app, GLFW_KEY_R);
+  REQUIRE(app.measure_lab.running.load());
+  const std::string running = presentation_status(app);
+  CHECK(running.find("step") == std::string::npos);
+  while (app.measure_lab.running.load()) h.frame(app);  // ends on its own: one size
+  stop_measure(app.measure_lab);
+  std::size_t points = 0;
+  {
+    std::lock_guard<std::mutex> lock(app.measure_lab.mutex);
+    points = app.measure_lab.points.size();
+  }
+  REQUIRE(points > 1);
+  CHECK(presentation_status(app) == std::to_string(points) + " points measured");
+  // The lesson's own tab keeps its step counter.
+  REQUIRE(app.open_lesson("online"));
+  CHECK(presentation_status(app).find("step 1/") != std::string::npos);
 }

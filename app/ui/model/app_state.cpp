@@ -8,6 +8,7 @@
 #include <cmath>
 #include <chrono>
 #include <new>
+#include <utility>
 
 namespace flashstep::ui {
 
@@ -32,7 +33,7 @@ std::string too_big(const Resolved& r) {
 
 void Played::set(std::shared_ptr<const Recording> r) {
   cursor.reset();
-  rec = std::move(r);
+  release_recording(std::exchange(rec, std::move(r)));
   cursor = std::make_unique<Cursor>(*rec);
   cursor->seek(rec->step_count() > 0 ? 0 : -1);
 }
@@ -220,7 +221,7 @@ void AppState::adopt(std::shared_ptr<const Recording> rec, const Scenario& s, bo
   // A notice is logged when it is news: re-recording with the same derived block sizes (every
   // drag of a slider) would otherwise repeat it. The code panel shows them all.
   // Adjustments of what was asked (a clamp) are warnings; derived values are information.
-  const std::shared_ptr<const Recording> before = played.rec;
+  std::shared_ptr<const Recording> before = played.rec;
   played.set(std::move(rec));
   played.seek(timeline.playhead());
   auto news = [&](const std::vector<std::string>& now, const std::vector<std::string>* old, Severity sev) {
@@ -229,6 +230,7 @@ void AppState::adopt(std::shared_ptr<const Recording> rec, const Scenario& s, bo
   };
   news(played.rec->notices, before ? &before->notices : nullptr, Severity::warning);
   news(played.rec->derived, before ? &before->derived : nullptr, Severity::info);
+  release_recording(std::move(before));
 }
 
 void AppState::seek(int k, int part) {
@@ -267,6 +269,7 @@ void AppState::tick(double dt) {
   if (job.collect(rec, error, cancelled, ticket)) {
     if (ticket != ticket_) {
       // Superseded by newer inputs or another lesson: logged when it was cancelled.
+      release_recording(std::move(rec));
     } else if (rec) {
       adopt(std::move(rec), pending_, pending_keep_pass_);
       in_use_ = pending_inputs_;

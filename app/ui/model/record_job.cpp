@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <new>
 
 namespace flashstep::ui {
@@ -18,7 +21,57 @@ double now_seconds() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
+// The thread that frees recordings let go of (release_recording), one after another; started
+// with the first, ended at exit once its queue is empty.
+class Releaser {
+ public:
+  Releaser() = default;
+  Releaser(const Releaser&) = delete;
+  Releaser& operator=(const Releaser&) = delete;
+  ~Releaser() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_one();
+    if (thread_.joinable()) thread_.join();
+  }
+  void release(std::shared_ptr<const Recording> rec) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(std::move(rec));
+    if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+    wake_.notify_one();
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      std::shared_ptr<const Recording> rec = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      rec.reset();  // freed here, with the queue open to the next
+      lock.lock();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::shared_ptr<const Recording>> queue_;
+  std::thread thread_;
+  bool stopping_ = false;
+};
+
 }  // namespace
+
+void release_recording(std::shared_ptr<const Recording> rec) {
+  // Held elsewhere too (the other side of Compare, an undo step): dropping this reference frees
+  // nothing.
+  if (!rec || rec.use_count() > 1) return;
+  static Releaser releaser;
+  releaser.release(std::move(rec));
+}
 
 double estimate_record_seconds(const Resolved& r) {
   const RecordingSize size = estimate_recording(r);
@@ -46,6 +99,7 @@ void RecordJob::reap() {
                                    [](const std::unique_ptr<Run>& run) {
                                      if (!run->finished.load()) return false;
                                      run->thread.join();
+                                     release_recording(std::move(run->result));
                                      return true;
                                    }),
                     superseded_.end());

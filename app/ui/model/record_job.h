@@ -53,6 +53,11 @@ struct GpuBackend {
 void set_gpu_backend(GpuBackend backend);
 const GpuBackend& gpu_backend();
 
+// Lets go of a recording that is no longer shown. Where this was its last holder, it is freed on
+// a thread of its own, not the caller's: a recording of attn-tiled at N = 512 holds millions of
+// deltas and takes 50-70 ms to free, a frame and more lost on the UI thread. Any thread.
+void release_recording(std::shared_ptr<const Recording> rec);
+
 class RecordJob {
  public:
   RecordJob() = default;

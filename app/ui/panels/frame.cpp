@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <mutex>
 
 namespace flashstep::ui {
 
@@ -227,12 +228,7 @@ void draw_presentation(AppState& app, const PanelRect& all) {
   draw_pseudocode_panel(app, {ImVec2(o.x + left, o.y + explanation_h), ImVec2(right, h - explanation_h)});
   begin_panel("##presentation-counter", {ImVec2(o.x, o.y + h), ImVec2(all.size.x, line)}, nullptr,
               ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoInputs);
-  const Timeline& tl = app.active_timeline();
-  const Recording& rec = *app.played.rec;
-  std::string counter = tl.empty() ? "no steps" : tl.position_text();
-  if (!tl.empty() && tl.pass() >= 1 && tl.pass() <= rec.pass_count() && app.tab != Tab::compare)
-    counter += "  ·  " + rec.pass_names[static_cast<std::size_t>(tl.pass() - 1)];
-  if (tl.playing()) counter += "  ▶";
+  const std::string counter = presentation_status(app);
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(counter.c_str());
   // The key hints, the longest that fits beside the counter (none when even the shortest
@@ -258,6 +254,28 @@ void draw_presentation(AppState& app, const PanelRect& all) {
 }
 
 }  // namespace
+
+std::string presentation_status(AppState& app) {
+  if (app.tab == Tab::measure_lab) {
+    MeasureLab& lab = app.measure_lab;
+    std::size_t points = 0;
+    {
+      std::lock_guard<std::mutex> lock(lab.mutex);
+      points = lab.points.size();
+    }
+    const std::string measured = points == 1 ? "1 point" : strf("%zu points", points);
+    if (lab.running)
+      return strf("Measuring: %d %%  ·  ", static_cast<int>(std::lround(lab.progress.load() * 100))) + measured;
+    return points == 0 ? std::string("Nothing measured yet") : measured + " measured";
+  }
+  const Timeline& tl = app.active_timeline();
+  const Recording& rec = *app.played.rec;
+  std::string counter = tl.empty() ? "no steps" : tl.position_text();
+  if (!tl.empty() && tl.pass() >= 1 && tl.pass() <= rec.pass_count() && app.tab != Tab::compare)
+    counter += "  ·  " + rec.pass_names[static_cast<std::size_t>(tl.pass() - 1)];
+  if (tl.playing()) counter += "  ▶";
+  return counter;
+}
 
 bool begin_panel(const char* title, const PanelRect& r, bool* open, ImGuiWindowFlags extra) {
   ImGui::SetNextWindowPos(r.pos, ImGuiCond_Always);

@@ -27,6 +27,11 @@ void prepare_input(const AppState& app);
 
 void draw_frame(AppState& app, const FrameOptions& opt = {});
 
+// The line at the bottom of presentation mode, before the keys: where the lesson's timeline is
+// (row, pass, step, part, the pass's name, ▶ while playing), or on the Measure tab, which has no
+// steps to walk, where its measurement is (running and how far, the points so far).
+std::string presentation_status(AppState& app);
+
 // "lessons", "inputs", "view", "explanation", "pseudocode", "memory", "timeline", "compare",
 // "overflow-lab", "scale-lab", "steps", "measure-lab".
 const std::vector<std::string>& panel_names();
