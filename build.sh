@@ -2,8 +2,9 @@
 # FlashStep's one entry point for people and CI.
 #   ./build.sh app [ARGS...]  install what is missing, build (Release), start the app
 #   ./build.sh test           install what is missing, build, run every test: the Release suite,
-#                             the fuzzers (FUZZ_SECONDS each, default 60), and the whole suite
-#                             again built with AddressSanitizer + UBSan
+#                             the fuzzers (FUZZ_SECONDS each, default 60, as many at once as
+#                             there are cores), and the whole suite again built with
+#                             AddressSanitizer + UBSan (at -O1 with line tables: CMakeLists.txt)
 #   ./build.sh quick-test     the Release suite only
 #   ./build.sh build          install what is missing and build, nothing else
 # Environment: BUILD_DIR (default build), JOBS (default: number of cores).
