@@ -1,6 +1,7 @@
 // Each lesson's work: opening a lesson as it was left (its inputs, playhead and recording,
 // kept within a memory budget), and the per-lesson undo history of input changes.
 #include "app/ui/model/app_state.h"
+#include "app/ui/model/record_job.h"
 
 #include "core/algorithms.h"
 #include "core/text.h"
@@ -57,7 +58,7 @@ void AppState::enter_lesson(int index, const Inputs* with) {
     kept.erase(it);
     ++kept_generation;
   }
-  if (with && *with != start) ready.reset();
+  if (with && *with != start) release_recording(std::move(ready));
   if (with) {
     // The work the file replaces can be had back with Ctrl+Z.
     if (start != *with) undo_[l.id].push_back(start);
@@ -140,7 +141,7 @@ void AppState::trim_kept() {
     note(Severity::info, "Lesson " + name + " let go of its recording (" + bytes_text(static_cast<double>(k.bytes)) +
                              ") to keep the lessons not shown within " + bytes_text(static_cast<double>(kept_budget)) +
                              "; it records again when opened.");
-    k.rec.reset();
+    release_recording(std::move(k.rec));
     k.bytes = 0;
   }
 }
