@@ -188,14 +188,14 @@ std::vector<AlgorithmInfo> make_table() {
     a.gpu = true;
     a.pseudocode = {
         "for each query row i do",
-        "    m ← −∞,  l ← 0,  o ← 0                  # registers",
+        "    m ← −∞,  l ← 0,  O_{i}^{(0)} ← 0                  # registers",
         "    for j ← 1, N do                             # j ≤ i when causal",
-        "        s ← (q_{i} · k_{j}) · scale",
-        "        m' ← max(m, s);  b ← 0 if m' = −∞ else m'      # the guard",
-        "        o ← o · exp(m − b) + exp(s − b) · v_{j}",
-        "        l ← l · exp(m − b) + exp(s − b);  m ← m'",
+        "        S_{ij} ← (q_{i} · k_{j}) · s",
+        "        m' ← max(m, S_{ij});  b ← 0 if m' = −∞ else m'      # the guard",
+        "        O_{i}^{(j)} ← O_{i}^{(j−1)} · exp(m − b) + exp(S_{ij} − b) · v_{j}",
+        "        l ← l · exp(m − b) + exp(S_{ij} − b);  m ← m'",
         "    end",
-        "    O_{i} ← o / l  (0 if l = 0)                   # write to HBM",
+        "    O_{i} ← O_{i}^{(N)} / l  (0 if l = 0)                   # write to HBM",
         "end",
     };
     a.compare_a = Algorithm::attn_naive, a.compare_b = Algorithm::attn_tiled;

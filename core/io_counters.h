@@ -8,7 +8,9 @@
 //                          written into SRAM once; an on-chip intermediate (S_ij, P̃_ij, the
 //                          per-worker (m, l) pairs of `chunked`) is written once when computed
 //                          and read once by each operation that consumes it. Scalars kept in
-//                          registers (the running m and l of one softmax row) are not counted.
+//                          registers (the running m and l of one softmax row, or of one
+//                          `chunked` worker while it walks its chunk) are not counted: a worker's
+//                          pair counts 2 writes once, when its chunk ends.
 //  flops                   additions, subtractions, multiplications, divisions, comparisons
 //                          (max) and logarithms, one each; a multiply-add is 2. exp() is not
 //                          a flop here: it is counted on its own in `exps`.

@@ -63,7 +63,7 @@ IoCounters io_chunked(const Resolved& r) {  // online per worker, then the merge
   const u64 n = elements(r), s = scaled(r), K = static_cast<u64>(r.chunks);
   IoCounters io;
   io.hbm_reads = 2 * n, io.flops = 7 * n + 2 * n * s, io.exps = 3 * n;
-  io.sram_writes = 2 * n;  // each worker's (m, l) after every element
+  io.sram_writes = 2 * K;  // each worker's final (m, l), once; the running pair is in registers
   for (const MergeNode& node : merge_tree(r.chunks)) {
     if (node.left < 0) continue;  // a leaf
     if (node.right < 0) {         // carried up

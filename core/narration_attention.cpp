@@ -13,6 +13,25 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+bool is_neg_inf(double x) { return std::isinf(x) && x < 0; }
+
+// An exponent "a − m" as the kernels take it: against 0 while m is still −∞ (the guard of the
+// pseudocode, "m = −∞ → use 0"), so that no e^{−∞ + ∞} is ever formed.
+std::string minus_base(double a, double m) { return num(a) + " − " + (is_neg_inf(m) ? "0" : num(m)); }
+
+// The guard named, when a sentence used it.
+std::string guard_note(double m) { return is_neg_inf(m) ? " (m = −∞ → use 0)" : ""; }
+
+// "S_{12}": matrix M's tile or element (i, j), 0-based in, 1-based out; "S_{10,3}" once an index
+// has two digits.
+std::string tile_name(const char* M, int i, int j) {
+  return strf("%s_{%d%s%d}", M, i + 1, i >= 9 || j >= 9 ? "," : "", j + 1);
+}
+
+// The accumulator of row i (1-based) after key or block j: O_{i}^{(j)}, the FlashAttention-2
+// paper's name.
+std::string acc(int i, int j) { return strf("O_{%d}^{(%d)}", i, j); }
+
 }  // namespace
 
 // ---- what every attention algorithm shares ---------------------------------------------------
@@ -69,6 +88,8 @@ void AttnNarration::tile_io(int br, int bc) {
   io.sram_reads += static_cast<std::uint64_t>(br) * bc + static_cast<std::uint64_t>(bc) * d;
 }
 
+std::string AttnNarration::scale_text() const { return scaled_ ? " · " + num(r_.scale) : ""; }
+
 std::string AttnNarration::list(const BlockView& M, int r, int max_items) {
   std::string out = "[";
   for (int k = 0; k < M.cols() && k < max_items; ++k) out += (k ? ", " : "") + num(M(r, k));
@@ -79,11 +100,11 @@ std::string AttnNarration::list(const BlockView& M, int r, int max_items) {
 // ---- attn-naive ------------------------------------------------------------------------------
 
 AttnNaiveNarration::AttnNaiveNarration(const Resolved& r, Recorder& rec) : AttnNarration(r, rec) {
-  bS_ = rec.add_buffer({"S", N, N, Space::hbm, "scores S = Q K^T * s, materialized in HBM"});
+  bS_ = rec.add_buffer({"S", N, N, Space::hbm, "scores S = QKᵀ · s, materialized in HBM"});
   bP_ = rec.add_buffer({"P", N, N, Space::hbm, "P = softmax(S) row by row, materialized in HBM"});
   bm_ = rec.add_buffer({"m", N, 1, Space::reg, "max of each row of S"});
-  bl_ = rec.add_buffer({"l", N, 1, Space::reg, "sum of exp(S - m) of each row"});
-  rec.recording().pass_names = {"kernel 1: S = QK^T", "kernel 2: P = softmax(S)", "kernel 3: O = PV"};
+  bl_ = rec.add_buffer({"l", N, 1, Space::reg, "sum of e^(S − m) of each row"});
+  rec.recording().pass_names = {"kernel 1: S = QKᵀ", "kernel 2: P = softmax(S)", "kernel 3: O = PV"};
 }
 
 void AttnNaiveNarration::scores_row(int i, const BlockView& S_row) {
@@ -97,7 +118,7 @@ void AttnNaiveNarration::scores_row(int i, const BlockView& S_row) {
   st.pass = 1, st.line = 1, st.row = i;
   st.label = strf("S row %d", i + 1);
   st.text = strf("S%s = q%s Kᵀ%s = %s, written to HBM", sub(i + 1).c_str(), sub(i + 1).c_str(),
-                 scaled_ ? ("·" + num(r_.scale)).c_str() : "", list(S_row).c_str());
+                 scale_text().c_str(), list(S_row).c_str());
   st.reads = {rows_of(bQ_, i, 1, d), rows_of(bK_, 0, N, d)};
   st.writes = {rows_of(bS_, i, 1, N)};
   rec_.commit(std::move(st));
@@ -146,10 +167,11 @@ void AttnNaiveNarration::output_row(int i, const BlockView& O_row) {
 // ---- attn-online -----------------------------------------------------------------------------
 
 AttnOnlineNarration::AttnOnlineNarration(const Resolved& r, Recorder& rec) : AttnNarration(r, rec) {
-  bS_ = rec.add_buffer({"S", N, N, Space::reg, "each score s = q_i . k_j * scale as it is computed"});
+  bS_ = rec.add_buffer({"S", N, N, Space::reg, "each score Sᵢⱼ = qᵢ · kⱼ · s as it is computed"});
   bm_ = rec.add_buffer({"m", N, 1, Space::reg, "running max of the scores of row i"});
-  bl_ = rec.add_buffer({"l", N, 1, Space::reg, "running sum of exp(s - m) of row i"});
-  bacc_ = rec.add_buffer({"O_acc", N, d, Space::reg, "unnormalized output o of row i, rescaled as m grows"});
+  bl_ = rec.add_buffer({"l", N, 1, Space::reg, "running sum of e^(Sᵢⱼ − m) of row i"});
+  bacc_ = rec.add_buffer({"O_acc", N, d, Space::reg,
+                          "the accumulator Oᵢ⁽ʲ⁾: row i's output before the division by l, rescaled as m grows"});
   auto& names = rec.recording().pass_names;
   for (int i = 0; i < N; ++i) names.push_back(strf("query row %d", i + 1));
 }
@@ -174,20 +196,27 @@ void AttnOnlineNarration::key(int i, int j, const AttnOnlineNumbers& u, const Bl
   write_block(bacc_, i, 0, o);
   Step st;
   st.pass = i + 1, st.line = 4, st.line_end = 7, st.row = i;
-  st.label = strf("q%d . k%d", i + 1, j + 1);
-  st.text = strf("s = q%s · k%s = %s;  m = max(%s, %s) = %s;  ", sub(i + 1).c_str(), sub(j + 1).c_str(),
-                 num(u.s).c_str(), num(u.m_old).c_str(), num(u.s).c_str(), num(u.m).c_str());
-  if (std::isinf(u.m) && u.m < 0) {
+  st.label = strf("S%s%s", sub(i + 1).c_str(), sub(j + 1).c_str());
+  const std::string S = tile_name("S", i, j);
+  st.text = strf("%s = q%s · k%s%s = %s;  m = max(%s, %s) = %s;  ", S.c_str(), sub(i + 1).c_str(),
+                 sub(j + 1).c_str(), scale_text().c_str(), num(u.s).c_str(), num(u.m_old).c_str(),
+                 num(u.s).c_str(), num(u.m).c_str());
+  if (is_neg_inf(u.m)) {
     // FlashAttention's guard, at the step where it matters: no finite score yet.
-    st.text += strf("no finite score yet, so exp uses 0 instead of m (m = −∞ → use 0): the factor is "
-                    "e^{−∞ − 0} = 0 and e^{s − 0} = 0, not e^{−∞ + ∞} = nan;  l = %s·0 + 0 = %s, o stays 0",
-                    num(u.l_old).c_str(), num(u.l).c_str());
+    st.text += strf("no finite score yet, so the exponents are taken against 0 instead of m (m = −∞ → "
+                    "use 0): the factor is e^{%s − 0} = 0 and e^{%s − 0} = 0;  l = %s·0 + 0 = %s, %s "
+                    "stays 0",
+                    num(u.m_old).c_str(), num(u.s).c_str(), num(u.l_old).c_str(), num(u.l).c_str(),
+                    acc(i + 1, j + 1).c_str());
   } else {
     if (u.m != u.m_old && u.l_old != 0.0)
-      st.text += strf("o and l rescaled by e^{%s − %s} = %s;  ", num(u.m_old).c_str(), num(u.m).c_str(),
-                      num(u.factor).c_str());
-    st.text += strf("l = %s·%s + %s = %s;  o += %s v%s", num(u.l_old).c_str(), num(u.factor).c_str(),
-                    num(u.e).c_str(), num(u.l).c_str(), num(u.e).c_str(), sub(j + 1).c_str());
+      st.text += strf("l and %s rescaled by e^{%s} = %s;  ", acc(i + 1, j).c_str(),
+                      minus_base(u.m_old, u.m).c_str(), num(u.factor).c_str());
+    st.text += strf("l = %s·%s + e^{%s} = %s·%s + %s = %s;  %s = %s·%s + %s·v%s",
+                    num(u.l_old).c_str(), num(u.factor).c_str(), minus_base(u.s, u.m).c_str(),
+                    num(u.l_old).c_str(), num(u.factor).c_str(), num(u.e).c_str(), num(u.l).c_str(),
+                    acc(i + 1, j + 1).c_str(), acc(i + 1, j).c_str(), num(u.factor).c_str(),
+                    num(u.e).c_str(), sub(j + 1).c_str());
   }
   st.reads = {rows_of(bQ_, i, 1, d), rows_of(bK_, j, 1, d), rows_of(bV_, j, 1, d)};
   st.writes = {{bS_, i, j, i + 1, j + 1}, {bm_, i, 0, i + 1, 1}, {bl_, i, 0, i + 1, 1},
@@ -207,11 +236,12 @@ void AttnOnlineNarration::finish_row(int i, double m, double l, const BlockView&
   Step st;
   st.pass = i + 1, st.line = 9, st.row = i;
   st.label = strf("O row %d", i + 1);
+  const std::string o = acc(i + 1, r_.scenario.causal ? i + 1 : N);  // after the row's last key
   st.text = l == 0.0 ? strf("O%s = 0, written to HBM: row %d has no finite score, so l = 0 and no probability "
                             "mass; FlashAttention writes 0 here rather than 0/0 = nan",
                             sub(i + 1).c_str(), i + 1)
-                      : strf("O%s = o / l = o / %s = %s, written to HBM", sub(i + 1).c_str(), num(l).c_str(),
-                             list(O_row).c_str());
+                      : strf("O%s = %s / l = %s / %s = %s, written to HBM", sub(i + 1).c_str(), o.c_str(),
+                             o.c_str(), num(l).c_str(), list(O_row).c_str());
   st.reads = {rows_of(bacc_, i, 1, d), {bl_, i, 0, i + 1, 1}};
   st.writes = {rows_of(bO_, i, 1, d)};
   rec_.commit(std::move(st));
@@ -220,10 +250,10 @@ void AttnOnlineNarration::finish_row(int i, double m, double l, const BlockView&
 // ---- attn-tiled (FlashAttention-1) -----------------------------------------------------------
 
 AttnTiledNarration::AttnTiledNarration(const Resolved& r, Recorder& rec) : AttnNarration(r, rec) {
-  bS_ = rec.add_buffer({"S", N, N, Space::sram, "S_ij tiles as computed on chip (never in HBM)"});
-  bP_ = rec.add_buffer({"P", N, N, Space::sram, "P~_ij = exp(S_ij - m~_ij) tiles as computed on chip"});
-  bm_ = rec.add_buffer({"m", N, 1, Space::hbm, "running max m_i of each row, kept in HBM"});
-  bl_ = rec.add_buffer({"l", N, 1, Space::hbm, "running sum l_i of each row, kept in HBM"});
+  bS_ = rec.add_buffer({"S", N, N, Space::sram, "Sᵢⱼ tiles as computed on chip (never in HBM)"});
+  bP_ = rec.add_buffer({"P", N, N, Space::sram, "P̃ᵢⱼ = e^(Sᵢⱼ − m̃ᵢⱼ) tiles as computed on chip"});
+  bm_ = rec.add_buffer({"m", N, 1, Space::hbm, "running max mᵢ of each row, kept in HBM"});
+  bl_ = rec.add_buffer({"l", N, 1, Space::hbm, "running sum lᵢ of each row, kept in HBM"});
   auto& names = rec.recording().pass_names;
   for (int j = 0; j < r.Tc; ++j) names.push_back(strf("K/V block j = %d", j + 1));
   // Line 2: O = 0, l = 0, m = −inf in HBM.
@@ -260,45 +290,45 @@ void AttnTiledNarration::tile(int i, int j, bool load_kv, const TileRowNumbers& 
   st.label = strf("tile (i=%d, j=%d)", i + 1, j + 1);
   // Three parts, in the order the kernel does them: the scores, the tile's own softmax, the
   // merge into the running (m_i, l_i, O_i) and the writes back to HBM.
+  const std::string Sij = tile_name("S", i, j), I = sub(i + 1);
   write_block(bS_, r0, c0, S);
   rec_.end_part(st, 8, 9,
-                strf("Q%s, O%s, l%s, m%s loaded; S%d%d = Q%s K%sᵀ is %dx%d on chip. Row %d: %s",
-                     sub(i + 1).c_str(), sub(i + 1).c_str(), sub(i + 1).c_str(), sub(i + 1).c_str(),
-                     i + 1, j + 1, sub(i + 1).c_str(), sub(j + 1).c_str(), br, bc, r0 + 1,
-                     list(S).c_str()));
+                strf("Q%s, O%s, l%s, m%s loaded; %s = Q%s K%sᵀ%s is %d×%d on chip. Row %d: %s", I.c_str(),
+                     I.c_str(), I.c_str(), I.c_str(), Sij.c_str(), I.c_str(), sub(j + 1).c_str(),
+                     scale_text().c_str(), br, bc, r0 + 1, list(S).c_str()));
   write_block(bP_, r0, c0, P);
   rec_.end_part(st, 10, 10,
-                strf("Row %d of the tile alone: \\~m = rowmax = %s, \\~P = exp(S − \\~m) = %s, "
-                     "\\~l = rowsum \\~P = %s",
-                     r0 + 1, num(first.m_tilde).c_str(), list(P).c_str(), num(first.l_tilde).c_str()));
+                strf("Row %d of the tile alone: \\~m = rowmax = %s, \\~P = e^{S − %s} = %s, "
+                     "\\~l = rowsum \\~P = %s%s",
+                     r0 + 1, num(first.m_tilde).c_str(), is_neg_inf(first.m_tilde) ? "0" : "\\~m",
+                     list(P).c_str(), num(first.l_tilde).c_str(),
+                     is_neg_inf(first.m_tilde) ? " (\\~m = −∞ → use 0: every score of the row is −∞)" : ""));
   write_block(bO_, r0, 0, O);
   for (int a = 0; a < m.rows(); ++a) {
     rec_.write(bm_, r0 + a, 0, m(a, 0));
     rec_.write(bl_, r0 + a, 0, l(a, 0));
   }
-  const bool no_score = std::isinf(first.m) && first.m < 0;
+  // l_new = e^{m_i − m_new}·l_i + e^{\~m − m_new}·\~l, each exponent against 0 while m_new = −∞.
+  const std::string l_new =
+      strf("l_{new} = e^{%s}·%s + e^{%s}·%s = %s%s", minus_base(first.m_old, first.m).c_str(),
+           num(first.l_old).c_str(), minus_base(first.m_tilde, first.m).c_str(), num(first.l_tilde).c_str(),
+           num(first.l).c_str(), guard_note(first.m).c_str());
+  const bool no_score = is_neg_inf(first.m);
   rec_.end_part(st, 11, 13,
-                no_score ? strf("Row %d: m_{new} = max(%s, %s) = −∞: no finite score yet, so exp uses 0 instead "
-                                "of m (m = −∞ → use 0): both factors are e^{−∞ − 0} = 0, l_{new} = 0 and O%s "
-                                "stays 0, not e^{−∞ + ∞} = nan; O%s, l%s, m%s written back to HBM",
-                                r0 + 1, num(first.m_old).c_str(), num(first.m_tilde).c_str(), sub(i + 1).c_str(),
-                                sub(i + 1).c_str(), sub(i + 1).c_str(), sub(i + 1).c_str()) :
-                strf("Row %d: m_{new} = max(%s, %s) = %s, l_{new} = e^{%s − %s}·%s + e^{%s − %s}·%s = %s; "
-                     "O%s rescaled and divided by l_{new}; O%s, l%s, m%s written back to HBM",
+                no_score ? strf("Row %d: m_{new} = max(%s, %s) = −∞: no finite score yet, so the exponents are "
+                                "taken against 0 instead of m_{new}: %s, and O%s stays 0; O%s, l%s, m%s "
+                                "written back to HBM",
+                                r0 + 1, num(first.m_old).c_str(), num(first.m_tilde).c_str(), l_new.c_str(),
+                                I.c_str(), I.c_str(), I.c_str(), I.c_str()) :
+                strf("Row %d: m_{new} = max(%s, %s) = %s, %s; O%s rescaled and divided by l_{new}; O%s, l%s, "
+                     "m%s written back to HBM",
                      r0 + 1, num(first.m_old).c_str(), num(first.m_tilde).c_str(), num(first.m).c_str(),
-                     num(first.m_old).c_str(), num(first.m).c_str(), num(first.l_old).c_str(),
-                     num(first.m_tilde).c_str(), num(first.m).c_str(), num(first.l_tilde).c_str(),
-                     num(first.l).c_str(), sub(i + 1).c_str(), sub(i + 1).c_str(), sub(i + 1).c_str(),
-                     sub(i + 1).c_str()));
-  st.text = strf("tile (i=%d, j=%d): S%d%d = Q%s K%sᵀ is %dx%d on chip. Row %d: \\~m = %s, "
-                 "m_{new} = max(%s, %s) = %s, l_{new} = e^{%s − %s}·%s + e^{%s − %s}·%s = %s; "
-                 "O%s, l%s, m%s written back to HBM",
-                 i + 1, j + 1, i + 1, j + 1, sub(i + 1).c_str(), sub(j + 1).c_str(), br, bc, r0 + 1,
-                 num(first.m_tilde).c_str(), num(first.m_old).c_str(), num(first.m_tilde).c_str(),
-                 num(first.m).c_str(), num(first.m_old).c_str(), num(first.m).c_str(),
-                 num(first.l_old).c_str(), num(first.m_tilde).c_str(), num(first.m).c_str(),
-                 num(first.l_tilde).c_str(), num(first.l).c_str(), sub(i + 1).c_str(),
-                 sub(i + 1).c_str(), sub(i + 1).c_str());
+                     l_new.c_str(), I.c_str(), I.c_str(), I.c_str(), I.c_str()));
+  st.text = strf("tile (i=%d, j=%d): %s = Q%s K%sᵀ%s is %d×%d on chip. Row %d: \\~m = %s, "
+                 "m_{new} = max(%s, %s) = %s, %s; O%s, l%s, m%s written back to HBM",
+                 i + 1, j + 1, Sij.c_str(), I.c_str(), sub(j + 1).c_str(), scale_text().c_str(), br, bc,
+                 r0 + 1, num(first.m_tilde).c_str(), num(first.m_old).c_str(), num(first.m_tilde).c_str(),
+                 num(first.m).c_str(), l_new.c_str(), I.c_str(), I.c_str(), I.c_str());
   st.reads = {{bK_, c0, 0, c0 + bc, d}, {bV_, c0, 0, c0 + bc, d}, {bQ_, r0, 0, r0 + br, d},
               {bO_, r0, 0, r0 + br, d}, {bm_, r0, 0, r0 + br, 1}, {bl_, r0, 0, r0 + br, 1}};
   st.writes = {{bS_, r0, c0, r0 + br, c0 + bc}, {bP_, r0, c0, r0 + br, c0 + bc},
@@ -309,12 +339,12 @@ void AttnTiledNarration::tile(int i, int j, bool load_kv, const TileRowNumbers& 
 // ---- attn-tiled-v2 (FlashAttention-2) --------------------------------------------------------
 
 AttnTiledV2Narration::AttnTiledV2Narration(const Resolved& r, Recorder& rec) : AttnNarration(r, rec) {
-  bS_ = rec.add_buffer({"S", N, N, Space::sram, "S_ij tiles as computed on chip (never in HBM)"});
-  bP_ = rec.add_buffer({"P", N, N, Space::sram, "P~_ij = exp(S_ij - m_i(j)) tiles as computed on chip"});
-  bm_ = rec.add_buffer({"m", N, 1, Space::sram, "running max m_i, on chip"});
-  bl_ = rec.add_buffer({"l", N, 1, Space::sram, "running sum l_i, on chip"});
-  bacc_ = rec.add_buffer({"O_acc", N, d, Space::sram, "unnormalized O_i(j), on chip"});
-  bL_ = rec.add_buffer({"LSE", N, 1, Space::hbm, "L_i = m_i + log l_i, written to HBM for the backward pass"});
+  bS_ = rec.add_buffer({"S", N, N, Space::sram, "Sᵢⱼ tiles as computed on chip (never in HBM)"});
+  bP_ = rec.add_buffer({"P", N, N, Space::sram, "P̃ᵢⱼ = e^(Sᵢⱼ − mᵢ⁽ʲ⁾) tiles as computed on chip"});
+  bm_ = rec.add_buffer({"m", N, 1, Space::sram, "running max mᵢ, on chip"});
+  bl_ = rec.add_buffer({"l", N, 1, Space::sram, "running sum lᵢ, on chip"});
+  bacc_ = rec.add_buffer({"O_acc", N, d, Space::sram, "the accumulator Oᵢ⁽ʲ⁾: Oᵢ before the division by l, on chip"});
+  bL_ = rec.add_buffer({"LSE", N, 1, Space::hbm, "Lᵢ = mᵢ + log lᵢ, the log-sum-exp (LSE) of row i, written to HBM for the backward pass; −∞ for a row with no finite score (log 0), where FlashAttention-2's kernel stores +∞"});
   auto& names = rec.recording().pass_names;
   for (int i = 0; i < r.Tr; ++i) names.push_back(strf("Q block i = %d", i + 1));
   rec.recording().lse.assign(static_cast<std::size_t>(N), 0.0);
@@ -354,38 +384,44 @@ void AttnTiledV2Narration::tile(int i, int j, const TileRowNumbers& first, const
   st.label = strf("tile (i=%d, j=%d)", i + 1, j + 1);
   // Three parts, in the kernel's order: the scores, the running max and sum with the tile's
   // P̃ against the new max, and the rescaled accumulator.
+  const std::string Sij = tile_name("S", i, j), J = sub(j + 1);
   write_block(bS_, r0, c0, S);
   rec_.end_part(st, 6, 7,
-                strf("K%s, V%s loaded; S%d%d = Q%s K%sᵀ is %dx%d on chip. Row %d: %s", sub(j + 1).c_str(),
-                     sub(j + 1).c_str(), i + 1, j + 1, sub(i + 1).c_str(), sub(j + 1).c_str(), br, bc,
-                     r0 + 1, list(S).c_str()));
+                strf("K%s, V%s loaded; %s = Q%s K%sᵀ%s is %d×%d on chip. Row %d: %s", J.c_str(), J.c_str(),
+                     Sij.c_str(), sub(i + 1).c_str(), J.c_str(), scale_text().c_str(), br, bc, r0 + 1,
+                     list(S).c_str()));
   write_block(bP_, r0, c0, P);
   for (int a = 0; a < m.rows(); ++a) {
     rec_.write(bm_, r0 + a, 0, m(a, 0));
     rec_.write(bl_, r0 + a, 0, l(a, 0));
   }
-  const bool no_score = std::isinf(first.m) && first.m < 0;
+  // The row's m and l before and after the tile, in the paper's names.
+  const std::string m_new = strf("m_{%d}^{(%d)}", r0 + 1, j + 1), m_prev = strf("m_{%d}^{(%d)}", r0 + 1, j);
+  const std::string l_new = strf("l_{%d}^{(%d)}", r0 + 1, j + 1);
+  const std::string l_sum = strf("%s = e^{%s}·%s + rowsum \\~P = %s%s", l_new.c_str(),
+                                 minus_base(first.m_old, first.m).c_str(), num(first.l_old).c_str(),
+                                 num(first.l).c_str(), guard_note(first.m).c_str());
+  const bool no_score = is_neg_inf(first.m);
   rec_.end_part(st, 8, 9,
-                no_score ? strf("Row %d: m = max(%s, rowmax S) = −∞: no finite score yet, so exp uses 0 instead "
-                                "of m (m = −∞ → use 0): \\~P = e^{S − 0} = %s and l = 0, not e^{−∞ + ∞} = nan",
-                                r0 + 1, num(first.m_old).c_str(), list(P).c_str()) :
-                strf("Row %d: m = max(%s, rowmax S) = %s, \\~P = e^{S − m} = %s, "
-                     "l = e^{%s − %s}·%s + rowsum \\~P = %s",
-                     r0 + 1, num(first.m_old).c_str(), num(first.m).c_str(), list(P).c_str(),
-                     num(first.m_old).c_str(), num(first.m).c_str(), num(first.l_old).c_str(),
-                     num(first.l).c_str()));
+                no_score ? strf("Row %d: %s = max(%s, rowmax S) = −∞: no finite score yet, so the exponents are "
+                                "taken against 0 instead of m: \\~P = e^{S − 0} = %s and %s",
+                                r0 + 1, m_new.c_str(), num(first.m_old).c_str(), list(P).c_str(), l_sum.c_str()) :
+                strf("Row %d: %s = max(%s = %s, rowmax S) = %s, \\~P = e^{S − %s} = %s, %s", r0 + 1,
+                     m_new.c_str(), m_prev.c_str(), num(first.m_old).c_str(), num(first.m).c_str(),
+                     m_new.c_str(), list(P).c_str(), l_sum.c_str()));
   write_block(bacc_, r0, 0, O_acc);
+  const std::string o_new = acc(r0 + 1, j + 1), o_prev = acc(r0 + 1, j);
   rec_.end_part(st, 10, 10,
-                strf("O_acc rescaled by e^{%s − %s} = %s and \\~P V%s added: row %d is %s, not yet divided",
-                     num(first.m_old).c_str(), num(first.m).c_str(), num(first.factor).c_str(),
-                     sub(j + 1).c_str(), r0 + 1, list(O_acc).c_str()));
-  st.text = strf("tile (i=%d, j=%d): K%s, V%s loaded, S%d%d is %dx%d on chip. Row %d: m = max(%s, "
-                 "rowmax S) = %s, l = e^{%s − %s}·%s + rowsum \\~P = %s; O_i rescaled by %s "
-                 "and \\~PV added, not yet divided",
-                 i + 1, j + 1, sub(j + 1).c_str(), sub(j + 1).c_str(), i + 1, j + 1, br, bc, r0 + 1,
-                 num(first.m_old).c_str(), num(first.m).c_str(), num(first.m_old).c_str(),
-                 num(first.m).c_str(), num(first.l_old).c_str(), num(first.l).c_str(),
-                 num(first.factor).c_str());
+                strf("%s = %s·e^{%s} + \\~P V%s with e^{%s} = %s%s: row %d is %s, not yet divided by l",
+                     o_new.c_str(), o_prev.c_str(), minus_base(first.m_old, first.m).c_str(), J.c_str(),
+                     minus_base(first.m_old, first.m).c_str(), num(first.factor).c_str(),
+                     guard_note(first.m).c_str(), r0 + 1, list(O_acc).c_str()));
+  st.text = strf("tile (i=%d, j=%d): K%s, V%s loaded, %s = Q%s K%sᵀ%s is %d×%d on chip. Row %d: %s = max(%s, "
+                 "rowmax S) = %s, %s; %s = %s·%s + \\~P V%s, not yet divided",
+                 i + 1, j + 1, J.c_str(), J.c_str(), Sij.c_str(), sub(i + 1).c_str(), J.c_str(),
+                 scale_text().c_str(), br, bc, r0 + 1, m_new.c_str(), num(first.m_old).c_str(),
+                 num(first.m).c_str(), l_sum.c_str(), o_new.c_str(), o_prev.c_str(), num(first.factor).c_str(),
+                 J.c_str());
   st.reads = {{bK_, c0, 0, c0 + bc, d}, {bV_, c0, 0, c0 + bc, d}, {bQ_, r0, 0, r0 + br, d}};
   st.writes = {{bS_, r0, c0, r0 + br, c0 + bc}, {bP_, r0, c0, r0 + br, c0 + bc},
                {bacc_, r0, 0, r0 + br, d}, {bm_, r0, 0, r0 + br, 1}, {bl_, r0, 0, r0 + br, 1}};
@@ -413,14 +449,17 @@ void AttnTiledV2Narration::finish_block(int i, const BlockView& O, const BlockVi
   Step st;
   st.pass = i + 1, st.line = 12, st.line_end = 14, st.tile_i = i;
   st.label = strf("write O%d, L%d", i + 1, i + 1);
+  const std::string o_last = acc(r0 + 1, r_.Tc);
   st.text = l(0, 0) == 0.0
-                ? strf("Q block %d done: O%s = diag(l)^{−1} O_acc, but row %d has no finite score (l = 0): "
-                       "its O is 0 and L = −∞ + log 0 = −∞, not 0/0 = nan; O%s and L%s written to HBM",
-                       i + 1, sub(i + 1).c_str(), r0 + 1, sub(i + 1).c_str(), sub(i + 1).c_str())
-                : strf("Q block %d done: O%s = diag(l)^{−1} O_acc (row %d: divided by l = %s once), "
+                ? strf("Q block %d done: O%s = diag(l)^{−1} %s, but row %d has no finite score (l = 0): its O is "
+                       "0, not 0/0 = nan, and L = m + log l = −∞ + log 0 = −∞, the true log-sum-exp of no mass, "
+                       "which FlashStep stores (FlashAttention-2's kernel stores +∞ there, so that its backward's "
+                       "P = e^{S − L} is 0); O%s and L%s written to HBM",
+                       i + 1, sub(i + 1).c_str(), o_last.c_str(), r0 + 1, sub(i + 1).c_str(), sub(i + 1).c_str())
+                : strf("Q block %d done: O%s = diag(l)^{−1} %s (row %d: divided by l = %s once), "
                        "L = m + log l = %s; O%s and L%s written to HBM",
-                       i + 1, sub(i + 1).c_str(), r0 + 1, num(l(0, 0)).c_str(), num(out.lse[r0]).c_str(),
-                       sub(i + 1).c_str(), sub(i + 1).c_str());
+                       i + 1, sub(i + 1).c_str(), o_last.c_str(), r0 + 1, num(l(0, 0)).c_str(),
+                       num(out.lse[r0]).c_str(), sub(i + 1).c_str(), sub(i + 1).c_str());
   st.reads = {{bacc_, r0, 0, r0 + br, d}, {bm_, r0, 0, r0 + br, 1}, {bl_, r0, 0, r0 + br, 1}};
   st.writes = {{bO_, r0, 0, r0 + br, d}, {bL_, r0, 0, r0 + br, 1}};
   rec_.commit(std::move(st));

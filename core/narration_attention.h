@@ -61,6 +61,8 @@ class AttnNarration {
   // The work both tiled loop orders do for a br × bc tile: S_ij = Q_i K_jᵀ · s, its row max,
   // exp and sum (P̃_ij), and P̃_ij V_j, all on chip.
   void tile_io(int br, int bc);
+  // " · 0.5": the score scale s as the sentences print it after Q_i K_jᵀ, or "" when s = 1.
+  std::string scale_text() const;
   static Region rows_of(int b, int r0, int nr, int cols) { return {b, r0, 0, r0 + nr, cols}; }
   // "[0.1, 0.2, 0.3, 0.4, …]": the first entries of row r of M.
   static std::string list(const BlockView& M, int r = 0, int max_items = 4);

@@ -12,14 +12,21 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Why a quotient went to 0 or nan, appended to a step's sentence.
 std::string nan_note(double a, double b, double y) {
-  if (std::isinf(b) && std::isfinite(a)) return " — a finite number divided by inf is 0";
+  if (std::isinf(b) && std::isfinite(a)) return " — a finite number divided by ∞ is 0";
   if (a == 0 && b == 0)
     return " — 0 / 0 is undefined: every x of the row is −∞, so there is no probability mass, and "
            "numpy gives nan too. Attention chooses 0 for such a row instead (a query that sees no "
            "key), as FlashAttention's kernels do: see lesson 8's preset \"a row with no finite score\"";
   if (!std::isnan(y) || std::isnan(a) || std::isnan(b)) return "";
-  return " — inf / inf is undefined: nan";
+  return " — ∞ / ∞ is undefined: nan";
 }
+
+bool is_neg_inf(double x) { return std::isinf(x) && x < 0; }
+
+// An exponent "z − m" with its numbers, against 0 while m is still −∞ (the guard: every x seen
+// so far is −∞, and e^{−∞ − 0} = 0 where e^{−∞ − (−∞)} would be undefined).
+std::string minus_base(double z, double m) { return num(z) + " − " + (is_neg_inf(m) ? "0" : num(m)); }
+std::string guard_note(double m) { return is_neg_inf(m) ? " (m = −∞ → use 0)" : ""; }
 
 }  // namespace
 
@@ -28,7 +35,7 @@ SoftmaxNarration::SoftmaxNarration(const Resolved& r, Recorder& rec)
   const Algorithm a = r.scenario.algorithm;
   auto& out = rec.recording();
   bx_ = rec.add_buffer({"x", r.rows, r.n, Space::hbm, "the input scores, in HBM"});
-  be_ = rec.add_buffer({"e", r.rows, r.n, Space::reg, "exp(x_i - m) as last computed, on chip"});
+  be_ = rec.add_buffer({"e", r.rows, r.n, Space::reg, "eᵢ = e^(xᵢ − m) as last computed, on chip"});
   by_ = rec.add_buffer({"y", r.rows, r.n, Space::hbm, "the output, written to HBM"});
   if (a != Algorithm::naive) bm_ = rec.add_buffer({"m", r.rows, 1, Space::reg, "running max of each row"});
   bl_ = rec.add_buffer({"l", r.rows, 1, Space::reg, "running sum of exponentials of each row"});
@@ -84,7 +91,7 @@ std::string SoftmaxNarration::prefix(int row) const { return r_.rows > 1 ? strf(
 std::string SoftmaxNarration::overflow_note(double arg, double e) const {
   if (!std::isinf(e) || !std::isfinite(arg)) return "";
   const Precision p = r_.scenario.precision;
-  return strf(" — overflow: exp(%s) is larger than the largest %s (%s), so it becomes inf",
+  return strf(" — overflow: e^{%s} is larger than the largest %s (%s), so it becomes ∞",
               num(arg).c_str(), std::string(precision_name(p)).c_str(), num(precision_max(p)).c_str());
 }
 
@@ -133,10 +140,10 @@ void SoftmaxNarration::sum_exp_minus_max(int row, int i, double z, double m, dou
   Step st;
   st.pass = 2, st.line = 7, st.row = row;
   st.label = prefix(row) + "l" + sub(i + 1);
-  st.text = prefix(row) + strf("l%s = l%s + e^{%s − m} = %s + e^{%s − %s} = %s + %s = %s",
+  st.text = prefix(row) + strf("l%s = l%s + e^{%s − m} = %s + e^{%s} = %s + %s = %s%s",
                                sub(i + 1).c_str(), sub(i).c_str(), x_name(i).c_str(), num(l_old).c_str(),
-                               num(z).c_str(), num(m).c_str(), num(l_old).c_str(), num(e).c_str(),
-                               num(l).c_str());
+                               minus_base(z, m).c_str(), num(l_old).c_str(), num(e).c_str(),
+                               num(l).c_str(), guard_note(m).c_str());
   st.reads = {cell(bx_, row, i), reg(bm_, row), reg(bl_, row)};
   st.writes = {cell(be_, row, i), reg(bl_, row)};
   rec_.commit(std::move(st));
@@ -158,12 +165,15 @@ void SoftmaxNarration::online(int row, int i, const OnlineNumbers& u) {
   if (u.m != u.m_old && u.l_old != 0.0)
     t += strf("m changed, so the old sum is rescaled by e^{%s − %s} = %s:  ", num(u.m_old).c_str(),
               num(u.m).c_str(), num(u.factor).c_str());
-  // l_i = l_{i−1}·e^{m_{i−1} − m_i} + e^{x_i − m_i}, then the numbers.
-  t += strf("l%s = l%s·e^{m%s − m%s} + e^{%s − m%s} = ", sub(i + 1).c_str(), sub(i).c_str(), sub(i).c_str(),
-            sub(i + 1).c_str(), x_name(i).c_str(), sub(i + 1).c_str());
+  // l_i = l_{i−1}·e^{m_{i−1} − m_i} + e^{x_i − m_i}, then the numbers; while m_i = −∞ the
+  // exponents are taken against 0 (the guard), and the formula says so.
+  const std::string base = is_neg_inf(u.m) ? "0" : "m" + sub(i + 1);
+  t += strf("l%s = l%s·e^{m%s − %s} + e^{%s − %s} = ", sub(i + 1).c_str(), sub(i).c_str(), sub(i).c_str(),
+            base.c_str(), x_name(i).c_str(), base.c_str());
   t += u.l_old == 0.0 ? strf("0 + %s = %s", num(u.e).c_str(), num(u.l).c_str())
                       : strf("%s·%s + %s = %s", num(u.l_old).c_str(), num(u.factor).c_str(), num(u.e).c_str(),
                              num(u.l).c_str());
+  t += guard_note(u.m);
   st.text = prefix(row) + t;
   st.reads = {cell(bx_, row, i), reg(bm_, row), reg(bl_, row)};
   st.writes = {cell(be_, row, i), reg(bm_, row), reg(bl_, row)};
@@ -182,9 +192,9 @@ void SoftmaxNarration::normalize(int row, int i, double z, double m, double l, d
   st.pass = normalize_pass_, st.line = normalize_line_, st.row = row;
   st.label = prefix(row) + "y" + sub(i + 1);
   if (subtract_m)
-    st.text = strf("y%s = e^{%s − m} / l = e^{%s − %s} / %s = %s / %s = %s", sub(i + 1).c_str(),
-                   x_name(i).c_str(), num(z).c_str(), num(m).c_str(), num(l).c_str(), num(e).c_str(),
-                   num(l).c_str(), num(y).c_str());
+    st.text = strf("y%s = e^{%s − m} / l = e^{%s} / %s = %s / %s = %s%s", sub(i + 1).c_str(),
+                   x_name(i).c_str(), minus_base(z, m).c_str(), num(l).c_str(), num(e).c_str(),
+                   num(l).c_str(), num(y).c_str(), guard_note(m).c_str());
   else
     st.text = strf("y%s = e^{%s} / l = %s / %s = %s", sub(i + 1).c_str(), x_name(i).c_str(),
                    num(e).c_str(), num(l).c_str(), num(y).c_str());
@@ -220,6 +230,10 @@ void SoftmaxNarration::log_softmax(int row, int i, double z, double lse, double 
   st.label = prefix(row) + "log y" + sub(i + 1);
   st.text = prefix(row) + strf("log y%s = %s − LSE = %s − %s = %s", sub(i + 1).c_str(), x_name(i).c_str(),
                                num(z).c_str(), num(lse).c_str(), num(y).c_str());
+  if (std::isnan(y) && std::isinf(z) && std::isinf(lse) && (z > 0) == (lse > 0))
+    st.text += is_neg_inf(lse) ? " — ∞ − ∞ is undefined: every x of the row is −∞, so LSE = log 0 = −∞ and "
+                                 "there is no probability mass to take the log of"
+                               : " — ∞ − ∞ is undefined: an x is +∞, so LSE is +∞ too";
   st.reads = {cell(bx_, row, i), reg(blse_, row)};
   st.writes = {cell(by_, row, i)};
   rec_.commit(std::move(st));
@@ -236,9 +250,9 @@ void SoftmaxNarration::finish_row(int row, double m, double l) {
 ChunkedNarration::ChunkedNarration(const Resolved& r, Recorder& rec)
     : SoftmaxNarration(r, rec), K_(r.chunks), tree_(merge_tree(r.chunks)) {
   btm_ = rec.add_buffer({"m_tree", r.rows, nodes(), Space::sram,
-                         "(m) of each worker (first K) and of each merge, in shared memory"});
+                         "m of each worker (the first n_w: kept in its registers, written to shared memory when its chunk ends) and of each merge"});
   btl_ = rec.add_buffer({"l_tree", r.rows, nodes(), Space::sram,
-                         "(l) of each worker (first K) and of each merge, in shared memory"});
+                         "l of each worker (the first n_w: kept in its registers, written to shared memory when its chunk ends) and of each merge"});
 }
 
 void ChunkedNarration::start_row(int row) {
@@ -252,7 +266,9 @@ void ChunkedNarration::worker(Step& st, int row, int w, int i, const OnlineNumbe
   load_io();
   rec_.io().flops += 5;
   rec_.io().exps += 2;
-  rec_.io().sram_writes += 2;
+  // The running (m, l) lives in the worker's registers; its last value is the chunk's pair,
+  // written once to shared memory for the merge.
+  if (i == begin(w + 1) - 1) rec_.io().sram_writes += 2;
   if (!rec_.on()) return;
   rec_.write(be_, row, i, u.e);
   rec_.write(btm_, row, w, u.m);
@@ -297,10 +313,9 @@ void ChunkedNarration::merge(int row, int id, double m_left, double l_left, doub
                    num(m).c_str(), num(l).c_str());
     st.reads = {cell(btm_, row, nd.left), cell(btl_, row, nd.left)};
   } else {
-    st.text = strf("m = max(%s, %s) = %s;  l = %s·e^{%s − %s} + %s·e^{%s − %s} = %s",
-                   num(m_left).c_str(), num(m_right).c_str(), num(m).c_str(), num(l_left).c_str(),
-                   num(m_left).c_str(), num(m).c_str(), num(l_right).c_str(), num(m_right).c_str(),
-                   num(m).c_str(), num(l).c_str());
+    st.text = strf("m = max(%s, %s) = %s;  l = %s·e^{%s} + %s·e^{%s} = %s%s", num(m_left).c_str(),
+                   num(m_right).c_str(), num(m).c_str(), num(l_left).c_str(), minus_base(m_left, m).c_str(),
+                   num(l_right).c_str(), minus_base(m_right, m).c_str(), num(l).c_str(), guard_note(m).c_str());
     st.reads = {cell(btm_, row, nd.left), cell(btl_, row, nd.left), cell(btm_, row, nd.right),
                 cell(btl_, row, nd.right)};
   }
@@ -333,8 +348,8 @@ void ChunkedNarration::normalize_element(Step& st, int row, int i, double z, dou
   if (!rec_.on()) return;
   rec_.write(be_, row, i, e);
   if (st.text.size() < 400)
-    st.text += strf("%sy%s = e^{%s − %s} / %s = %s", st.text.empty() ? "" : "; ", sub(i + 1).c_str(),
-                    num(z).c_str(), num(m).c_str(), num(l).c_str(), num(y).c_str());
+    st.text += strf("%sy%s = e^{%s} / %s = %s%s", st.text.empty() ? "" : "; ", sub(i + 1).c_str(),
+                    minus_base(z, m).c_str(), num(l).c_str(), num(y).c_str(), guard_note(m).c_str());
   st.reads.push_back(cell(bx_, row, i));
   st.writes.push_back(cell(by_, row, i));
 }

@@ -3,17 +3,39 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <algorithm>
 
 namespace flashstep {
 
-std::string num(double x) {
+namespace {
+
+// printf's "%g"/"%e" output of |x| in FlashStep's notation: "1.669e-05" → "1.669×10⁻⁵".
+std::string with_power_of_ten(const std::string& s) {
+  const std::size_t e = s.find('e');
+  if (e == std::string::npos) return s;
+  static const char* const kSup[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+  std::string ex = s.substr(e + 1), out = s.substr(0, e) + "×10";
+  if (ex[0] == '-') out += "⁻";
+  ex.erase(0, ex.find_first_not_of("+-0"));
+  if (ex.empty()) ex = "0";
+  for (char c : ex) out += kSup[c - '0'];
+  return out;
+}
+
+std::string formatted(double x, int digits, char conversion) {
   if (std::isnan(x)) return "nan";
   if (std::isinf(x)) return x > 0 ? "∞" : "−∞";  // as the papers print them
   if (x == 0) return "0";  // also -0
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.5g", x);
-  return buf;
+  char buf[40];
+  if (conversion == 'e') std::snprintf(buf, sizeof buf, "%.*e", std::max(digits - 1, 0), std::fabs(x));
+  else std::snprintf(buf, sizeof buf, "%.*g", std::max(digits, 1), std::fabs(x));
+  return (x < 0 ? "−" : "") + with_power_of_ten(buf);  // the minus sign, not a hyphen
 }
+
+}  // namespace
+
+std::string num(double x, int digits) { return formatted(x, digits, 'g'); }
+std::string num_sci(double x, int digits) { return formatted(x, digits, 'e'); }
 
 std::string sub(long long i) {
   static const char* const kDigits[] = {"₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉"};

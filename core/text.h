@@ -5,8 +5,12 @@
 
 namespace flashstep {
 
-// 5 significant digits, "inf", "-inf", "nan"; integers without a decimal point.
-std::string num(double x);
+// The one way FlashStep prints a number, on screen, in sentences and in messages: `digits`
+// significant digits, "−" for minus (never a hyphen), "∞" and "−∞", "nan", integers without a
+// decimal point, and a power of ten as "1.669×10⁻⁵" where %g would write "1.669e-05".
+std::string num(double x, int digits = 5);
+// The same, always with a power of ten: num_sci(12345, 2) == "1.2×10⁴".
+std::string num_sci(double x, int digits);
 // Unicode subscript digits of a non-negative integer: sub(12) == "₁₂".
 std::string sub(long long i);
 // A size in bytes as a student reads it: "512 B", "3.0 MiB", "7.3 TiB" (binary units).

@@ -95,6 +95,20 @@ inline double gamma(long long n, double u) {
   return std::min(worst, kLambda * std::sqrt(nn) * u + nn * u * u);
 }
 
+// A number as a step sentence prints it (core/text.h: num, 5 significant digits) is off by at most
+// half a unit in its fifth digit.
+inline double printed_error(double v) {
+  if (v == 0 || !std::isfinite(v)) return 0.0;
+  return 0.5 * std::pow(10.0, std::floor(std::log10(std::fabs(v))) - 4.0);
+}
+
+// A score s = scale·q·k of d terms, computed in p, against its exact value (point 3); sigma =
+// |scale|·Σ_k |q_k k_k|.
+inline double score_error(Precision p, int d, double sigma) {
+  const double u = unit_roundoff(p);
+  return (gamma(d, u) + 2.0 * u) * sigma;
+}
+
 // Ulps that exp() may be off by (point 2), and what one ulp is relative to the result.
 inline double exp_ulps(Exp e, double a) { return e == Exp::cpu ? 8.0 : 3.0 + 2.0 * std::fabs(a); }
 inline double exp_unit(Precision p) { return p == Precision::fp64 ? 0x1p-53 : 0x1p-24; }

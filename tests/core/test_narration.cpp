@@ -1,0 +1,237 @@
+// The step sentences state equations with their numbers: each equation a sentence prints must
+// hold, recomputed here from the inputs, and no sentence may show an undefined expression
+// (e^{−∞ − (−∞)}, −∞ + ∞) as if it had a value.
+#include "core/engine.h"
+#include "core/markup.h"
+#include "tests/tolerance.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+using namespace flashstep;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// A number as the sentences print it: "−0.55798", "1.5×10⁻⁵", "∞", "−∞".
+double parse_printed(std::string t) {
+  auto replace_all = [&](const std::string& from, const std::string& to) {
+    for (std::size_t k; (k = t.find(from)) != std::string::npos;) t.replace(k, from.size(), to);
+  };
+  replace_all("−", "-");
+  replace_all("∞", "inf");
+  replace_all("×10", "e");
+  const char* const kSup[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+  for (int k = 0; k < 10; ++k) replace_all(kSup[k], std::string(1, static_cast<char>('0' + k)));
+  replace_all("⁻", "-");
+  std::size_t used = 0;
+  const double v = std::stod(t, &used);
+  REQUIRE_MESSAGE(used == t.size(), "not a printed number: " << t);
+  return v;
+}
+
+// The numbers of a list "[a, b, c]" (a trailing ", …" dropped).
+std::vector<double> parse_list(const std::string& text, std::size_t open) {
+  std::vector<double> out;
+  const std::size_t close = text.find(']', open);
+  REQUIRE(close != std::string::npos);
+  std::string body = text.substr(open + 1, close - open - 1);
+  for (std::size_t k = 0; k <= body.size();) {
+    std::size_t comma = body.find(", ", k);
+    if (comma == std::string::npos) comma = body.size();
+    const std::string item = body.substr(k, comma - k);
+    if (item != "…") out.push_back(parse_printed(item));
+    k = comma + 2;
+  }
+  return out;
+}
+
+Scenario attention(Algorithm a, ScaleMode mode, double value = 1.0) {
+  Scenario s;
+  s.algorithm = a;
+  s.n = 6;
+  s.d = 3;
+  s.seed = 11;
+  s.scale_mode = mode;
+  s.scale_value = value;
+  s.block_rows = 2;
+  s.block_cols = 3;
+  return s;
+}
+
+// The exact score q_i · k_j · scale and the bound on its rounding plus the printing.
+void check_score(const Resolved& r, int i, int j, double printed) {
+  long double dot = 0, sigma = 0;
+  for (int c = 0; c < r.d; ++c) {
+    dot += static_cast<long double>(r.q(i, c)) * r.k(j, c);
+    sigma += std::fabs(static_cast<long double>(r.q(i, c)) * r.k(j, c));
+  }
+  const double want = static_cast<double>(dot * r.scale);
+  const double err = tolerance::score_error(r.scenario.precision, r.d, std::fabs(r.scale) * static_cast<double>(sigma)) +
+                     tolerance::printed_error(want);
+  CAPTURE(i);
+  CAPTURE(j);
+  CHECK(std::fabs(printed - want) <= err);
+}
+
+std::string plain(const std::string& s) { return plain_text(s); }
+
+}  // namespace
+
+TEST_CASE("every printed score is q·k·s, the scale included: attn-online, FA-1 and FA-2 tiles") {
+  for (Algorithm a : {Algorithm::attn_online, Algorithm::attn_tiled, Algorithm::attn_tiled_v2}) {
+    for (auto [mode, value] : {std::pair{ScaleMode::inv_sqrt_d, 1.0}, std::pair{ScaleMode::value, 0.25},
+                               std::pair{ScaleMode::none, 1.0}}) {
+      CAPTURE(algorithm_id(a));
+      CAPTURE(value);
+      const Resolved r = resolve(attention(a, mode, value));
+      REQUIRE((mode == ScaleMode::none) == (r.scale == 1.0));
+      const Recording rec = record(r);
+      int checked = 0, key = 0, row = -1;
+      for (const Step& st : rec.steps) {
+        if (a == Algorithm::attn_online) {
+          if (st.line != 4) continue;
+          // "S₁₂ = q₁ · k₂ · 0.57735 = 0.1234;  m = …": keys come in order within a row.
+          key = st.row == row ? key + 1 : 0;
+          row = st.row;
+          const std::string t = plain(st.text);
+          const std::string eq = t.substr(0, t.find(';'));
+          const std::size_t first = eq.find(" = "), last = eq.rfind(" = ");
+          REQUIRE(first < last);
+          const std::string product = eq.substr(first + 3, last - first - 3);  // "q₁ · k₂ · 0.57735"
+          const std::size_t dot = product.rfind(" · ");
+          REQUIRE(dot != std::string::npos);
+          const bool has_scale = product.find(" · ") != dot;
+          CHECK(has_scale == (r.scale != 1.0));
+          if (has_scale) {
+            const double printed_scale = parse_printed(product.substr(dot + 4));
+            CHECK(std::fabs(printed_scale - r.scale) <= tolerance::printed_error(r.scale));
+          }
+          check_score(r, row, key, parse_printed(eq.substr(last + 3)));
+          ++checked;
+        } else {
+          if (st.tile_j < 0) continue;  // FA-2's last step of a Q block: no scores
+          REQUIRE(st.parts.size() == 3);
+          // Part 1 lists row 1 of the tile's S: "… Row r: [S_r1, S_r2, …]".
+          const std::string t = plain(st.parts[0].text);
+          const std::size_t row_at = t.rfind("Row ");
+          REQUIRE(row_at != std::string::npos);
+          const std::vector<double> got = parse_list(t, t.find('[', row_at));
+          const int i = st.tile_i * r.Br, c0 = st.tile_j * r.Bc;
+          for (std::size_t k = 0; k < got.size(); ++k) check_score(r, i, c0 + static_cast<int>(k), got[k]);
+          // The part and the step's summary name the scale they multiplied by: "K₁ᵀ · 0.57735 is".
+          for (const std::string& text : {t, plain(st.text)}) {
+            CAPTURE(text);
+            const std::size_t kt = text.find("ᵀ");
+            REQUIRE(kt != std::string::npos);
+            const std::size_t is = text.find(" is ", kt);
+            const std::string after = text.substr(kt + std::string("ᵀ").size(), is - kt - std::string("ᵀ").size());
+            if (r.scale == 1.0) {
+              CHECK(after.empty());
+            } else {
+              REQUIRE(after.rfind(" · ", 0) == 0);
+              CHECK(std::fabs(parse_printed(after.substr(4)) - r.scale) <= tolerance::printed_error(r.scale));
+            }
+          }
+          ++checked;
+        }
+      }
+      CHECK(checked > 0);
+    }
+  }
+}
+
+namespace {
+
+// Inputs with rows whose every score overflows to −∞ (the Inputs panel's presets "a score
+// overflows to −∞" and "a row with no finite score", written out here), for each format.
+Scenario no_finite_score(Algorithm a, Precision p, bool whole_row) {
+  const double b = p == Precision::fp64 ? 1e200 : p == Precision::fp16 ? 300 : 1e30;
+  Scenario s;
+  s.algorithm = a;
+  s.precision = p;
+  s.q = {{b, whole_row ? 0.0 : 1.0}, {0, 1}, {0, -1}, {0, 2}};
+  s.k = whole_row ? std::vector<std::vector<double>>{{-b, 0}, {-b, 1}, {-b, -1}, {-b, 0.5}}
+                  : std::vector<std::vector<double>>{{-b, 0}, {0, 1}, {0, -1}, {0, 0.5}};
+  s.v = {{1, 0}, {0, 1}, {1, 1}, {-1, 2}};
+  s.block_rows = 2;
+  s.block_cols = 2;
+  return s;
+}
+
+// An undefined expression shown as if it had a value: the sentence must say it is undefined
+// (or refused) wherever it writes one.
+void check_no_undefined_shown(const std::string& sentence) {
+  const std::string t = plain(sentence);
+  CAPTURE(t);
+  for (const char* bad : {"−∞ − −∞", "−∞ − (−∞)", "−∞ + ∞", "∞ − ∞", "∞ + −∞"})
+    if (t.find(bad) != std::string::npos)
+      CHECK((t.find("undefined") != std::string::npos || t.find("refused") != std::string::npos));
+}
+
+}  // namespace
+
+TEST_CASE("no sentence shows e^(−∞ − −∞) or −∞ + ∞ as a value: every algorithm, rows with no finite value") {
+  for (Algorithm a : kAllAlgorithms) {
+    for (Precision p : {Precision::fp32, Precision::fp16, Precision::fp64}) {
+      std::vector<Scenario> cases;
+      if (is_attention(a)) {
+        cases = {no_finite_score(a, p, true), no_finite_score(a, p, false)};
+        Scenario causal = no_finite_score(a, p, true);
+        causal.causal = true;
+        cases.push_back(causal);
+      } else {
+        Scenario s;
+        s.algorithm = a;
+        s.precision = p;
+        s.chunks = 2;
+        s.x = {{-kInf, 1, 2, 0}, {-kInf, -kInf, -kInf, -kInf}, {1, -kInf, -kInf, 3}};
+        cases.push_back(s);
+      }
+      for (const Scenario& s : cases) {
+        CAPTURE(algorithm_id(a));
+        CAPTURE(precision_name(p));
+        const Recording rec = record(s);
+        REQUIRE(!rec.steps.empty());
+        for (const Step& st : rec.steps) {
+          check_no_undefined_shown(st.text);
+          for (const StepPart& part : st.parts) check_no_undefined_shown(part.text);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a row with no finite score: the tiled sentences name the guard and FA-2 says what L stores") {
+  for (Algorithm a : {Algorithm::attn_online, Algorithm::attn_tiled, Algorithm::attn_tiled_v2}) {
+    CAPTURE(algorithm_id(a));
+    const Recording rec = record(no_finite_score(a, Precision::fp32, true));
+    bool guard = false, lse = false;
+    for (const Step& st : rec.steps) {
+      std::string all = st.text;
+      for (const StepPart& part : st.parts) all += "\n" + part.text;
+      if (st.row == 0 || st.tile_i == 0) guard = guard || all.find("m = −∞ → use 0") != std::string::npos;
+      lse = lse || all.find("stores +∞") != std::string::npos;
+    }
+    CHECK(guard);
+    if (a == Algorithm::attn_tiled_v2) CHECK(lse);
+  }
+}
+
+TEST_CASE("online softmax on [−∞, 1, 2]: l₁ is written with the guard, not against m₁ = −∞") {
+  Scenario s;
+  s.algorithm = Algorithm::online;
+  s.x = {{-kInf, 1, 2}};
+  const Recording rec = record(s);
+  REQUIRE(!rec.steps.empty());
+  const std::string first = rec.steps[0].text;  // in markup, as the window lays it out
+  CAPTURE(first);
+  CHECK(first.find("e^{x₁ − m₁}") == std::string::npos);
+  CHECK(first.find("e^{x₁ − 0}") != std::string::npos);
+  CHECK(first.find("m = −∞ → use 0") != std::string::npos);
+}
