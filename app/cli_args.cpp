@@ -55,8 +55,8 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
                     "Bc, rows of a K/V block (tiled attention); 0 or absent: derived from M (--sram), "
                     "said in notices");
   c.run->add_option("--sram", r.sram,
-                    "SRAM size M in elements, for the block sizes derived from it: Bc = ceil(M/4d), "
-                    "Br = min(Bc, d); at least 4*d (one row each of Q_i, K_j, V_j, O_i); 0 or absent: " +
+                    "SRAM size M in elements, for the block sizes derived from it: Bc = ⌈M/4d⌉, "
+                    "Br = min(Bc, d); at least 4·d (one row each of Qᵢ, Kⱼ, Vⱼ, Oᵢ); 0 or absent: " +
                         std::to_string(kDefaultSram));
   c.run->add_option("--chunks", r.chunks,
                     "Workers n_w of the chunked softmax; more than n elements: n_w = n, said in notices")

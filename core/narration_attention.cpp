@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/markup.h"
 #include "core/text.h"
 
 #include <algorithm>
@@ -17,7 +18,9 @@ bool is_neg_inf(double x) { return std::isinf(x) && x < 0; }
 
 // An exponent "a − m" as the kernels take it: against 0 while m is still −∞ (the guard of the
 // pseudocode, "m = −∞ → use 0"), so that no e^{−∞ + ∞} is ever formed.
-std::string minus_base(double a, double m) { return num(a) + " − " + (is_neg_inf(m) ? "0" : num(m)); }
+std::string minus_base(double a, double m) {
+  return num(a) + " − " + (is_neg_inf(m) ? "0" : m < 0 ? "(" + num(m) + ")" : num(m));
+}
 
 // The guard named, when a sentence used it.
 std::string guard_note(double m) { return is_neg_inf(m) ? " (m = −∞ → use 0)" : ""; }
@@ -103,7 +106,7 @@ AttnNaiveNarration::AttnNaiveNarration(const Resolved& r, Recorder& rec) : AttnN
   bS_ = rec.add_buffer({"S", N, N, Space::hbm, "scores S = QKᵀ · s, materialized in HBM"});
   bP_ = rec.add_buffer({"P", N, N, Space::hbm, "P = softmax(S) row by row, materialized in HBM"});
   bm_ = rec.add_buffer({"m", N, 1, Space::reg, "max of each row of S"});
-  bl_ = rec.add_buffer({"l", N, 1, Space::reg, "sum of e^(S − m) of each row"});
+  bl_ = rec.add_buffer({"l", N, 1, Space::reg, "sum of e^{S − m} of each row"});
   rec.recording().pass_names = {"kernel 1: S = QKᵀ", "kernel 2: P = softmax(S)", "kernel 3: O = PV"};
 }
 
@@ -169,7 +172,7 @@ void AttnNaiveNarration::output_row(int i, const BlockView& O_row) {
 AttnOnlineNarration::AttnOnlineNarration(const Resolved& r, Recorder& rec) : AttnNarration(r, rec) {
   bS_ = rec.add_buffer({"S", N, N, Space::reg, "each score Sᵢⱼ = qᵢ · kⱼ · s as it is computed"});
   bm_ = rec.add_buffer({"m", N, 1, Space::reg, "running max of the scores of row i"});
-  bl_ = rec.add_buffer({"l", N, 1, Space::reg, "running sum of e^(Sᵢⱼ − m) of row i"});
+  bl_ = rec.add_buffer({"l", N, 1, Space::reg, "running sum of e^{Sᵢⱼ − m} of row i"});
   bacc_ = rec.add_buffer({"O_acc", N, d, Space::reg,
                           "the accumulator Oᵢ⁽ʲ⁾: row i's output before the division by l, rescaled as m grows"});
   auto& names = rec.recording().pass_names;
@@ -196,8 +199,8 @@ void AttnOnlineNarration::key(int i, int j, const AttnOnlineNumbers& u, const Bl
   write_block(bacc_, i, 0, o);
   Step st;
   st.pass = i + 1, st.line = 4, st.line_end = 7, st.row = i;
-  st.label = strf("S%s%s", sub(i + 1).c_str(), sub(j + 1).c_str());
   const std::string S = tile_name("S", i, j);
+  st.label = plain_text(S);  // "S₂₄"
   st.text = strf("%s = q%s · k%s%s = %s;  m = max(%s, %s) = %s;  ", S.c_str(), sub(i + 1).c_str(),
                  sub(j + 1).c_str(), scale_text().c_str(), num(u.s).c_str(), num(u.m_old).c_str(),
                  num(u.s).c_str(), num(u.m).c_str());
@@ -251,7 +254,7 @@ void AttnOnlineNarration::finish_row(int i, double m, double l, const BlockView&
 
 AttnTiledNarration::AttnTiledNarration(const Resolved& r, Recorder& rec) : AttnNarration(r, rec) {
   bS_ = rec.add_buffer({"S", N, N, Space::sram, "Sᵢⱼ tiles as computed on chip (never in HBM)"});
-  bP_ = rec.add_buffer({"P", N, N, Space::sram, "P̃ᵢⱼ = e^(Sᵢⱼ − m̃ᵢⱼ) tiles as computed on chip"});
+  bP_ = rec.add_buffer({"P", N, N, Space::sram, "P̃ᵢⱼ = e^{Sᵢⱼ − m̃ᵢⱼ} tiles as computed on chip"});
   bm_ = rec.add_buffer({"m", N, 1, Space::hbm, "running max mᵢ of each row, kept in HBM"});
   bl_ = rec.add_buffer({"l", N, 1, Space::hbm, "running sum lᵢ of each row, kept in HBM"});
   auto& names = rec.recording().pass_names;
@@ -340,7 +343,7 @@ void AttnTiledNarration::tile(int i, int j, bool load_kv, const TileRowNumbers& 
 
 AttnTiledV2Narration::AttnTiledV2Narration(const Resolved& r, Recorder& rec) : AttnNarration(r, rec) {
   bS_ = rec.add_buffer({"S", N, N, Space::sram, "Sᵢⱼ tiles as computed on chip (never in HBM)"});
-  bP_ = rec.add_buffer({"P", N, N, Space::sram, "P̃ᵢⱼ = e^(Sᵢⱼ − mᵢ⁽ʲ⁾) tiles as computed on chip"});
+  bP_ = rec.add_buffer({"P", N, N, Space::sram, "P̃ᵢⱼ = e^{Sᵢⱼ − mᵢ⁽ʲ⁾} tiles as computed on chip"});
   bm_ = rec.add_buffer({"m", N, 1, Space::sram, "running max mᵢ, on chip"});
   bl_ = rec.add_buffer({"l", N, 1, Space::sram, "running sum lᵢ, on chip"});
   bacc_ = rec.add_buffer({"O_acc", N, d, Space::sram, "the accumulator Oᵢ⁽ʲ⁾: Oᵢ before the division by l, on chip"});
@@ -408,7 +411,7 @@ void AttnTiledV2Narration::tile(int i, int j, const TileRowNumbers& first, const
                                 r0 + 1, m_new.c_str(), num(first.m_old).c_str(), list(P).c_str(), l_sum.c_str()) :
                 strf("Row %d: %s = max(%s = %s, rowmax S) = %s, \\~P = e^{S − %s} = %s, %s", r0 + 1,
                      m_new.c_str(), m_prev.c_str(), num(first.m_old).c_str(), num(first.m).c_str(),
-                     m_new.c_str(), list(P).c_str(), l_sum.c_str()));
+                     num(first.m).c_str(), list(P).c_str(), l_sum.c_str()));
   write_block(bacc_, r0, 0, O_acc);
   const std::string o_new = acc(r0 + 1, j + 1), o_prev = acc(r0 + 1, j);
   rec_.end_part(st, 10, 10,
@@ -448,7 +451,7 @@ void AttnTiledV2Narration::finish_block(int i, const BlockView& O, const BlockVi
   write_block(bO_, r0, 0, O);
   Step st;
   st.pass = i + 1, st.line = 12, st.line_end = 14, st.tile_i = i;
-  st.label = strf("write O%d, L%d", i + 1, i + 1);
+  st.label = "write O" + sub(i + 1) + ", L" + sub(i + 1);
   const std::string o_last = acc(r0 + 1, r_.Tc);
   st.text = l(0, 0) == 0.0
                 ? strf("Q block %d done: O%s = diag(l)^{−1} %s, but row %d has no finite score (l = 0): its O is "

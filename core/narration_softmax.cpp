@@ -25,7 +25,9 @@ bool is_neg_inf(double x) { return std::isinf(x) && x < 0; }
 
 // An exponent "z − m" with its numbers, against 0 while m is still −∞ (the guard: every x seen
 // so far is −∞, and e^{−∞ − 0} = 0 where e^{−∞ − (−∞)} would be undefined).
-std::string minus_base(double z, double m) { return num(z) + " − " + (is_neg_inf(m) ? "0" : num(m)); }
+std::string minus_base(double z, double m) {
+  return num(z) + " − " + (is_neg_inf(m) ? "0" : m < 0 ? "(" + num(m) + ")" : num(m));
+}
 std::string guard_note(double m) { return is_neg_inf(m) ? " (m = −∞ → use 0)" : ""; }
 
 }  // namespace
@@ -35,7 +37,7 @@ SoftmaxNarration::SoftmaxNarration(const Resolved& r, Recorder& rec)
   const Algorithm a = r.scenario.algorithm;
   auto& out = rec.recording();
   bx_ = rec.add_buffer({"x", r.rows, r.n, Space::hbm, "the input scores, in HBM"});
-  be_ = rec.add_buffer({"e", r.rows, r.n, Space::reg, "eᵢ = e^(xᵢ − m) as last computed, on chip"});
+  be_ = rec.add_buffer({"e", r.rows, r.n, Space::reg, "eᵢ = e^{xᵢ − m} as last computed, on chip"});
   by_ = rec.add_buffer({"y", r.rows, r.n, Space::hbm, "the output, written to HBM"});
   if (a != Algorithm::naive) bm_ = rec.add_buffer({"m", r.rows, 1, Space::reg, "running max of each row"});
   bl_ = rec.add_buffer({"l", r.rows, 1, Space::reg, "running sum of exponentials of each row"});
@@ -61,7 +63,7 @@ SoftmaxNarration::SoftmaxNarration(const Resolved& r, Recorder& rec)
       break;
     case Algorithm::logsumexp:
       out.pass_names = {"max and sum together", "log-softmax"};
-      blse_ = rec.add_buffer({"LSE", r.rows, 1, Space::reg, "log-sum-exp m + log l"});
+      blse_ = rec.add_buffer({"LSE", r.rows, 1, Space::reg, "the log-sum-exp LSE = m + log l, the quantity FlashAttention-2 stores as L"});
       out.lse.assign(static_cast<std::size_t>(r.rows), 0.0);
       break;
     case Algorithm::chunked:
@@ -250,9 +252,9 @@ void SoftmaxNarration::finish_row(int row, double m, double l) {
 ChunkedNarration::ChunkedNarration(const Resolved& r, Recorder& rec)
     : SoftmaxNarration(r, rec), K_(r.chunks), tree_(merge_tree(r.chunks)) {
   btm_ = rec.add_buffer({"m_tree", r.rows, nodes(), Space::sram,
-                         "m of each worker (the first n_w: kept in its registers, written to shared memory when its chunk ends) and of each merge"});
+                         "m of each worker (the first n_{w}: kept in its registers, written to shared memory when its chunk ends) and of each merge"});
   btl_ = rec.add_buffer({"l_tree", r.rows, nodes(), Space::sram,
-                         "l of each worker (the first n_w: kept in its registers, written to shared memory when its chunk ends) and of each merge"});
+                         "l of each worker (the first n_{w}: kept in its registers, written to shared memory when its chunk ends) and of each merge"});
 }
 
 void ChunkedNarration::start_row(int row) {

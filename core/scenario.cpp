@@ -168,7 +168,7 @@ static void check_positive(const char* field, long long value) {
   if (value < 1) throw InputError(strf("%s = %lld: must be at least 1", field, value));
 }
 
-// "Br = 4, Bc = 8 derived from M = 16384 (the default): Bc = ceil(M/4d) = 1024, capped at
+// "Br = 4, Bc = 8 derived from M = 16384 (the default): Bc = ⌈M/4d⌉ = 1024, capped at
 // N = 8; Br = min(Bc, d) = 4" for the block sizes the scenario left at 0.
 static std::string derived_blocks_notice(const Scenario& s, int M, int bc_rule, int br_rule,
                                          const Resolved& r) {
@@ -180,10 +180,10 @@ static std::string derived_blocks_notice(const Scenario& s, int M, int bc_rule, 
   if (br && bc) out = strf("Br = %d, Bc = %d", r.Br, r.Bc);
   else out = br ? strf("Br = %d", r.Br) : strf("Bc = %d", r.Bc);
   out += strf(" derived from M = %d%s: ", M, s.sram > 0 ? "" : " (the default)");
-  if (bc) out += strf("Bc = ceil(M/4d) = %d%s", bc_rule, capped(bc_rule, r.Bc).c_str());
+  if (bc) out += strf("Bc = ⌈M/4d⌉ = %d%s", bc_rule, capped(bc_rule, r.Bc).c_str());
   if (br && bc) out += "; ";
   if (br)
-    out += strf("Br = %s = %d%s", bc ? "min(Bc, d)" : "min(ceil(M/4d), d)", br_rule,
+    out += strf("Br = %s = %d%s", bc ? "min(Bc, d)" : "min(⌈M/4d⌉, d)", br_rule,
                 capped(br_rule, r.Br).c_str());
   return out;
 }
@@ -269,8 +269,8 @@ Resolved resolve(const Scenario& s) {
     if (s.block_cols < 0) throw InputError(strf("block cols Bc = %d: must be at least 1", s.block_cols));
     if (s.sram < 0) throw InputError(strf("sram M = %d: must be at least 1", s.sram));
     if (s.sram > 0 && s.sram < 4 * r.d)
-      throw InputError(strf("sram M = %d elements is too small: one row of each of Q_i, K_j, V_j, "
-                            "O_i needs 4*d = %d",
+      throw InputError(strf("sram M = %d elements is too small: one row of each of Qᵢ, Kⱼ, Vⱼ, "
+                            "Oᵢ needs 4·d = %d",
                             s.sram, 4 * r.d));
     const int M = s.sram > 0 ? s.sram : kDefaultSram;
     // The FlashAttention paper's rule: Bc = ceil(M / 4d), Br = min(Bc, d). A block size of 0

@@ -30,7 +30,7 @@ void gpu_attn_naive(Kernels& k, const Resolved& r, const HeadRecorders& heads) {
       const auto& b = a.batches[bi];
       const Scratch& sc = scratch[bi];
       // Kernel 1: S = Q K^T * s, every head of the batch in one grid.
-      k.timer().phase("S = QK^T");
+      k.timer().phase("S = QKᵀ");
       scores.use();
       scores.set("N", N);
       scores.set("s", scale_of(r));

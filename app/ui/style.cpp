@@ -13,8 +13,9 @@ const ImWchar* glyph_ranges() {
   if (ranges.empty()) {
     ImFontGlyphRangesBuilder b;
     b.AddRanges(ImGui::GetIO().Fonts->GetGlyphRangesDefault());
-    // Greek, sub/superscripts, arrows, maths operators, box drawing and shapes (▶ ◀ ■).
-    static const ImWchar kExtra[] = {0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x209F, 0x2190,
+    // Modifier letters (ʲ) and combining marks (the tilde of P̃), Greek, sub/superscripts,
+    // arrows, maths operators, box drawing and shapes (▶ ◀ ■).
+    static const ImWchar kExtra[] = {0x02B0, 0x036F, 0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x209F, 0x2190,
                                      0x21FF, 0x2200, 0x23FF, 0x2500, 0x25FF,
                                      0x2C7C, 0x2C7C, 0};  // ⱼ, the subscript j
     b.AddRanges(kExtra);

@@ -168,12 +168,13 @@ float text_fit(ImDrawList* dl, ImVec2 pos, ImU32 col, std::initializer_list<cons
 }
 
 void tooltip(const std::string& title, const std::string& body) {
+  // In core/markup's notation, as the sentences are: e^{x − m}, S_{ij}, \~P.
   ImGui::BeginTooltip();
-  ImGui::TextUnformatted(title.c_str());
+  text_rich(title, ImGui::GetFontSize() * 28.0f);
   if (!body.empty()) {
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
-    ImGui::TextDisabled("%s", body.c_str());
-    ImGui::PopTextWrapPos();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    text_rich(body, ImGui::GetFontSize() * 28.0f);
+    ImGui::PopStyleColor();
   }
   ImGui::EndTooltip();
 }
@@ -193,9 +194,7 @@ void help_marker(const char* text) {
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-    ImGui::TextUnformatted(text);
-    ImGui::PopTextWrapPos();
+    text_rich(text, ImGui::GetFontSize() * 30.0f);  // core/markup's notation, as the sentences
     ImGui::EndTooltip();
   }
 }
@@ -207,9 +206,7 @@ void help_marker_at(ImVec2 pos, const char* text) {
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-    ImGui::TextUnformatted(text);
-    ImGui::PopTextWrapPos();
+    text_rich(text, ImGui::GetFontSize() * 30.0f);  // core/markup's notation, as the sentences
     ImGui::EndTooltip();
   }
   ImGui::SetCursorScreenPos(keep);
@@ -341,7 +338,7 @@ void mark_legend(const Palette& pal, float scale, bool with_current, bool with_r
   entry("read", "Cells this step reads (blue outline).", outlined(pal.read));
   entry("written", "Cells this step writes (orange outline).", outlined(pal.write));
   if (with_current) entry("current tile", "The tile (i, j) of this step: the one on chip.", outlined(pal.current));
-  entry("inf / nan", "Overflowed or undefined values. Hover a cell for the reason.", filled(pal.nonfinite));
+  entry("∞ / nan", "Overflowed or undefined values. Hover a cell for the reason.", filled(pal.nonfinite));
   entry("not computed yet", "Cells nothing has written so far.", filled(pal.cell));
   if (with_current || with_registers) {
     // The tiled lessons' S and P̃: tiles that left SRAM; registers: values of an earlier row.

@@ -123,7 +123,7 @@ TEST_CASE("registers: attention online keeps one score and one row's o, m and l 
   REQUIRE(bacc >= 0);
   int keys = 0;
   for (const Step& st : rec.steps) {
-    if (st.label.find("k") == std::string::npos || st.row < 0) continue;  // the key steps: "q2 . k4"
+    if (st.line != 4 || st.row < 0) continue;  // the key steps (pseudocode lines 4-7), "S₂₄"
     ++keys;
     // The score of this (row, key) only: find it among the step's writes.
     int live_scores = 0, live_m = 0;

@@ -8,6 +8,8 @@
 #include "core/engine.h"
 #include "core/io_model.h"
 #include "core/lessons.h"
+#include "core/text.h"
+#include "tests/notation.h"
 #include "tests/tolerance.h"
 
 #include <doctest/doctest.h>
@@ -91,10 +93,10 @@ TEST_CASE("numbers short enough for a cell") {
   CHECK(compact_number(0.523) == "0.52");
   CHECK(compact_number(-1.5) == "−1.5");
   CHECK(compact_number(12) == "12");
-  CHECK(compact_number(12345) == "1.2e4");
-  CHECK(compact_number(0.0001) == "1.0e−4");
+  CHECK(compact_number(12345) == "1.2×10⁴");
+  CHECK(compact_number(0.0001) == "1.0×10⁻⁴");
   CHECK(compact_number(0) == "0");
-  CHECK(compact_number(std::numeric_limits<double>::infinity()) == "inf");
+  CHECK(compact_number(std::numeric_limits<double>::infinity()) == "∞");
   CHECK(compact_number(-std::numeric_limits<double>::infinity()) == "−∞");
   CHECK(compact_number(std::nan("")) == "nan");
   CHECK(compact_number(0.52, 1) == ".5");
@@ -165,9 +167,9 @@ TEST_CASE("inf and nan come with the reason and the numbers") {
   cur.seek(rec.step_count() - 1);
   const int be = rec.find_buffer("e"), by = rec.find_buffer("y"), bl = rec.find_buffer("l");
   const std::string e = nonfinite_reason(rec, cur.state(), be, 0, 3);
-  CHECK(e.find("exp(12) overflows fp16") != std::string::npos);
+  CHECK(e.find("e^{12} overflows fp16") != std::string::npos);
   CHECK(e.find("65504") != std::string::npos);
-  CHECK(nonfinite_reason(rec, cur.state(), by, 0, 3).find("inf / inf") != std::string::npos);
+  CHECK(nonfinite_reason(rec, cur.state(), by, 0, 3).find("∞ / ∞") != std::string::npos);
   CHECK(nonfinite_reason(rec, cur.state(), bl, 0, 0).find("overflowed") != std::string::npos);
   CHECK(nonfinite_reason(rec, cur.state(), be, 0, 0).empty());  // exp(3) is finite
   CHECK(cell_kind(true, cur.value(by, 0, 3)) == CellKind::nan);
@@ -179,6 +181,27 @@ TEST_CASE("inf and nan come with the reason and the numbers") {
   const std::string masked = nonfinite_reason(causal, c2.state(), causal.find_buffer("S"), 1, 4);
   CHECK(masked.find("masked: key 5 comes after query 2") != std::string::npos);
   CHECK(nonfinite_reason(causal, c2.state(), causal.find_buffer("m"), 0, 0).empty());
+}
+
+TEST_CASE("log y = −∞ is explained by its own element: x = −∞ with a finite LSE") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const Recording rec = run(Algorithm::logsumexp, {-inf, 1, 2});
+  Cursor cur(rec);
+  cur.seek(rec.step_count() - 1);
+  const int by = rec.find_buffer("y");
+  REQUIRE(by >= 0);
+  REQUIRE(cell_kind(true, cur.value(by, 0, 0)) == CellKind::neg_inf);
+  // LSE = log(e¹ + e²) ≈ 2.3133: finite, so it is not the reason.
+  const double lse = rec.lse[0];
+  CHECK(std::isfinite(lse));
+  const std::string why = nonfinite_reason(rec, cur.state(), by, 0, 0);
+  CAPTURE(why);
+  CHECK(why.find("x₁ = −∞") != std::string::npos);
+  CHECK(why.find(num(lse)) != std::string::npos);
+  CHECK(why.find("LSE is +inf") == std::string::npos);
+  CHECK(why.find("LSE = ∞") == std::string::npos);
+  // The finite elements have no reason to give.
+  CHECK(nonfinite_reason(rec, cur.state(), by, 0, 1).empty());
 }
 
 TEST_CASE("chunks and the merge tree are laid out as the engine splits them") {
@@ -433,4 +456,46 @@ TEST_CASE("the close-up of a step: its tile's query rows and keys, or its one qu
       final_seen = true;
     }
   CHECK(final_seen);
+
+TEST_CASE("the reasons for ∞ and −∞ and nan and the names of what a step moves are in the papers' notation") {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<Recording> recs;
+  for (Algorithm a : kAllAlgorithms) {
+    Scenario s;
+    s.algorithm = a;
+    s.chunks = 2;
+    s.causal = is_attention(a);
+    s.n = 6;
+    s.d = 2;
+    s.block_rows = 2;
+    s.block_cols = 2;
+    if (is_attention(a)) {
+      // Row 1 overflows to −∞ at every key in fp16 (300 · −300); row 2 meets +∞ in V.
+      s.precision = Precision::fp16;
+      s.q = {{300, 0}, {0, 1}, {0, -1}, {0, 2}};
+      s.k = {{-300, 0}, {-300, 1}, {-300, -1}, {-300, 0.5}};
+      s.v = {{1, 0}, {0, inf}, {1, 1}, {-1, 2}};
+    } else {
+      s.precision = Precision::fp16;
+      s.x = {{3, 2, 5, 12}, {-inf, 1, 2, 1e-5}, {-inf, -inf, -inf, -inf}, {inf, 1, -inf, std::nan("")}};
+    }
+    recs.push_back(record(s));
+  }
+  for (const Recording& rec : recs) {
+    CAPTURE(algorithm_id(rec.algorithm));
+    Cursor cur(rec);
+    for (int k : {0, rec.step_count() / 2, rec.step_count() - 1}) {
+      cur.seek(k);
+      const Step& st = rec.steps[static_cast<std::size_t>(k)];
+      for (const Region& g : st.reads) CHECK(notation::ascii_form(region_name(rec, st, g)).empty());
+      for (const Region& g : st.writes) CHECK(notation::ascii_form(region_name(rec, st, g)).empty());
+      for (int b = 0; b < static_cast<int>(rec.buffers.size()); ++b)
+        for (int r = 0; r < rec.buffers[b].rows; ++r)
+          for (int c = 0; c < rec.buffers[b].cols; ++c) {
+            const std::string why = nonfinite_reason(rec, cur.state(), b, r, c);
+            CAPTURE(why);
+            CHECK(notation::ascii_form(why).empty());
+          }
+    }
+  }
 }

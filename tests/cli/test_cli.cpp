@@ -346,7 +346,7 @@ TEST_CASE("block sizes of 0 or left out are derived from M, and the notices say 
     CHECK(j["blocks"]["Br"] == 16);
     CHECK(j["blocks"]["Bc"] == 16);
     REQUIRE(j["notices"].size() == 1);
-    CHECK(j["notices"][0] == "Br = 16, Bc = 16 derived from M = 1024: Bc = ceil(M/4d) = 16; Br = min(Bc, d) = 16");
+    CHECK(j["notices"][0] == "Br = 16, Bc = 16 derived from M = 1024: Bc = ⌈M/4d⌉ = 16; Br = min(Bc, d) = 16");
   }
   // One given: the other is derived, and said to be.
   Result r = invoke("run --algo attn-tiled-v2 --n 64 --d 8 --block-rows 4 --steps none");
@@ -355,7 +355,7 @@ TEST_CASE("block sizes of 0 or left out are derived from M, and the notices say 
   CHECK(j["blocks"]["Br"] == 4);
   CHECK(j["blocks"]["Bc"] == 64);
   REQUIRE(j["notices"].size() == 1);
-  CHECK(j["notices"][0] == "Bc = 64 derived from M = 16384 (the default): Bc = ceil(M/4d) = 512, capped at N = 64");
+  CHECK(j["notices"][0] == "Bc = 64 derived from M = 16384 (the default): Bc = ⌈M/4d⌉ = 512, capped at N = 64");
   // Both given: nothing derived, nothing said.
   r = invoke("run --algo attn-tiled --n 64 --d 8 --block-rows 4 --block-cols 8 --steps none");
   REQUIRE(r.status == 0);

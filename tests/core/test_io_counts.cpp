@@ -206,7 +206,7 @@ TEST_CASE("IO counters only grow from step to step") {
   }
 }
 
-TEST_CASE("chunked: a worker's running (m, l) is in registers; only its final pair is written to SRAM") {
+TEST_CASE("chunked: a worker's running m and l stay in registers and only its final pair is written to SRAM") {
   // io_counters.h: scalars kept in registers are not counted; an on-chip intermediate is written
   // once. Each of the n_w workers writes its chunk's (m, l) once (2 writes) and each merge of the
   // tree writes its (m, l) once: n_w = 4 merges (1,2) (3,4) then the two results, 3 merges;

@@ -1,8 +1,11 @@
 // The step sentences state equations with their numbers: each equation a sentence prints must
 // hold, recomputed here from the inputs, and no sentence may show an undefined expression
 // (e^{−∞ − (−∞)}, −∞ + ∞) as if it had a value.
+#include "core/algorithms.h"
 #include "core/engine.h"
+#include "core/lessons.h"
 #include "core/markup.h"
+#include "tests/notation.h"
 #include "tests/tolerance.h"
 
 #include <doctest/doctest.h>
@@ -83,7 +86,7 @@ std::string plain(const std::string& s) { return plain_text(s); }
 
 }  // namespace
 
-TEST_CASE("every printed score is q·k·s, the scale included: attn-online, FA-1 and FA-2 tiles") {
+TEST_CASE("every printed score is q·k·s with the scale included: attn-online and the FA-1 and FA-2 tiles") {
   for (Algorithm a : {Algorithm::attn_online, Algorithm::attn_tiled, Algorithm::attn_tiled_v2}) {
     for (auto [mode, value] : {std::pair{ScaleMode::inv_sqrt_d, 1.0}, std::pair{ScaleMode::value, 0.25},
                                std::pair{ScaleMode::none, 1.0}}) {
@@ -176,7 +179,7 @@ void check_no_undefined_shown(const std::string& sentence) {
 
 }  // namespace
 
-TEST_CASE("no sentence shows e^(−∞ − −∞) or −∞ + ∞ as a value: every algorithm, rows with no finite value") {
+TEST_CASE("no sentence shows e^(−∞ − −∞) or −∞ + ∞ as a value: every algorithm on rows with no finite value") {
   for (Algorithm a : kAllAlgorithms) {
     for (Precision p : {Precision::fp32, Precision::fp16, Precision::fp64}) {
       std::vector<Scenario> cases;
@@ -223,7 +226,7 @@ TEST_CASE("a row with no finite score: the tiled sentences name the guard and FA
   }
 }
 
-TEST_CASE("online softmax on [−∞, 1, 2]: l₁ is written with the guard, not against m₁ = −∞") {
+TEST_CASE("online softmax on −∞ 1 2: l₁ is written with the guard and not against m₁ = −∞") {
   Scenario s;
   s.algorithm = Algorithm::online;
   s.x = {{-kInf, 1, 2}};
@@ -234,4 +237,63 @@ TEST_CASE("online softmax on [−∞, 1, 2]: l₁ is written with the guard, not
   CHECK(first.find("e^{x₁ − m₁}") == std::string::npos);
   CHECK(first.find("e^{x₁ − 0}") != std::string::npos);
   CHECK(first.find("m = −∞ → use 0") != std::string::npos);
+}
+
+namespace {
+
+void check_notation(const std::string& where, const std::string& text) {
+  const std::string bad = notation::ascii_form(text);
+  CAPTURE(where);
+  CAPTURE(text);
+  CHECK_MESSAGE(bad.empty(), "ASCII form: " << bad);
+}
+
+void check_recording(const std::string& where, const Recording& rec) {
+  for (const std::string& p : rec.pass_names) check_notation(where + " pass name", p);
+  for (const BufferInfo& b : rec.buffers) check_notation(where + " buffer " + b.name, b.description);
+  for (const std::string& n : rec.notices) check_notation(where + " notice", n);
+  for (const Step& st : rec.steps) {
+    check_notation(where + " label", st.label);
+    check_notation(where + " sentence", st.text);
+    for (const StepPart& part : st.parts) check_notation(where + " part", part.text);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("what the lessons say is in the papers' notation, not its ASCII stand-ins") {
+  for (Algorithm a : kAllAlgorithms) {
+    CAPTURE(algorithm_id(a));
+    for (const std::string& line : info(a).pseudocode) check_notation("pseudocode", line);
+  }
+  for (const Lesson& l : lessons()) {
+    check_notation(l.id + " title", l.title);
+    check_notation(l.id + " summary", l.summary);
+    Scenario s = l.scenario;
+    s.n = std::min(s.n, 24);  // the words, not the size, are under test
+    s.q.clear(), s.k.clear(), s.v.clear();
+    if (s.x.empty()) s.rows = std::min(s.rows, 2);
+    const Resolved r = resolve(s);
+    for (const std::string& n : r.notices) check_notation(l.id + " notice", n);
+    for (const std::string& n : r.derived) check_notation(l.id + " derived", n);
+    check_recording(l.id, record(r));
+  }
+  // Every algorithm where its sentences meet overflow, −∞, a scale and a mask.
+  for (Algorithm a : kAllAlgorithms) {
+    for (Precision p : {Precision::fp16, Precision::fp32}) {
+      Scenario s;
+      s.algorithm = a;
+      s.precision = p;
+      s.scale_mode = ScaleMode::value;
+      s.scale_value = 0.5;
+      s.chunks = 2;
+      if (is_attention(a)) {
+        s = no_finite_score(a, p, false);
+        s.causal = true;
+      } else {
+        s.x = {{3, 2, 5, 24}, {-kInf, 1, 2, 1e-5}, {-kInf, -kInf, -kInf, -kInf}};
+      }
+      check_recording(std::string(algorithm_id(a)) + " " + std::string(precision_name(p)), record(s));
+    }
+  }
 }

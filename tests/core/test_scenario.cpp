@@ -180,7 +180,7 @@ TEST_CASE("block sizes from the SRAM budget: Bc = ceil(M / 4d), Br = min(Bc, d)"
       REQUIRE(r.derived.size() == 1);
       CHECK(contains(r.derived[0], "Br = " + std::to_string(c.Br) + ", Bc = " + std::to_string(c.Bc) +
                                        " derived from M = " + std::to_string(c.M ? c.M : kDefaultSram)));
-      CHECK(contains(r.derived[0], "Bc = ceil(M/4d)"));
+      CHECK(contains(r.derived[0], "Bc = ⌈M/4d⌉"));
     }
   }
   CHECK(kDefaultSram == 16384);
@@ -191,13 +191,13 @@ TEST_CASE("block sizes from the SRAM budget: Bc = ceil(M / 4d), Br = min(Bc, d)"
   Resolved r = resolve(s);
   CHECK(r.Br == 3);
   CHECK(r.Bc == 10);
-  CHECK(r.derived == std::vector<std::string>{"Bc = 10 derived from M = 300: Bc = ceil(M/4d) = 10"});
+  CHECK(r.derived == std::vector<std::string>{"Bc = 10 derived from M = 300: Bc = ⌈M/4d⌉ = 10"});
   s.block_rows = 0;
   s.block_cols = 6;
   r = resolve(s);
   CHECK(r.Br == 8);
   CHECK(r.Bc == 6);
-  CHECK(r.derived == std::vector<std::string>{"Br = 8 derived from M = 300: Br = min(ceil(M/4d), d) = 8"});
+  CHECK(r.derived == std::vector<std::string>{"Br = 8 derived from M = 300: Br = min(⌈M/4d⌉, d) = 8"});
   s.block_rows = 3;  // both given: nothing derived, nothing to say
   CHECK(resolve(s).notices.empty());
   CHECK(resolve(s).derived.empty());
@@ -225,7 +225,7 @@ TEST_CASE("block sizes larger than N are clamped to N, with a notice when they w
   CHECK(r.Br == 4);
   CHECK(r.notices.empty());
   REQUIRE(r.derived.size() == 1);
-  CHECK(r.derived[0] == "Br = 4, Bc = 10 derived from M = 16384 (the default): Bc = ceil(M/4d) = 1024, "
+  CHECK(r.derived[0] == "Br = 4, Bc = 10 derived from M = 16384 (the default): Bc = ⌈M/4d⌉ = 1024, "
                         "capped at N = 10; Br = min(Bc, d) = 4");
   CHECK(record(r).derived == r.derived);
 }

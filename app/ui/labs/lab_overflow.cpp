@@ -81,9 +81,9 @@ void values_table(const char* id, const OverflowRun& r, bool naive) {
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV;
   if (!ImGui::BeginTable(id, 4, flags)) return;
   ImGui::TableSetupColumn("i", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("00").x);
-  ImGui::TableSetupColumn("x_i", ImGuiTableColumnFlags_WidthStretch, 0.8f);
-  ImGui::TableSetupColumn(naive ? "exp(x_i)" : "exp(x_i − m)", ImGuiTableColumnFlags_WidthStretch, 1.2f);
-  ImGui::TableSetupColumn("y_i", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("xᵢ", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+  ImGui::TableSetupColumn(naive ? "exp(xᵢ)" : "exp(xᵢ − m)", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+  ImGui::TableSetupColumn("yᵢ", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableHeadersRow();
   for (std::size_t i = 0; i < r.x.size(); ++i) {
     ImGui::TableNextRow();
@@ -150,17 +150,17 @@ void draw_overflow_lab(OverflowLab& lab, float s) {
   const OverflowRun& r = lab.run;
   const std::string prec(precision_name(lab.precision));
   const double thr = overflow_threshold(lab.precision);
-  text_wrapped_words(strf("Input [1, 2, %s] in %s;  e^x overflows above ln(%s) = %s", num(lab.x).c_str(),
+  text_wrapped_words(strf("Input [1, 2, %s] in %s;  eˣ overflows above ln(%s) = %s", num(lab.x).c_str(),
                           prec.c_str(), num(precision_max(lab.precision)).c_str(), num(thr).c_str()),
                      ImGui::GetContentRegionAvail().x);
   if (ImGui::BeginTable("sides", 2, ImGuiTableFlags_BordersInnerV)) {
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted("Naive:  y_i = exp(x_i) / l");
-    ImGui::Text("l = sum exp(x_j) = %s", num(r.l_naive).c_str());
+    ImGui::TextUnformatted("Naive:  yᵢ = exp(xᵢ) / l");
+    ImGui::Text("l = Σⱼ exp(xⱼ) = %s", num(r.l_naive).c_str());
     values_table("naive", r, true);
     verdict(r.naive_ok, naive_verdict(r, lab.precision), naive_verdict(r, lab.precision));
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted("Safe:  y_i = exp(x_i − m) / l");
+    ImGui::TextUnformatted("Safe:  yᵢ = exp(xᵢ − m) / l");
     ImGui::Text("m = %s,  l = %s", num(r.m_safe).c_str(), num(r.l_safe).c_str());
     values_table("safe", r, false);
     verdict(r.safe_ok, safe_verdict(r, lab.precision), safe_verdict(r, lab.precision));

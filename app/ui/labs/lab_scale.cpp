@@ -159,8 +159,8 @@ void draw_scale_lab(ScaleLab& lab, float s) {
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kScaled), "green: with 1/√d");
   ImGui::Spacing();
   ImGui::TextUnformatted("Worked example: the same scores [10, 0, −5] at three head dimensions");
-  help_marker("Scaling 10 by 1/√64 gives 1.25 (not 0.125 or 1.6): e^1.25 = 3.490, e^0 = 1, "
-              "e^−0.625 = 0.535, sum 5.025, so [0.6945, 0.1990, 0.1065].");
+  help_marker("Scaling 10 by 1/√64 gives 1.25 (not 0.125 or 1.6): e^{1.25} = 3.490, e^{0} = 1, "
+              "e^{−0.625} = 0.535, sum 5.026, so [0.6945, 0.1990, 0.1065].");
   worked_example();
 }
 

@@ -278,7 +278,9 @@ bool backend_field(Inputs& in) {
     tooltip("GPU", gpu_ok ? "OpenGL compute shaders on " + gpu_backend().device
                           : std::string("not available yet: this window has no OpenGL 4.3 compute "
                                         "context (off-screen pictures always use the CPU)."));
-  help_marker("CPU: the reference engine in double/float/half. GPU: the same algorithm as OpenGL "
+  help_marker("CPU: the reference engine in double/float/half. On the CPU, \"HBM\" in the "
+              "sentences and the memory panel is main memory (RAM) and \"SRAM\" the caches: the "
+              "same slow/fast split, with the GPU's names. GPU: the same algorithm as OpenGL "
               "compute shaders, read back into the same steps.");
   return changed;
 }

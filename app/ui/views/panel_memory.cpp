@@ -220,16 +220,16 @@ void draw_budget(const ViewInput& in, const MemoryPanelOptions& opt, const std::
   }
   const bool default_m = opt.sram_budget <= 0;
   const TileBudget t = tile_budget(rec.Br, rec.Bc, rec.d, default_m ? kDefaultSram : opt.sram_budget);
-  ImGui::Text("K_j, V_j: 2·Bc·d = 2·%d·%d = %lld    Q_i, O_i: 2·Br·d = 2·%d·%d = %lld    S_ij: Br·Bc = %lld",
+  ImGui::Text("Kⱼ, Vⱼ: 2·Bc·d = 2·%d·%d = %lld    Qᵢ, Oᵢ: 2·Br·d = 2·%d·%d = %lld    Sᵢⱼ: Br·Bc = %lld",
               rec.Bc, rec.d, t.kv, rec.Br, rec.d, t.qo, t.s);
   help_marker(tile_rule_help().c_str());
   const ImVec4 ok = ImGui::ColorConvertU32ToFloat4(pal.sram),
                bad = ImGui::ColorConvertU32ToFloat4(pal.nonfinite);
-  ImGui::TextColored(t.fits_paper() ? ok : bad, "Q_i + K_j + V_j + O_i = %lld %s M = %d%s: %s", t.paper,
+  ImGui::TextColored(t.fits_paper() ? ok : bad, "Qᵢ + Kⱼ + Vⱼ + Oᵢ = %lld %s M = %d%s: %s", t.paper,
                      t.fits_paper() ? "≤" : ">", t.M, default_m ? " (default)" : "",
                      t.fits_paper() ? "fits" : "does not fit");
   ImGui::SameLine();
-  ImGui::TextDisabled("   with S_ij: %lld %s M", t.with_s, t.fits_with_s() ? "≤" : ">");
+  ImGui::TextDisabled("   with Sᵢⱼ: %lld %s M", t.with_s, t.fits_with_s() ? "≤" : ">");
 }
 
 void draw_counters(const ViewInput& in) {

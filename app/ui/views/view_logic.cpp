@@ -111,26 +111,10 @@ CellKind cell_kind(bool defined, double v) {
 }
 
 std::string compact_number(double v, int digits) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "−∞";
-  if (v == 0) return "0";
-  char buf[32];
+  if (!std::isfinite(v) || v == 0) return num(v);
   const double a = std::fabs(v);
-  if (a >= 1e4 || a < 1e-3) {
-    // 1.2e+04 → 1.2e4: every character counts in a cell.
-    std::snprintf(buf, sizeof buf, "%.*e", std::max(digits - 1, 0), a);
-    std::string s = buf;
-    const auto e = s.find('e');
-    std::string mant = s.substr(0, e), ex = s.substr(e + 1);
-    if (!ex.empty() && ex[0] == '+') ex.erase(0, 1);
-    const bool neg_ex = !ex.empty() && ex[0] == '-';
-    if (neg_ex) ex.erase(0, 1);
-    ex.erase(0, std::min(ex.find_first_not_of('0'), ex.size() - 1));
-    s = mant + "e" + (neg_ex ? "−" : "") + ex;
-    return (v < 0 ? "−" : "") + s;
-  }
-  std::snprintf(buf, sizeof buf, "%.*g", std::max(digits, 1), a);
-  std::string s = buf;
+  if (a >= 1e4 || a < 1e-3) return num_sci(v, digits);  // "1.2×10⁴", as everywhere else
+  std::string s = num(a, std::max(digits, 1));
   // %g keeps leading "0." but a cell has no room for it when the digits already say enough.
   if (s.size() > 2 && s[0] == '0' && s[1] == '.' && digits <= 1) s.erase(0, 1);
   return (v < 0 ? "−" : "") + s;
@@ -146,10 +130,7 @@ std::string tiny_number(double v) {
   return sign + std::to_string(std::lround(a));
 }
 
-std::string display_number(double v) {
-  if (std::isinf(v) && v < 0) return "−∞";
-  return num(v);
-}
+std::string display_number(double v) { return num(v); }
 
 int decimation(float cell_px, float min_px) {
   if (!(cell_px > 0)) return 1;
@@ -241,11 +222,28 @@ double cell(const Recording& rec, const State& st, const char* name, int r, int 
 
 std::string overflow_sentence(const Recording& rec, double arg) {
   const std::string p(precision_name(rec.precision));
-  return strf(
-      "exp(%s) overflows %s: the largest finite %s is %s, so e^x is inf for every x above "
-      "%s",
-      num(arg).c_str(), p.c_str(), p.c_str(), num(precision_max(rec.precision)).c_str(),
-      num(overflow_threshold(rec.precision)).c_str());
+  return strf("e^{%s} overflows %s: the largest finite %s is %s, so e^{x} is ∞ for every x above %s",
+              num(arg).c_str(), p.c_str(), p.c_str(), num(precision_max(rec.precision)).c_str(),
+              num(overflow_threshold(rec.precision)).c_str());
+}
+
+// Why log y_{c+1} = s·x − LSE of row r is −∞: its own x, an LSE of +∞, or a difference of two
+// finite numbers beyond the format's range.
+std::string log_y_reason(const Recording& rec, const State& st, int r, int c) {
+  bool xd = false, ld = false;
+  const double x = cell(rec, st, "x", r, c, &xd) * rec.scale;
+  const double lse = cell(rec, st, "LSE", r, 0, &ld);
+  const std::string y = "log y" + sub(c + 1), xn = (rec.scale != 1.0 ? "s·x" : "x") + sub(c + 1);
+  if (xd && std::isinf(x) && x < 0)
+    return strf("%s = −∞: %s = %s − LSE = −∞ − %s = −∞ (y%s = e^{−∞} = 0)", xn.c_str(), y.c_str(), xn.c_str(),
+                num(lse).c_str(), sub(c + 1).c_str());
+  if (ld && std::isinf(lse) && lse > 0)
+    return strf("LSE = ∞ (the row's sum overflowed, or an x is ∞): %s = %s − ∞ = −∞", y.c_str(), num(x).c_str());
+  if (xd && ld && std::isfinite(x) && std::isfinite(lse))
+    return strf("%s = %s − %s = %s is beyond the largest finite %s (%s), so it rounds to −∞", y.c_str(),
+                num(x).c_str(), num(lse).c_str(), num(x - lse).c_str(), std::string(precision_name(rec.precision)).c_str(),
+                num(precision_max(rec.precision)).c_str());
+  return strf("%s = %s − LSE is −∞", y.c_str(), xn.c_str());
 }
 
 }  // namespace
@@ -263,33 +261,36 @@ std::string nonfinite_reason(const Recording& rec, const State& st, int buffer, 
       return attention ? "m starts at −∞: no score has been seen yet, and max(−∞, s) = s"
                        : "m starts at −∞, so the first max(m, x₁) is x₁";
     if (n == "S" && rec.causal && c > r)
-      return strf("masked: key %d comes after query %d (causal), so its weight is exp(−∞) = 0", c + 1, r + 1);
+      return strf("masked: key %d comes after query %d (causal), so its weight is e^{−∞} = 0", c + 1, r + 1);
     if (n == "S")
       return strf("q%s · k%s overflowed %s: beyond its largest finite number %s, so the score is −∞ "
-                  "and its weight exactly 0. While the row's max is still −∞, exp uses 0 instead of "
-                  "m (m = −∞ → use 0), so no exp(−∞ + ∞) = nan appears",
+                  "and its weight exactly 0. While the row's max is still −∞, the exponents are taken "
+                  "against 0 instead of m (m = −∞ → use 0), so e^{S − m} never meets ∞ − ∞",
                   sub(r + 1).c_str(), sub(c + 1).c_str(), p.c_str(), num(precision_max(rec.precision)).c_str());
-
-    if (n == "y" && has(rec, "LSE")) return "log y = x − LSE is −∞ because LSE is +inf";
-    return "−inf";
+    if (n == "y" && has(rec, "LSE")) return log_y_reason(rec, st, r, c);
+    if (n == "LSE")
+      return "LSE = m + log l = −∞ + log 0 = −∞: every x of the row is −∞, so there is no probability mass";
+    if (n == "x" || n == "Q" || n == "K" || n == "V") return "the input itself is −∞";
+    return strf("−∞: the value passed the largest finite %s (%s) on the negative side", p.c_str(),
+                num(precision_max(rec.precision)).c_str());
   }
   if (n == "x" || n == "Q" || n == "K" || n == "V")
-    return kind == CellKind::nan ? "the input itself is nan" : "the input itself is inf";
+    return kind == CellKind::nan ? "the input itself is nan" : "the input itself is ∞";
 
   if (n == "e") {
     bool xd = false, md = false;
     const double x = cell(rec, st, "x", r, c, &xd);
     const double m = has(rec, "m") ? cell(rec, st, "m", r, 0, &md) : 0.0;
     if (kind == CellKind::nan)
-      return std::isinf(x) ? "x − m = inf − inf is undefined: nan" : "x is nan, and nan spreads";
-    if (!std::isfinite(x)) return "x is inf, so exp(x) is inf";
+      return std::isinf(x) ? "x − m = ∞ − ∞ is undefined: nan" : "x is nan, and nan spreads";
+    if (!std::isfinite(x)) return "x is ∞, so e^{x} is ∞";
     return overflow_sentence(rec, x * rec.scale - (md && std::isfinite(m) ? m : 0.0));
   }
   if (n == "l" || n == "l_tree") {
-    if (kind == CellKind::nan) return "the sum became nan: an earlier term was nan (inf − inf inside exp)";
+    if (kind == CellKind::nan) return "the sum became nan: an earlier term was nan (∞ − ∞ inside e^{…})";
     return strf(
-        "the sum overflowed: a term exp(x) was already inf (or the total passed %s, the "
-        "largest finite %s), and inf + anything stays inf",
+        "the sum overflowed: a term e^{x} was already ∞ (or the total passed %s, the "
+        "largest finite %s), and ∞ + anything finite stays ∞",
         num(precision_max(rec.precision)).c_str(), p.c_str());
   }
   if (n == "y") {
@@ -297,18 +298,20 @@ std::string nonfinite_reason(const Recording& rec, const State& st, int buffer, 
     const double e = cell(rec, st, "e", r, c, &ed);
     const double l = cell(rec, st, "l", r, 0, &ld);
     if (kind == CellKind::nan && ed && ld && std::isinf(e) && std::isinf(l))
-      return "y = e / l = inf / inf is undefined: nan";
+      return "y = e / l = ∞ / ∞ is undefined: nan";
+    if (kind == CellKind::nan && ed && ld && e == 0 && l == 0)
+      return "y = e / l = 0 / 0 is undefined: nan (every x of the row is −∞: no probability mass)";
     if (kind == CellKind::nan) return "nan came from an earlier step (a nan x, m or l) and spreads";
-    return "y = e / l is inf: l is 0 or e overflowed";
+    return "y = e / l is ∞: l is 0 or e overflowed";
   }
-  if (n == "LSE") return kind == CellKind::nan ? "log of a nan sum" : "LSE = m + log l with l = inf";
+  if (n == "LSE") return kind == CellKind::nan ? "log of a nan sum" : "LSE = m + log l with l = ∞";
   if (n == "m" || n == "m_tree")
     return kind == CellKind::nan ? "an input is nan, so the max is nan"
-                                 : "an input is +inf, so the max is inf";
+                                 : "an input is ∞, so the max is ∞";
   if (kind == CellKind::pos_inf)
-    return strf("inf: the value passed the largest finite %s (%s)", p.c_str(),
+    return strf("∞: the value passed the largest finite %s (%s)", p.c_str(),
                 num(precision_max(rec.precision)).c_str());
-  return "nan: an undefined operation (inf − inf, 0·inf or inf / inf) happened earlier, and nan "
+  return "nan: an undefined operation (∞ − ∞, 0·∞ or ∞ / ∞) happened earlier, and nan "
          "spreads through every later operation";
 }
 
@@ -459,7 +462,8 @@ std::string region_name(const Recording& rec, const Step& step, const Region& g)
     if (n == "K" || n == "V") return n + j;
     if (n == "S") return "S" + i + j;
     if (n == "P") return "\\~P" + i + j;  // markup: the tilde drawn over P
-    if (n == "O_acc") return "O" + i + " (not yet divided)";
+    if (n == "O_acc")  // after tile j, or after the last tile when the Q block is done
+      return strf("O%s^{(%d)} (not yet divided)", i.c_str(), step.tile_j >= 0 ? step.tile_j + 1 : rec.Tc);
     return n + i;
   }
   if (n == "m_tree" || n == "l_tree") {
@@ -474,7 +478,7 @@ std::string region_name(const Recording& rec, const Step& step, const Region& g)
     if (one_row && whole_cols) {
       if (n == "Q" || n == "K" || n == "V" || n == "O")
         return std::string(1, static_cast<char>(n[0] - 'A' + 'a')) + sub(g.r0 + 1);
-      if (n == "O_acc") return "o (accumulator)";
+      if (n == "O_acc") return "O" + sub(g.r0 + 1) + "^{(j)} (accumulator)";
       return n + sub(g.r0 + 1);
     }
   } else if (one_cell) {

@@ -46,14 +46,15 @@ CellKind cell_kind(bool defined, double v);
 // +inf and nan are errors the student should notice; −inf is a legitimate start value or mask.
 inline bool is_alarm(CellKind k) { return k == CellKind::pos_inf || k == CellKind::nan; }
 
-// A number short enough for a heatmap cell: `digits` significant digits, "−∞", "inf", "nan".
+// A number short enough for a heatmap cell: `digits` significant digits in core's notation (num:
+// "−1.5", "1.2×10⁴", "∞", "−∞", "nan").
 std::string compact_number(double v, int digits = 2);
 
 // The shortest form of a number, for cells too narrow for compact_number: "0" below 0.05,
 // one decimal without the leading zero below 1 (".5", "−.3"), else a rounded integer.
 std::string tiny_number(double v);
 
-// A value for a register or a tooltip: 5 significant digits, "−∞" for −inf.
+// A value for a register or a tooltip: num(v), 5 significant digits.
 std::string display_number(double v);
 
 // How many cells one drawn rectangle covers so that no rectangle is smaller than min_px.

@@ -659,13 +659,13 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   add(bS, false, L.s, true, true,
       {tiled ? "S = Q" + kt + " · s: one tile on chip at a time"
              : (rec.buffers[bS >= 0 ? bS : 0].space == Space::hbm ? "S = Q" + kt + " · s, in HBM"
-                                                                  : "scores s = q·k, one at a time"),
+                                                                  : "scores Sᵢⱼ = qᵢ·kⱼ·s, one at a time"),
        "S = Q" + kt, "S"});
   add(bP, false, L.p, true, true,
       {tiled ? p_tilde + " = exp(S − m), per tile, not normalized" : "P = softmax(S), in HBM",
        tiled ? p_tilde : "P = softmax(S)", "P"});
   add(bV, true, L.vt, false, true, {vt + shape_dn + ": V on its side", vt + shape_dn, vt});
-  add(bA, false, L.o_acc, true, false, {"O_acc (not divided by l)", "O_acc", "Oₐ"});
+  add(bA, false, L.o_acc, true, false, {"Oᵢ⁽ʲ⁾: O not yet divided by l", "Oᵢ⁽ʲ⁾", "Oᵢ"});
   add(bO, false, L.o, true, false, {"O" + shape_nd, "O"});
   for (std::size_t k = 0; k < stat_buffers.size(); ++k)
     add(stat_buffers[k], false, L.stats[k], true, false,

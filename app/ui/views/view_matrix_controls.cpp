@@ -41,7 +41,7 @@ void draw_matrix_toolbar(const Recording& rec, MatrixViewOptions& opt, float s) 
   box("S", &opt.show_s);
   if (rec.find_buffer("P") >= 0) box("P", &opt.show_p);
   box(vt, &opt.show_vt);
-  if (rec.find_buffer("O_acc") >= 0) box("O_acc", &opt.show_o_acc);
+  if (rec.find_buffer("O_acc") >= 0) box("Oᵢ⁽ʲ⁾", &opt.show_o_acc);
   box("O", &opt.show_o);
   box("m, l", &opt.show_stats);
   next(ImGui::CalcTextSize("|").x);

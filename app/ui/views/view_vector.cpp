@@ -385,9 +385,9 @@ float draw_registers(const Ctx& c, float y0, float left, float right) {
     c.dl->AddRect(p0, p1, rescaled ? pal.current : pal.grid, 5.0f * c.s, 0, rescaled ? 2.0f * c.s : 1.0f);
     c.dl->AddText(ImVec2(p0.x + pad, p0.y + pad), pal.text, "rescale of the old l");
     help_marker_at(ImVec2(p0.x + pad + ImGui::CalcTextSize("rescale of the old l").x + 6 * c.s, p0.y + pad),
-                   "The old sum l was computed against the old max. When the max grows, every term "
-                   "exp(x_i − m_old) must become exp(x_i − m_new): multiplying the whole sum by "
-                   "exp(m_old − m_new) does that in one step, without re-reading x.");
+                   "The old sum l was computed against the old max m. When the max grows to m′, every "
+                   "term e^{xᵢ − m} must become e^{xᵢ − m′}: multiplying the whole sum by "
+                   "e^{m − m′} does that in one step, without re-reading x.");
     std::string t;
     if (rescaled)
       t = "× e^{" + num(m.old_value) + " − " + num(m.new_value) + "} = " + num(std::exp(m.old_value - m.new_value));
@@ -507,12 +507,12 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
     const char* e_label = naive ? (scaled ? "exp(s·x)" : "exp(x)") : (scaled ? "exp(s·x − m)" : "exp(x − m)");
     y += draw_bars(
              c, y, bar_h, b.e, pal.bar_exp, e_label,
-             naive ? "e^x of each element, with nothing subtracted: for large x this overflows to inf. "
+             naive ? "e^{x} of each element, with nothing subtracted: for large x this overflows to ∞. "
                      "The bars sum to l."
-                   : "e^(x − m) of each element summed so far, against the m of this moment: the term it "
+                   : "e^{x − m} of each element summed so far, against the m of this moment: the term it "
                      "adds to l, so the bars sum to l. Subtracting the max keeps every exponent ≤ 0, so "
                      "each term is at most 1 and cannot overflow. When m grows, the terms already summed "
-                     "shrink by e^(m_old − m_new): old and new bar side by side.",
+                     "shrink by e^{m − m′} (m the old max, m′ the new): old and new bar side by side.",
              [&](int i) {
                const std::string x = (scaled ? "s·x" : "x") + sub(i + 1);
                return naive ? "exp(" + x + ")" : "exp(" + x + " − m)";
@@ -529,9 +529,9 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
   if (b.y >= 0) {
     y += draw_bars(
              c, y, bar_h, b.y, pal.bar_y, log_y ? "log y" : "y",
-             log_y ? "log-softmax log y_i = x_i − LSE, written to HBM. It is ≤ 0, so the bars hang down."
-                   : naive ? "The output y_i = exp(x_i) / l, written to HBM. The bars sum to 1."
-                           : "The output y_i = exp(x_i − m) / l, written to HBM. The bars sum to 1.",
+             log_y ? "log-softmax log y_{i} = x_{i} − LSE, written to HBM. It is ≤ 0, so the bars hang down."
+                   : naive ? "The output y_{i} = e^{xᵢ} / l, written to HBM. The bars sum to 1."
+                           : "The output y_{i} = e^{xᵢ − m} / l, written to HBM. The bars sum to 1.",
              [&](int i) { return (log_y ? "log y" : "y") + sub(i + 1); }, !log_y,
              [&](int i) -> std::optional<double> {
                bool def = false;
