@@ -297,3 +297,32 @@ TEST_CASE("what the lessons say is in the papers' notation, not its ASCII stand-
     }
   }
 }
+
+TEST_CASE("one name per thing: the score is S_ij and the scale s, and the accumulator is O_i^(j) in every sentence") {
+  // The pseudocode of attn-online names the score and the scale as FlashAttention's does.
+  const auto& online = info(Algorithm::attn_online).pseudocode;
+  const auto& fa2 = info(Algorithm::attn_tiled_v2).pseudocode;
+  auto any_line = [](const std::vector<std::string>& lines, const std::string& what) {
+    for (const std::string& l : lines)
+      if (l.find(what) != std::string::npos) return true;
+    return false;
+  };
+  CHECK(any_line(online, "S_{ij} ← (q_{i} · k_{j}) · s"));
+  CHECK_FALSE(any_line(online, "scale"));
+  CHECK(any_line(online, "O_{i}^{(j)}"));
+  CHECK(any_line(fa2, "O_{i}^{(j)}"));
+  for (Algorithm a : {Algorithm::attn_online, Algorithm::attn_tiled_v2}) {
+    CAPTURE(algorithm_id(a));
+    const Recording rec = record(attention(a, ScaleMode::inv_sqrt_d));
+    bool named = false;
+    for (const Step& st : rec.steps) {
+      std::string all = st.text;
+      for (const StepPart& part : st.parts) all += "\n" + part.text;
+      CAPTURE(all);
+      for (const char* old : {"O_acc", "o +=", " o /", "s = q", "O_i rescaled", "o and l"})
+        CHECK(all.find(old) == std::string::npos);
+      named = named || all.find("^{(") != std::string::npos;
+    }
+    CHECK(named);
+  }
+}
