@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <unordered_map>
 #include <utility>
@@ -93,7 +94,10 @@ float draw_rich(ImDrawList* dl, ImVec2 pos, ImU32 col, std::string_view text, fl
         if (!measure_only) {
           dl->AddText(f, size, ImVec2(x, pos.y), col, r.text.c_str());
           const float tw = width(size * 0.8f, "~");
-          dl->AddText(f, size * 0.8f, ImVec2(x + (w - tw) * 0.5f, pos.y - size * 0.5f), col, "~");
+          // Over a letter without an ascender (m̃) the tilde sits lower, clear of the line above.
+          const bool short_letter = r.text.size() == 1 && std::strchr("acemnorsuvwxz", r.text[0]) != nullptr;
+          dl->AddText(f, size * 0.8f, ImVec2(x + (w - tw) * 0.5f, pos.y - size * (short_letter ? 0.3f : 0.5f)), col,
+                      "~");
         }
         x += w;
         break;

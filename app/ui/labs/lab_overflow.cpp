@@ -20,10 +20,7 @@ constexpr ImU32 kBad = IM_COL32(213, 94, 0, 255);
 constexpr ImU32 kMarker = IM_COL32(240, 228, 66, 255);
 
 // Four significant digits: the tables sit in half of a narrow panel.
-std::string short_num(double v) {
-  if (!std::isfinite(v)) return num(v);
-  return strf("%.4g", v);
-}
+std::string short_num(double v) { return num(v, 4); }
 
 // Position on the lab's logarithmic x axis (1 … 3000 → 0 … 1).
 float axis_t(double x) {
@@ -72,7 +69,7 @@ void draw_axis(const OverflowLab& lab, float s) {
   if (ImGui::IsItemHovered())
     tooltip("Where e^x overflows",
             "Each line is ln(max) of a format: above it e^x is larger than the largest finite "
-            "number and becomes inf. The axis is logarithmic. The yellow marker is your x.");
+            "number and becomes ∞. The axis is logarithmic. The yellow marker is your x.");
 }
 
 void values_table(const char* id, const OverflowRun& r, bool naive) {
@@ -120,7 +117,7 @@ void verdict(bool ok, const std::string& good, const std::string& bad) {
 }  // namespace
 
 void draw_overflow_lab(OverflowLab& lab, float s) {
-  ImGui::TextWrapped("Naive softmax computes e^x directly; safe softmax computes e^(x − m). Slide x "
+  ImGui::TextWrapped("Naive softmax computes eˣ directly; safe softmax computes eˣ⁻ᵐ. Slide x "
                      "past the line of your precision and watch naive softmax break.");
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.45f);
   ImGui::SliderFloat("x", &lab.x, 0.0f, kOverflowLabMaxX, "%.2f", ImGuiSliderFlags_Logarithmic);
@@ -181,7 +178,7 @@ void draw_overflow_lab(OverflowLab& lab, float s) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(std::string(precision_name(p)).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%.2f", overflow_threshold(p));
+      ImGui::TextUnformatted(num(overflow_threshold(p)).c_str());
       for (bool ok : {lab.all[i].naive_ok, lab.all[i].safe_ok}) {
         ImGui::TableNextColumn();
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(ok ? kOk : kBad), ok ? "finite" : "nan");

@@ -79,8 +79,8 @@ bool measure_gpu_wanted(const MeasureLab& lab) {
 }
 
 std::string figure_text(double value, const char* unit, std::int64_t n, bool attention) {
-  return strf(value >= 100 ? "%.0f %s at %s = %s" : "%.3g %s at %s = %s", value, unit, attention ? "N" : "n",
-              size_text(n).c_str());
+  return (value >= 100 ? strf("%.0f", value) : num(value, 3)) + " " + unit + " at " + (attention ? "N" : "n") +
+         " = " + size_text(n);
 }
 
 std::string speedup_text(const std::vector<MeasurePoint>& points, Algorithm slow, Algorithm fast, bool gpu) {

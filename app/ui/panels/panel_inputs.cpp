@@ -420,7 +420,7 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
   if (attention) {
     if (ImGui::Checkbox("causal mask", &in.causal)) changed = true;
     help_marker("Query i may only attend to keys j ≤ i (a decoder): the upper triangle of S is "
-                "−inf and whole tiles above the diagonal are skipped.");
+                "−∞ and whole tiles above the diagonal are skipped.");
   }
   if (info(in.algorithm).takes_blocks) {
     ImGui::Separator();

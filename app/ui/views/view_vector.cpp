@@ -90,7 +90,7 @@ std::string column_note(const Ctx& c, int col, const ColumnPick& p, const std::f
   if (c.cols.per == 1) return "";
   std::string t = strf("This column stands for %s … %s (%d elements); ", name(c.cols.first(col)).c_str(),
                        name(c.cols.end(col) - 1).c_str(), c.cols.end(col) - c.cols.first(col));
-  t += p.index < 0 ? "none is computed yet." : "it shows " + name(p.index) + ", the largest (nan or inf first).";
+  t += p.index < 0 ? "none is computed yet." : "it shows " + name(p.index) + ", the largest (nan or ∞ first).";
   return t + "\n";
 }
 
@@ -556,7 +556,7 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
   }
   ImGui::SetCursorScreenPos(ImVec2(origin.x, y));
   if (cols.per > 1) {
-    const std::string t = strf("%d elements, %d per column: each shows its largest (nan, inf first)", rec.n, cols.per);
+    const std::string t = strf("%d elements, %d per column: each shows its largest (nan, ∞ first)", rec.n, cols.per);
     text_fit(ImGui::GetWindowDrawList(), ImGui::GetCursorScreenPos(), pal.text_dim,
              {t.c_str(), strf("%d per column: each shows its largest", cols.per).c_str(),
               strf("%d per column", cols.per).c_str()},
