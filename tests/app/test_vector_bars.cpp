@@ -192,3 +192,23 @@ TEST_CASE("vector view: the current element's outline is as tall as its bar, so 
   CHECK(bar_extent(0, false, true, 1.0, full, min_outline).outline == doctest::Approx(full));
   CHECK(bar_extent(0, false, false, 1.0, full, min_outline).outline == min_outline);
 }
+
+TEST_CASE("vector view: an x of −∞ draws a bar of exactly 0, also while m is still −∞") {
+  // Online softmax on [−∞, 1, 2]: after step 1, m = −∞ and the engines' guard makes the term
+  // e^{−∞} = 0, not e^{−∞ − (−∞)} = nan.
+  for (Algorithm a : {Algorithm::online, Algorithm::logsumexp}) {
+    CAPTURE(algorithm_id(a));
+    Scenario s;
+    s.algorithm = a;
+    s.x = {{-INFINITY, 1, 2}};
+    const Recording rec = record(s);
+    Cursor cur(rec);
+    for (int k = 0; k < 3; ++k) {
+      cur.seek(k);
+      const ExpBars bars = exp_bars(rec, cur.state(), k, 0);
+      REQUIRE(bars.drawn.size() == 3);
+      CHECK(bars.drawn[0]);
+      CHECK(bars.value[0] == 0.0);  // exactly, as −∞ weighs exactly 0
+    }
+  }
+}

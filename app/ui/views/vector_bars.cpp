@@ -36,7 +36,13 @@ ExpBars exp_bars(const Recording& rec, const State& now, int playhead, int row) 
     const double x = now.at(bx, row, i, rec.buffers[bx].cols);
     return rec.scale != 1.0 ? round_to(p, x * s) : x;
   };
-  auto term = [&](int i, double max) { return round_to(p, std::exp(round_to(p, z(i) - max))); };
+  // An x of −∞ adds exactly 0, as the engines' guard has it, also while m is still −∞ (where
+  // e^{−∞ − (−∞)} would be undefined).
+  auto term = [&](int i, double max) {
+    const double zi = z(i);
+    if (std::isinf(zi) && zi < 0) return 0.0;
+    return round_to(p, std::exp(round_to(p, zi - max)));
+  };
   for (int i = 0; i < n; ++i) {
     if (!now.is_defined(be, row, i, n)) continue;
     const std::size_t k = static_cast<std::size_t>(i);
