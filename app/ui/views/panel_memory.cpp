@@ -85,7 +85,8 @@ void draw_frames(const ViewInput& in, ImVec2 h0, ImVec2 h1, ImVec2 c0, ImVec2 c1
   help_marker_at(title(h0, h1, "HBM (slow, large)", "HBM"),
                  "High-bandwidth memory: the GPU's main memory, tens of GB but about 10× slower than "
                  "on-chip SRAM. Inputs and outputs live here; every element moved to or from it is "
-                 "counted. Highlighted: what this step reads (blue) and writes (orange).");
+                 "counted; on the CPU backend it stands for main memory (RAM), and SRAM for the caches. "
+                 "Highlighted: what this step reads (blue) and writes (orange).");
   help_marker_at(title(c0, c1, "on chip (SRAM, registers)", "on chip"),
                  "Shared memory (SRAM) and registers of one streaming multiprocessor: fast but only "
                  "M elements (here per thread block). Shown: what this step has on chip — tiles "
