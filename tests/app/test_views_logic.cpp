@@ -456,6 +456,7 @@ TEST_CASE("the close-up of a step: its tile's query rows and keys, or its one qu
       final_seen = true;
     }
   CHECK(final_seen);
+}
 
 TEST_CASE("the reasons for ∞ and −∞ and nan and the names of what a step moves are in the papers' notation") {
   const double inf = std::numeric_limits<double>::infinity();

@@ -67,8 +67,8 @@ void draw_axis(const OverflowLab& lab, float s) {
                         ImVec2(mx + 7 * s, y_axis - 14 * s), kMarker);
   ImGui::Dummy(ImVec2(w + 20 * s, h + 4 * s));
   if (ImGui::IsItemHovered())
-    tooltip("Where e^x overflows",
-            "Each line is ln(max) of a format: above it e^x is larger than the largest finite "
+    tooltip("Where e^{x} overflows",
+            "Each line is ln(max) of a format: above it e^{x} is larger than the largest finite "
             "number and becomes ∞. The axis is logarithmic. The yellow marker is your x.");
 }
 

@@ -60,7 +60,7 @@ void collect(const Recording& rec, const CloseUp& cu, std::vector<Item>& items) 
   };
   add("S", "S" + ij, true);
   add("P", (tiled ? "\\~P" : "P") + ij, true);
-  add("O_acc", "O_{acc}", false);
+  add("O_acc", "O" + i + "^{(j)}", false);  // the accumulator O_i^(j), not yet divided by l
   add("O", "O" + i, false);
   for (const char* n : {"m", "l"}) add(n, n + i, false);
   add("LSE", "LSE", false);
