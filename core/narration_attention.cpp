@@ -452,7 +452,7 @@ void AttnTiledV2Narration::finish_block(int i, const BlockView& O, const BlockVi
   Step st;
   st.pass = i + 1, st.line = 12, st.line_end = 14, st.tile_i = i;
   st.label = "write O" + sub(i + 1) + ", L" + sub(i + 1);
-  const std::string o_last = acc(r0 + 1, r_.Tc);
+  const std::string o_last = acc(i + 1, r_.Tc);
   st.text = l(0, 0) == 0.0
                 ? strf("Q block %d done: O%s = diag(l)^{−1} %s, but row %d has no finite score (l = 0): its O is "
                        "0, not 0/0 = nan, and L = m + log l = −∞ + log 0 = −∞, the true log-sum-exp of no mass, "

@@ -5,6 +5,7 @@
 #include "core/engine.h"
 #include "core/lessons.h"
 #include "core/markup.h"
+#include "core/text.h"
 #include "tests/notation.h"
 #include "tests/tolerance.h"
 
@@ -325,4 +326,17 @@ TEST_CASE("one name per thing: the score is S_ij and the scale s, and the accumu
     }
     CHECK(named);
   }
+}
+
+TEST_CASE("FlashAttention-2's last step of a Q block names block i's accumulator, not a row's, on both sides") {
+  const Recording rec = record(attention(Algorithm::attn_tiled_v2, ScaleMode::inv_sqrt_d));
+  int done = 0;
+  for (const Step& st : rec.steps) {
+    if (st.tile_j >= 0) continue;  // a tile step
+    CAPTURE(st.text);
+    const int i = st.tile_i + 1;
+    CHECK(st.text.find("O" + sub(i) + " = diag(l)^{−1} O_{" + std::to_string(i) + "}^{(") != std::string::npos);
+    ++done;
+  }
+  CHECK(done > 1);
 }
