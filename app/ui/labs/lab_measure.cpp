@@ -142,7 +142,7 @@ void draw_measure_lab(MeasureLab& lab, float scale) {
   ImGui::TextDisabled("tiles on the CPU: Br = %d, Bc = %d, the kernel's own", blocks.Br, blocks.Bc);
   ImGui::SameLine();
   help_marker(strf("On the CPU the tiled kernel runs with blocks of its own, Br = %d and Bc = %d: a thread's "
-                   "Q_i, O_i, K_j, V_j and S_ij (%s) fit in half of this CPU's %s L2 cache. The lessons' "
+                   "Q_{i}, O_{i}, K_{j}, V_{j} and S_{ij} (%s) fit in half of this CPU's %s L2 cache. The lessons' "
                    "blocks come from M, a GPU's shared memory, and are smaller; on a CPU each tile is two "
                    "small matrix products, and small ones are slower. `flashstep run --steps none` "
                    "takes the same blocks. The GPU shaders take M's.",
@@ -226,7 +226,7 @@ void draw_measure_lab(MeasureLab& lab, float scale) {
   ImGui::SameLine();
   help_marker("The memory each kernel allocates beyond Q, K, V and O, counted where it allocates it: "
               "naive attention holds S and P, 2·N²·4 bytes; the tiled loop holds one set of tiles per "
-              "thread (Q_i, O_i, S_ij, m_i, l_i), the same for every N. The CPU's alone: the GPU's "
+              "thread (Q_{i}, O_{i}, S_{ij}, m_{i}, l_{i}), the same for every N. The CPU's alone: the GPU's "
               "memory is not counted.");
   const bool gpu_points = std::any_of(points.begin(), points.end(), [](const MeasurePoint& p) { return p.gpu; });
   if (gpu_points)

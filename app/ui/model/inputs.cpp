@@ -203,7 +203,7 @@ const std::vector<VectorPreset>& vector_presets() {
   static const std::vector<VectorPreset> kPresets = {
       {"[3, 2, 5, 1]", "The running example: watch m jump from 3 to 5 at x₃.", {3, 2, 5, 1}},
       {"[1000, 2000, 3000]",
-       "exp(1000) is inf in every format: naive softmax gives nan, safe softmax [0, 0, 1].",
+       "e¹⁰⁰⁰ overflows to ∞ in every format: naive softmax gives ∞/∞ = [nan, nan, nan], safe softmax [0, 0, 1].",
        {1000, 2000, 3000}},
       {"[10, 0, -5]", "The 1/√d example: peaked without scaling, much flatter with it.",
        {10, 0, -5}},

@@ -247,8 +247,8 @@ bool precision_field(Inputs& in) {
     ImGui::EndCombo();
   }
   help_marker(("The number format every operation rounds to. fp16 overflows above 65504 "
-               "(e^x for x > 11.09); fp32 and bf16 above about 3.4e38 (x > 88.72); fp64 above "
-               "1.8e308 (x > 709.78). " + precision_help()).c_str());
+               "(e^{x} for x > 11.09); fp32 and bf16 above about 3.4×10³⁸ (x > 88.72); fp64 above "
+               "1.8×10³⁰⁸ (x > 709.78). " + precision_help()).c_str());
   if (const std::string note = precision_note(in.precision); !note.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
     text_wrapped_words(note, ImGui::GetContentRegionAvail().x);
