@@ -187,10 +187,13 @@ void tooltip(const std::string& title, const std::string& body) {
 
 namespace {
 bool g_picture = false;
+bool g_figure = false;
 }  // namespace
 
 void set_picture_mode(bool on) { g_picture = on; }
 bool picture_mode() { return g_picture; }
+void set_figure_mode(bool on) { g_figure = on; }
+bool figure_mode() { return g_figure; }
 
 void help_marker(const char* text) {
   if (g_picture) return;
@@ -389,6 +392,21 @@ FieldEdit edit_field(const char* id, const std::string& value, float width, cons
   const bool escaped = ImGui::GetActiveID() == gid && key_pressed(ImGuiKey_Escape);
   e.refused = running && *running != value;
   e.in_use = e.refused ? *running : value;
+  if (figure_mode()) {
+    // A figure shows what the recording was made from; the window's typing stays where it is
+    // (the figure's frames run in a context of their own, where no field is ever active).
+    e.text = e.in_use;
+    e.refused = false;
+    std::string shown = e.text;
+    ImGui::SetNextItemWidth(width);
+    ImGui::InputText(id, &shown, ImGuiInputTextFlags_ReadOnly);
+    FieldState& st = field_states()[e.key];
+    st = FieldState{};
+    st.rect = ImRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+    st.in_use = e.in_use;
+    st.shown = shown;
+    return e;
+  }
   e.text = it != edits().end() ? it->second : value;
   if (e.refused) {
     ImGui::PushStyleColor(ImGuiCol_FrameBg, IM_COL32(120, 35, 20, 255));
@@ -422,6 +440,7 @@ FieldEdit edit_field(const char* id, const std::string& value, float width, cons
   st.pending = e.pending;
   st.refused = e.refused;
   st.in_use = e.in_use;
+  st.shown = e.text;
   return e;
 }
 

@@ -100,6 +100,7 @@ struct FieldState {
   bool refused = false;
   bool marked = false;  // not_applied_line() drew its line for it
   std::string in_use;   // the value in use it named
+  std::string shown;    // the text the field showed
 };
 FieldState field_state(const std::string& window, const char* id);
 ImRect field_rect(const std::string& window, const char* id);  // field_state(…).rect
@@ -116,6 +117,11 @@ float button_width(const char* label);   // the width ImGui::Button(label) takes
 // draw_frame sets it for each frame.
 void set_picture_mode(bool on);
 bool picture_mode();
+// A figure is being drawn (shot, gif, an export), not the window the user works in: fields show
+// the value in use, never the text being typed in the window, and leave that text untouched.
+// draw_frame sets it for each frame.
+void set_figure_mode(bool on);
+bool figure_mode();
 // "(?)" on the same line as the previous item; hovering shows `text`. Nothing in a picture.
 void help_marker(const char* text);
 // The same at an absolute screen position (for views that draw with the draw list).

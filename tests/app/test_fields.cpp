@@ -408,3 +408,46 @@ TEST_CASE("fields: Escape puts back the value in use after a refused value, in t
   CHECK_FALSE(field_state("Inputs", "##N").refused);
   CHECK_FALSE(field_state("Inputs", "##N").marked);
 }
+
+TEST_CASE("fields: a figure drawn while a value is typed shows the value in use and keeps the typing") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("attn-naive"));
+  const std::string n_in_use = std::to_string(app.inputs.N);
+  focus_field(h, app, "##N");
+  h.type_text(app, "48");
+  REQUIRE(field_state("Inputs", "##N").pending);
+  REQUIRE(field_state("Inputs", "##N").shown == "48");
+
+  // The export's frames: a context of their own, as the off-screen renderer has.
+  ImGuiContext* window = ImGui::GetCurrentContext();
+  ImGuiContext* figure = ImGui::CreateContext(ImGui::GetIO().Fonts);
+  ImGui::SetCurrentContext(figure);
+  ImGui::GetIO().IniFilename = nullptr;
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+  ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
+  ImGui::GetIO().BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
+  FrameOptions fo;
+  fo.picture = true;
+  fo.keyboard = false;
+  for (int i = 0; i < 4; ++i) {  // every frame of it, the first one too
+    CAPTURE(i);
+    ImGui::NewFrame();
+    draw_frame(app, fo);
+    ImGui::Render();
+    const FieldState in_figure = field_state("Inputs", "##N");
+    CHECK(in_figure.shown == n_in_use);  // what the recording was made from
+    CHECK_FALSE(in_figure.pending);
+    CHECK_FALSE(in_figure.marked);       // no "not applied" line in the figure
+  }
+  ImGui::DestroyContext(figure);
+  ImGui::SetCurrentContext(window);
+
+  // Back in the window: the typed text is still there, still not applied.
+  h.frame(app);
+  const FieldState after = field_state("Inputs", "##N");
+  CHECK(after.pending);
+  CHECK(after.shown == "48");
+  CHECK(std::to_string(app.inputs.N) == n_in_use);
+}

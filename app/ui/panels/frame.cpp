@@ -307,6 +307,7 @@ void prepare_input(const AppState& app) {
 
 void draw_frame(AppState& app, const FrameOptions& opt) {
   set_picture_mode(opt.picture || app.presenting);
+  set_figure_mode(opt.picture);
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   if (!opt.panel.empty()) {
     const PanelRect all{vp->Pos, vp->Size};

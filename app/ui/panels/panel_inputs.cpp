@@ -298,6 +298,8 @@ void draw_messages(const AppState& app, const std::vector<FieldEdit>& marks, ImV
                dim = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
   auto in_use = [](const FieldEdit& e) { return e.in_use.empty() ? std::string("(empty)") : e.in_use; };
   std::vector<Line> lines;
+  // A figure shows the values in use in every field: nothing is pending or refused in it.
+  if (figure_mode()) return;
   for (const FieldEdit& e : marks)
     if (e.pending)
       lines.push_back({e.label + ": not applied · in use: " + in_use(e) + " (Enter applies it, Esc puts it back)", pending});
