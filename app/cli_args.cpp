@@ -59,7 +59,7 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
                     "Br = min(Bc, d); at least 4·d (one row each of Qᵢ, Kⱼ, Vⱼ, Oᵢ); 0 or absent: " +
                         std::to_string(kDefaultSram));
   c.run->add_option("--chunks", r.chunks,
-                    "Workers n_w of the chunked softmax; more than n elements: n_w = n, said in notices")
+                    "Workers of the chunked softmax; more workers than the n elements: n workers, said in notices")
       ->capture_default_str();
   c.run->add_option("--backend", r.backend, "cpu or gpu")->capture_default_str();
   c.run->add_option("--gl", r.gl,
@@ -82,7 +82,7 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   c.run->add_option("--memory-budget", r.memory_budget_mib,
                     "MiB a recording with --steps all may use; larger ones are refused with the estimate")
       ->capture_default_str();
-  c.run->add_option("--json", r.json, "Where to write the JSON; - for standard output")->capture_default_str();
+  c.run->add_option("--json", r.json, "Where to write the JSON; \"-\" for standard output")->capture_default_str();
 
   c.lessons = app.add_subcommand("lessons", "List the lessons: id<TAB>title, one per line");
 

@@ -222,7 +222,7 @@ Resolved resolve(const Scenario& s) {
       // A worker needs at least one element; more workers than elements is clamped (as a
       // block size is clamped to N), so the default 4 also runs on a row of three.
       if (r.chunks > r.n) {
-        r.notices.push_back(strf("workers n_w = %d is more than n = %d elements; using n_w = %d",
+        r.notices.push_back(strf("%d workers are more than the n = %d elements; using %d workers",
                                  r.chunks, r.n, r.n));
         r.chunks = r.n;
       }

@@ -68,8 +68,8 @@ bool takes_kernel_blocks(const Resolved& r) {
 std::string kernel_blocks_notice(const Resolved& r) {
   const fast::KernelBlocks b = fast::kernel_blocks(r.n, r.d);
   return strf(
-      "Br = %d, Bc = %d chosen by the fast CPU kernel, which is fastest with them: a thread's Q_i, O_i, K_j, V_j "
-      "and S_ij take %s, within half of this CPU's %s L2 cache. The lesson's Br = %d, Bc = %d come from "
+      "Br = %d, Bc = %d chosen by the fast CPU kernel, which is fastest with them: a thread's Qᵢ, Oᵢ, Kⱼ, Vⱼ "
+      "and Sᵢⱼ take %s, within half of this CPU's %s L2 cache. The lesson's Br = %d, Bc = %d come from "
       "M = %d, a GPU's shared memory; give --block-rows and --block-cols, or --sram, to time those",
       b.Br, b.Bc, bytes_text(static_cast<double>(b.tile_bytes)).c_str(),
       bytes_text(static_cast<double>(b.l2_bytes)).c_str(), r.Br, r.Bc, kDefaultSram);

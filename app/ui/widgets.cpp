@@ -345,7 +345,7 @@ void mark_legend(const Palette& pal, float scale, bool with_current, bool with_r
   entry("read", "Cells this step reads (blue outline).", outlined(pal.read));
   entry("written", "Cells this step writes (orange outline).", outlined(pal.write));
   if (with_current) entry("current tile", "The tile (i, j) of this step: the one on chip.", outlined(pal.current));
-  entry("inf / nan", "Overflowed or undefined values. Hover a cell for the reason.", filled(pal.nonfinite));
+  entry("∞ / nan", "Overflowed or undefined values. Hover a cell for the reason.", filled(pal.nonfinite));
   entry("not computed yet", "Cells nothing has written so far.", filled(pal.cell));
   if (with_current || with_registers) {
     // The tiled lessons' S and P̃: tiles that left SRAM; registers: values of an earlier row.

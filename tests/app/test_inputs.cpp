@@ -145,8 +145,8 @@ TEST_CASE("app state: bad input keeps the last valid recording, good input keeps
   REQUIRE(app.played.rec != chunked);
   CHECK(app.played.rec->chunks == n);
   CHECK(app.status_severity == Severity::warning);
-  CHECK(app.status == "workers n_w = 99 is more than n = " + std::to_string(n) + " elements; using n_w = " +
-                          std::to_string(n));
+  CHECK(app.status == "99 workers are more than the n = " + std::to_string(n) + " elements; using " +
+                          std::to_string(n) + " workers");
 }
 
 TEST_CASE("app state: an empty value in the vector field marks the field and keeps the last valid input") {

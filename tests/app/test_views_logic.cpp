@@ -329,7 +329,7 @@ TEST_CASE("region names follow the papers") {
   const Step& o = online.steps[3];  // q₁ · k₄
   CHECK(region_name(online, o, o.reads[0]) == "q₁");
   CHECK(region_name(online, o, o.reads[1]) == "k₄");
-  CHECK(region_name(online, o, o.writes[0]) == "S[1,4]");
+  CHECK(region_name(online, o, o.writes[0]) == "S_{1,4}");
 }
 
 TEST_CASE("the compared totals are the IO model's for the same shape") {

@@ -328,8 +328,8 @@ TEST_CASE("chunked with more workers than elements uses one per element, with a 
     const auto j = flashstep::Json::parse(r.out);
     CHECK(j["chunks"] == 3);
     REQUIRE(j["notices"].size() == 1);
-    CHECK(j["notices"][0] == "workers n_w = 4 is more than n = 3 elements; using n_w = 3");
-    CHECK(r.err == "flashstep: note: workers n_w = 4 is more than n = 3 elements; using n_w = 3\n");
+    CHECK(j["notices"][0] == "4 workers are more than the n = 3 elements; using 3 workers");
+    CHECK(r.err == "flashstep: note: 4 workers are more than the n = 3 elements; using 3 workers\n");
   }
   const Result r = invoke("run --algo chunked --input 1,2,3,4,5 --chunks 2 --steps none");
   REQUIRE(r.status == 0);

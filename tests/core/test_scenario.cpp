@@ -248,7 +248,7 @@ TEST_CASE("resolve refuses bad parameters with a message naming the field") {
   Resolved clamped = resolve(c);
   CHECK(clamped.chunks == 4);
   REQUIRE(clamped.notices.size() == 1);
-  CHECK(clamped.notices[0] == "workers n_w = 5 is more than n = 4 elements; using n_w = 4");
+  CHECK(clamped.notices[0] == "5 workers are more than the n = 4 elements; using 4 workers");
   std::string msg;
   c.chunks = 0;
   CHECK(contains(input_error([&] { resolve(c); }), "chunks"));

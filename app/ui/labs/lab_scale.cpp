@@ -125,7 +125,7 @@ void draw_scale_lab(ScaleLab& lab, float s) {
   if (ImGui::BeginTable("plots", 3, ImGuiTableFlags_SizingStretchSame)) {
     ImGui::TableNextColumn();
     ImGui::Text("q·k from %s to %s", num(lab.hist_lo).c_str(), num(lab.hist_hi).c_str());
-    help_marker("4000 dot products of standard-normal q and k. Each q_i k_i has mean 0 and "
+    help_marker("4000 dot products of standard-normal q and k. Each q_{i} k_{i} has mean 0 and "
                 "variance 1, and the d terms are independent, so q·k has variance d; dividing by "
                 "√d brings it back to 1.");
     ImGui::PushStyleColor(ImGuiCol_PlotHistogram, kRaw);

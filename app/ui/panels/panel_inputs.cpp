@@ -429,8 +429,8 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
     changed |= blocks_field(app);
   }
   if (info(in.algorithm).takes_workers)
-    changed |= int_field(app, "workers n_w", &in.chunks,
-                         "Number of workers; each runs the online softmax over its own chunk "
+    changed |= int_field(app, "workers", &in.chunks,
+                         "Number of workers n_{w}; each runs the online softmax over its own chunk "
                          "before the (m, l) pairs are merged.",
                          running(app, app.scenario.chunks, !is_attention(app.scenario.algorithm)));
   ImGui::Separator();

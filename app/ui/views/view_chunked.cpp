@@ -212,8 +212,8 @@ static void draw_chunked_view_body(const ViewInput& in, ChunkedViewOptions& opt)
   if (levels > 1) {
     const float ly = y + level_h + (box_h - fs) * 0.5f;
     help_marker_at(ImVec2(origin.x, ly),
-                   "Two pairs merge with the same rescaling as the online update: m = max(m_a, m_b), "
-                   "l = l_a·exp(m_a − m) + l_b·exp(m_b − m). The merge is associative, so any tree "
+                   "Two pairs merge with the same rescaling as the online update: m = max(m_{a}, m_{b}), "
+                   "l = l_{a}·exp(m_{a} − m) + l_{b}·exp(m_{b} − m). The merge is associative, so any tree "
                    "gives the same global (m, l): that is what lets a GPU reduce a row in parallel. "
                    "An odd node out is carried up unchanged.");
     c.dl->AddText(ImVec2(origin.x + fs * 1.6f, ly), pal.text, "merges");

@@ -474,7 +474,7 @@ std::string region_name(const Recording& rec, const Step& step, const Region& g)
   }
   if (is_attention(rec.algorithm)) {
     if (g.r0 == 0 && g.r1 == b.rows && whole_cols) return n;
-    if (one_cell && (n == "S" || n == "P")) return strf("%s[%d,%d]", n.c_str(), g.r0 + 1, g.c0 + 1);
+    if (one_cell && (n == "S" || n == "P")) return strf("%s_{%d,%d}", n.c_str(), g.r0 + 1, g.c0 + 1);
     if (one_row && whole_cols) {
       if (n == "Q" || n == "K" || n == "V" || n == "O")
         return std::string(1, static_cast<char>(n[0] - 'A' + 'a')) + sub(g.r0 + 1);

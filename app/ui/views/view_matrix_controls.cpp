@@ -58,7 +58,7 @@ void draw_matrix_toolbar(const Recording& rec, MatrixViewOptions& opt, float s) 
   }
   help_marker(
       "Rows are queries, columns of Kᵀ, S, P and Vᵀ are keys. Vᵀ is V drawn on its side, so "
-      "that v_j sits above column j of P: O = P V adds up the v_j weighted by P. Zoom in and "
+      "that v_{j} sits above column j of P: O = P V adds up the v_{j} weighted by P. Zoom in and "
       "scroll to read every cell, or double-click a tile to fill the view with it (again to fit "
       "everything); hover any cell for its exact value. Where the matrices are too small for "
       "numbers, the close-up under them shows the step's rows large: the tile's S and P, and "
