@@ -15,7 +15,7 @@ std::vector<AlgorithmInfo> make_table() {
     AlgorithmInfo a{};
     a.algorithm = Algorithm::naive;
     a.id = "naive";
-    a.title = "Naive softmax e^x / sum e^x";
+    a.title = "Naive softmax eˣ / Σ eˣ";
     a.short_name = "naive softmax";
     a.family = Family::softmax;
     a.view = ViewKind::vector;
@@ -297,7 +297,7 @@ const std::vector<ComparePreset>& compare_presets() {
        "Same number of passes; only one of them survives large inputs."},
       {"naive vs tiled attention", Algorithm::attn_naive, Algorithm::attn_tiled,
        "S and P through HBM against tiles kept on chip: watch the HBM counters."},
-      {"FlashAttention-1 vs -2", Algorithm::attn_tiled, Algorithm::attn_tiled_v2,
+      {"FlashAttention-1 vs FlashAttention-2", Algorithm::attn_tiled, Algorithm::attn_tiled_v2,
        "The same tiles in the other loop order: fewer writes of O, m and l."},
   };
   return presets;

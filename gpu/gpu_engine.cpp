@@ -214,14 +214,14 @@ std::string Engine::unsupported(const Resolved& r, bool keep_steps, int heads) c
   if (flashstep::info(r.scenario.algorithm).takes_workers) {
     const long long bytes = 2LL * merge_tree_nodes(r.chunks) * 4;
     if (bytes > lim.max_shared_bytes)
-      return strf("chunked on the GPU keeps the (m, l) merge tree of n_w = %d workers in shared "
+      return strf("chunked on the GPU keeps the (m, l) merge tree of %d workers in shared "
                   "memory: %lld bytes, more than this GPU's %lld; use fewer --chunks",
                   r.chunks, bytes, lim.max_shared_bytes);
   }
   if (flashstep::info(r.scenario.algorithm).takes_blocks) {
     const long long bytes = 2LL * r.Bc * r.d * 4;
     if (bytes > lim.max_shared_bytes)
-      return strf("the K_j and V_j tiles (2 x Bc x d = 2 x %d x %d floats, %lld bytes) do not fit "
+      return strf("the Kⱼ and Vⱼ tiles (2 × Bc × d = 2 × %d × %d floats, %lld bytes) do not fit "
                   "in this GPU's shared memory (%lld bytes); use a smaller --block-cols or --sram",
                   r.Bc, r.d, bytes, lim.max_shared_bytes);
     const int most = std::min(lim.max_invocations, lim.max_group_size_x);

@@ -1,5 +1,5 @@
 // Every sentence the window, the labs, the tooltips and the command line write, as it stands in
-// app/'s source: its string literals (adjacent ones joined, as the compiler joins them) are read
+// the source of app/, core/ and gpu/: its string literals (adjacent ones joined, as the compiler joins them) are read
 // from the files and checked for the ASCII stand-ins of the notation (tests/notation.h), so a
 // new "S_ij" or "e^x" in a tooltip fails here before anyone sees it. What the recordings and
 // lessons say is checked from the numbers elsewhere (test_narration, test_notation).
@@ -83,6 +83,7 @@ std::vector<Literal> literals(const std::string& src) {
 std::string words_of(std::string t) {
   static const std::regex kNotWords[] = {
       std::regex(R"(\b[A-Za-z][A-Za-z0-9]+(_[A-Za-z0-9]+)+\b)"),  // time_ms, chosen_by: keys
+      std::regex(R"(0x%0?\d*x)"),  // a GL error code
       std::regex(R"(%[-+ #0]*(\*|\d+)?(\.(\*|\d+))?(ll|l|z)?[dfgsuxceE%])"),
       std::regex(R"(\\"[^"\\]*\\")"),
       std::regex(R"([A-Za-z0-9_./-]+\.(h|cpp|json|comp|png|gif|txt)\b)"),
@@ -95,19 +96,23 @@ std::string words_of(std::string t) {
 
 }  // namespace
 
-TEST_CASE("screen text: no literal in app/ writes the notation in ASCII") {
+TEST_CASE("screen text: no literal in app/, core/ or gpu/ writes the notation in ASCII") {
   // Literals that are not notation but what a user types, quoted as typed.
   const std::set<std::string> typed = {
       "[10, 0, -5]",  // the Inputs panel's preset: the text put in the field
   };
-  // Sentences about the input syntax itself: "inf" and "-inf" are what the parser accepts.
-  const std::regex about_syntax(R"(inf, -inf, nan)");
+  // Sentences about the input syntax itself: "inf" and "-inf" are what the parser accepts, and
+  // a refused hexadecimal number is quoted as typed.
+  const std::regex about_syntax(R"(inf, -inf, nan|type inf if|hexadecimal number)");
   // Files whose literals are machine-readable lines, not sentences: --bench-frames's log.
   const std::set<std::string> machine = {"frame_stats.cpp"};
 
   int seen = 0;
   std::vector<std::string> bad;
-  for (const auto& e : fs::recursive_directory_iterator(FLASHSTEP_SOURCE_DIR "/app")) {
+  std::vector<fs::directory_entry> files;
+  for (const char* dir : {"/app", "/core", "/gpu"})
+    for (const auto& e : fs::recursive_directory_iterator(std::string(FLASHSTEP_SOURCE_DIR) + dir)) files.push_back(e);
+  for (const auto& e : files) {
     const std::string ext = e.path().extension().string();
     if (!e.is_regular_file() || (ext != ".cpp" && ext != ".h")) continue;
     if (machine.count(e.path().filename().string())) continue;
