@@ -48,12 +48,7 @@ Recording stack_heads(std::vector<Recording> heads) {
     out.m.insert(out.m.end(), rec.m.begin(), rec.m.end());
     out.l.insert(out.l.end(), rec.l.begin(), rec.l.end());
     out.lse.insert(out.lse.end(), rec.lse.begin(), rec.lse.end());
-    out.io.hbm_reads += rec.io.hbm_reads;
-    out.io.hbm_writes += rec.io.hbm_writes;
-    out.io.sram_reads += rec.io.sram_reads;
-    out.io.sram_writes += rec.io.sram_writes;
-    out.io.flops += rec.io.flops;
-    out.io.exps += rec.io.exps;
+    out.io += rec.io;
     out.nonfinite += rec.nonfinite;
   }
   return out;

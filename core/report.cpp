@@ -65,9 +65,9 @@ Json recording_json(const Recording& rec, bool include_steps, bool include_outpu
                 {"l", list_json(rec.l)}};
   if (!rec.lse.empty()) stats["lse"] = list_json(rec.lse);
   j["stats"] = std::move(stats);
-  j["io"] = {{"hbm_reads", rec.io.hbm_reads},   {"hbm_writes", rec.io.hbm_writes},
-             {"sram_reads", rec.io.sram_reads}, {"sram_writes", rec.io.sram_writes},
-             {"flops", rec.io.flops},           {"exps", rec.io.exps}};
+  Json io = Json::object();
+  for (const IoCounterInfo& c : kIoCounters) io[std::string(c.key)] = rec.io.*c.field;
+  j["io"] = std::move(io);
   j["nonfinite"] = rec.nonfinite;
   j["passes"] = rec.pass_names;
   if (include_steps && rec.keep_steps) {

@@ -243,27 +243,17 @@ void draw_counters(const ViewInput& in) {
   ImGui::TableSetupColumn("so far");
   ImGui::TableSetupColumn("whole run");
   ImGui::TableHeadersRow();
-  auto row = [](const char* name, std::uint64_t a, std::uint64_t b, const char* help) {
+  // One row per counter of the list (core/io_counters.h), in its order.
+  for (const IoCounterInfo& c : kIoCounters) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(name);
-    help_marker(help);
+    ImGui::TextUnformatted(c.name.data(), c.name.data() + c.name.size());
+    help_marker(std::string(c.help).c_str());
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(big(a).c_str());
+    ImGui::TextUnformatted(big(now.*c.field).c_str());
     ImGui::TableNextColumn();
-    ImGui::TextDisabled("%s", big(b).c_str());
-  };
-  row("HBM reads", now.hbm_reads, all.hbm_reads,
-      "Elements read from slow memory. An element read again in a later pass or tile counts again.");
-  row("HBM writes", now.hbm_writes, all.hbm_writes, "Elements written to slow memory.");
-  row("SRAM reads", now.sram_reads, all.sram_reads,
-      "Elements read from on-chip shared memory. Registers are not counted.");
-  row("SRAM writes", now.sram_writes, all.sram_writes,
-      "Elements written to on-chip shared memory (a loaded tile is written once).");
-  row("FLOPs", now.flops, all.flops,
-      "Additions, multiplications, divisions, max and log, one each; a multiply-add is 2. exp() is counted "
-      "on its own.");
-  row("exp()", now.exps, all.exps, "Calls of exp(): the expensive part of softmax on a GPU.");
+    ImGui::TextDisabled("%s", big(all.*c.field).c_str());
+  }
   ImGui::EndTable();
 }
 
