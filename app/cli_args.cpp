@@ -3,6 +3,7 @@
 #include "app/files.h"
 #include "core/algorithms.h"
 #include "core/heads.h"
+#include "core/params.h"
 #include "core/report.h"
 #include "core/scenario_json.h"
 #include "core/text.h"
@@ -46,21 +47,18 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   c.run->add_option("--precision", r.precision, "fp64, fp32, fp16 or bf16")->capture_default_str();
   c.run->add_option("--scale", r.scale, "Score scale: none, sqrt (1/sqrt(d)) or a number")->capture_default_str();
   c.run->add_flag("--causal", r.causal, "Causal mask (attention): query i sees keys j <= i");
-  c.run->add_option("--block-rows", r.block_rows,
-                    "Br, rows of a Q block (tiled attention); 0 or absent: derived from M (--sram), "
-                    "said in notices. A CPU fp32 run with --steps none that gives none of --block-rows, "
-                    "--block-cols and --sram runs with the fast kernel's own blocks instead, said in notices "
-                    "and as blocks.chosen_by = \"kernel\"");
-  c.run->add_option("--block-cols", r.block_cols,
-                    "Bc, rows of a K/V block (tiled attention); 0 or absent: derived from M (--sram), "
-                    "said in notices");
-  c.run->add_option("--sram", r.sram,
-                    "SRAM size M in elements, for the block sizes derived from it: Bc = ⌈M/4d⌉, "
-                    "Br = min(Bc, d); at least 4·d (one row each of Qᵢ, Kⱼ, Vⱼ, Oᵢ); 0 or absent: " +
-                        std::to_string(kDefaultSram));
-  c.run->add_option("--chunks", r.chunks,
-                    "Workers of the chunked softmax; more workers than the n elements: n workers, said in notices")
-      ->capture_default_str();
+  // The parameters, from their declarations (core/params.h). The map's entries stay where they
+  // are while others are added, so each option can write into its own.
+  for (const ParamDecl& p : params()) {
+    long long& value = r.params[p.key];
+    value = p.def;
+    if (p.type == ParamType::flag) {
+      c.run->add_flag_callback(p.flag, [&value] { value = 1; }, p.help);
+    } else {
+      CLI::Option* opt = c.run->add_option(p.flag, value, p.help);
+      if (!p.zero_is_auto) opt->capture_default_str();  // "0 or absent" says the default itself
+    }
+  }
   c.run->add_option("--backend", r.backend, "cpu or gpu")->capture_default_str();
   c.run->add_option("--gl", r.gl,
                     "How the GPU backend gets its OpenGL context: auto (EGL's device platform, then EGL "
@@ -201,25 +199,21 @@ Scenario run_scenario(const RunOptions& o, const CLI::App& cmd, FileAccess files
     if (o.seed < 0) throw UsageError("--seed " + std::to_string(o.seed) + ": must be 0 or more");
     s.seed = static_cast<std::uint64_t>(o.seed);
   }
-  if (given("--block-rows")) s.block_rows = o.block_rows;
-  if (given("--block-cols")) s.block_cols = o.block_cols;
-  if (given("--sram")) s.sram = o.sram;
-  if (given("--chunks")) s.chunks = o.chunks;
+  for (const ParamDecl& p : params()) {
+    if (!given(p.flag.c_str())) continue;
+    const auto it = o.params.find(p.key);
+    const long long v = it == o.params.end() ? p.def : it->second;
+    // resolve() names a value out of range; one beyond a field's int is refused here, before
+    // it would be cut to another value.
+    if (p.member && (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()))
+      throw UsageError(param_range_error(p, v));
+    set_param(s, p, v);
+  }
   // An option the algorithm does not take is refused, not silently ignored.
-  const AlgorithmInfo& algo = info(s.algorithm);
-  auto takers = [](bool AlgorithmInfo::*trait) {
-    std::string out;
-    for (const AlgorithmInfo& a : algorithm_table())
-      if (a.*trait) out += (out.empty() ? "" : ", ") + std::string(a.id);
-    return out;
-  };
-  for (const char* name : {"--block-rows", "--block-cols", "--sram"})
-    if (cmd.count(name) > 0 && !algo.takes_blocks)
-      throw UsageError(std::string(name) + " sets the tiles of " + takers(&AlgorithmInfo::takes_blocks) + "; " +
-                       std::string(algo.id) + " has no tiles");
-  if (cmd.count("--chunks") > 0 && !algo.takes_workers)
-    throw UsageError("--chunks sets the workers of " + takers(&AlgorithmInfo::takes_workers) + "; " +
-                     std::string(algo.id) + " has none");
+  for (const ParamDecl& p : params())
+    if (cmd.count(p.flag) > 0 && !takes(s.algorithm, p))
+      throw UsageError(p.flag + " sets " + (p.sets.empty() ? "the " + p.name : p.sets) + " of " + takers(p) + "; " +
+                       std::string(algorithm_id(s.algorithm)) + " " + (p.lacks.empty() ? "does not take it" : p.lacks));
   // Given means given: an empty --input is refused, not taken for "random input".
   if (cmd.count("--input") > 0) {
     if (is_attention(s.algorithm))

@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -26,7 +27,9 @@ struct UsageError : std::runtime_error {
 struct RunOptions {
   std::string algo, scenario, input, qkv, precision = "fp32", scale = "none", backend = "cpu",
                                 steps = "all", output = "all", json = "-";
-  int n = 8, d = 4, rows = 1, block_rows = 0, block_cols = 0, sram = 0, chunks = 4, repeat = 1;
+  int n = 8, d = 4, rows = 1, repeat = 1;
+  // Every parameter of core/params.h by key, each bound to its flag (a flag: 1 when given).
+  std::map<std::string, long long, std::less<>> params;
   int heads = 1;  // attention with --steps none: H independent heads (core/heads.h)
   double memory_budget_mib = kDefaultMemoryBudget / 1048576.0;
   long long seed = 1;

@@ -64,6 +64,7 @@ Recording start_recording(const Resolved& r, std::string backend, std::string de
   rec.Tr = r.Tr;
   rec.Tc = r.Tc;
   rec.chunks = r.chunks;
+  rec.params = taken_params(r.scenario);
   rec.notices = r.notices;
   rec.derived = r.derived;
   const double nan = std::numeric_limits<double>::quiet_NaN();

@@ -94,6 +94,7 @@ struct Recording {
   double scale = 1.0;
   bool causal = false;
   int Br = 0, Bc = 0, Tr = 0, Tc = 0, chunks = 0;
+  ParamValues params;  // the parameters declared since format 1 that the algorithm takes
   std::vector<std::string> notices;
   std::vector<std::string> derived;  // Resolved::derived: values worked out, not adjustments
 

@@ -47,6 +47,16 @@ Json recording_json(const Recording& rec, bool include_steps, bool include_outpu
   if (is_attention(rec.algorithm)) j["heads"] = rec.heads;
   if (rec.Br > 0) j["blocks"] = {{"Br", rec.Br}, {"Bc", rec.Bc}, {"Tr", rec.Tr}, {"Tc", rec.Tc}};
   if (rec.chunks > 0) j["chunks"] = rec.chunks;
+  // The parameters declared since format 1 that the algorithm takes (core/params.h).
+  if (!rec.params.empty()) {
+    Json p = Json::object();
+    for (const auto& [key, value] : rec.params) {
+      const ParamDecl* decl = find_param(key);
+      if (decl && decl->type == ParamType::flag) p[key] = value != 0;
+      else p[key] = value;
+    }
+    j["params"] = std::move(p);
+  }
   std::vector<std::string> notices = rec.notices;
   notices.insert(notices.end(), rec.derived.begin(), rec.derived.end());
   j["notices"] = notices;

@@ -216,8 +216,8 @@ Resolved resolve(const Scenario& s) {
     r.rows = static_cast<int>(r.x.rows());
     r.n = static_cast<int>(r.x.cols());
     r.d = s.d;
+    check_params(s);
     if (info(s.algorithm).takes_workers) {
-      check_positive("chunks", s.chunks);
       r.chunks = s.chunks;
       // A worker needs at least one element; more workers than elements is clamped (as a
       // block size is clamped to N), so the default 4 also runs on a row of three.
@@ -264,10 +264,8 @@ Resolved resolve(const Scenario& s) {
   r.scenario.n = r.n;
   r.scenario.d = r.d;
 
+  check_params(s);
   if (info(s.algorithm).takes_blocks) {
-    if (s.block_rows < 0) throw InputError(strf("block rows Br = %d: must be at least 1", s.block_rows));
-    if (s.block_cols < 0) throw InputError(strf("block cols Bc = %d: must be at least 1", s.block_cols));
-    if (s.sram < 0) throw InputError(strf("sram M = %d: must be at least 1", s.sram));
     if (s.sram > 0 && s.sram < 4 * r.d)
       throw InputError(strf("sram M = %d elements is too small: one row of each of Qᵢ, Kⱼ, Vⱼ, "
                             "Oᵢ needs 4·d = %d",

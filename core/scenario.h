@@ -8,6 +8,7 @@
 #pragma once
 
 #include "core/matrix.h"
+#include "core/params.h"
 #include "core/precision.h"
 
 #include <cstdint>
@@ -76,6 +77,8 @@ struct Scenario {
   int block_cols = 0;    // Bc; 0 = from the SRAM budget (resolve() notes the value)
   int sram = 0;          // M in elements for the block sizes left at 0; 0 = kDefaultSram
   int chunks = 4;        // workers n_w of `chunked`; more than n is clamped to n (noted)
+  // The parameters declared since format 1 (core/params.h), by key; absent: the default.
+  ParamValues params;
 };
 
 inline constexpr int kDefaultSram = 16384;  // 64 KiB of fp32, a typical shared memory size

@@ -62,15 +62,15 @@ std::vector<std::vector<double>> matrix_from_json(const Json& j, const char* key
 
 namespace {
 
-int int_from(const Json& j, const char* key, int fallback, int lo, int hi) {
+long long int_from(const Json& j, const char* key, long long fallback, long long lo, long long hi) {
   if (!j.contains(key)) return fallback;
   const Json& v = j[key];
   if (!v.is_number_integer() && !(v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()))
     throw InputError(std::string("scenario: \"") + key + "\" is " + shown(v) + ", not a whole number");
   const double x = v.get<double>();
   if (x < lo || x > hi)
-    throw InputError(strf("scenario: \"%s\" = %s is out of range %d..%d", key, num(x).c_str(), lo, hi));
-  return static_cast<int>(x);
+    throw InputError(strf("scenario: \"%s\" = %s is out of range %lld..%lld", key, num(x).c_str(), lo, hi));
+  return static_cast<long long>(x);
 }
 
 std::string string_from(const Json& j, const char* key, const std::string& fallback) {
@@ -101,10 +101,14 @@ Json scenario_to_json(const Scenario& s) {
   j["n"] = s.n;
   j["d"] = s.d;
   j["seed"] = s.seed;
-  j["block_rows"] = s.block_rows;
-  j["block_cols"] = s.block_cols;
-  j["sram"] = s.sram;
-  j["chunks"] = s.chunks;
+  // Format 1's parameters always; a newer one only where it is not its default, so that the
+  // files of older versions are written back as they were.
+  for (const ParamDecl& p : params()) {
+    const long long v = param_value(s, p);
+    if (!p.member && v == p.def) continue;
+    if (p.type == ParamType::flag) j[p.key] = v != 0;
+    else j[p.key] = v;
+  }
   return j;
 }
 
@@ -153,17 +157,23 @@ Scenario scenario_from_json(const Json& j) {
     s.k = given_matrix("k");
     s.v = given_matrix("v");
   }
-  s.rows = int_from(j, "rows", s.rows, 1, kMaxElements);
-  s.n = int_from(j, "n", s.n, 1, kMaxElements);
-  s.d = int_from(j, "d", s.d, 1, kMaxElements);
+  s.rows = static_cast<int>(int_from(j, "rows", s.rows, 1, kMaxElements));
+  s.n = static_cast<int>(int_from(j, "n", s.n, 1, kMaxElements));
+  s.d = static_cast<int>(int_from(j, "d", s.d, 1, kMaxElements));
   if (j.contains("seed")) {
     if (!j["seed"].is_number_unsigned()) throw InputError("scenario: \"seed\" is " + shown(j["seed"]) + ", not a whole number >= 0");
     s.seed = j["seed"].get<std::uint64_t>();
   }
-  s.block_rows = int_from(j, "block_rows", s.block_rows, 0, kMaxElements);
-  s.block_cols = int_from(j, "block_cols", s.block_cols, 0, kMaxElements);
-  s.sram = int_from(j, "sram", s.sram, 0, kMaxElements);
-  s.chunks = int_from(j, "chunks", s.chunks, 1, kMaxElements);
+  for (const ParamDecl& p : params()) {
+    if (!j.contains(p.key)) continue;
+    if (p.type == ParamType::flag) {
+      if (!j[p.key].is_boolean())
+        throw InputError("scenario: \"" + p.key + "\" is " + shown(j[p.key]) + ", not true or false");
+      set_param(s, p, j[p.key].get<bool>() ? 1 : 0);
+    } else {
+      set_param(s, p, int_from(j, p.key.c_str(), 0, p.zero_is_auto ? std::min(0LL, p.lo) : p.lo, p.hi));
+    }
+  }
   return s;
 }
 
@@ -197,7 +207,7 @@ ScenarioDocument document_from_json(const Json& j) {
   doc.backend = string_from(j, "backend", "cpu");
   if (doc.backend != "cpu" && doc.backend != "gpu")
     throw InputError("scenario file: \"backend\" = \"" + doc.backend + "\": use cpu or gpu");
-  doc.playhead = int_from(j, "playhead", 0, 0, std::numeric_limits<int>::max());
+  doc.playhead = static_cast<int>(int_from(j, "playhead", 0, 0, std::numeric_limits<int>::max()));
   if (j.contains("scenario")) {
     doc.scenario = scenario_from_json(j["scenario"]);
   } else if (!doc.lesson.empty()) {

@@ -5,8 +5,9 @@
 //   {"algorithm": "attn-tiled", "precision": "fp32", "scale": "sqrt" | "none" | 0.5,
 //    "causal": false, "input": [[3, 2, 5, 1]], "q": [[...]], "k": [[...]], "v": [[...]],
 //    "rows": 1, "n": 8, "d": 4, "seed": 1, "block_rows": 0, "block_cols": 0, "sram": 0,
-//    "chunks": 4}
-// Every key is optional (defaults as in Scenario); matrix entries may be the strings "inf",
+//    "chunks": 4, ...}
+// then each parameter declared since format 1 (core/params.h), written only where it is not its
+// default. Every key is optional (defaults as in Scenario); matrix entries may be the strings "inf",
 // "-inf", "nan".
 #pragma once
 

@@ -12,7 +12,8 @@ bool operator==(const Inputs& a, const Inputs& b) {
          a.x == b.x && a.random_n == b.random_n && a.q == b.q && a.k == b.k && a.v == b.v && a.N == b.N &&
          a.d == b.d && a.seed == b.seed && a.precision == b.precision && a.scale == b.scale &&
          a.temperature == b.temperature && a.causal == b.causal && a.blocks == b.blocks && a.Br == b.Br &&
-         a.Bc == b.Bc && a.M == b.M && a.chunks == b.chunks && a.backend == b.backend;
+         a.Bc == b.Bc && a.M == b.M && a.chunks == b.chunks && a.params == b.params &&
+         a.backend == b.backend;
 }
 
 std::string window_limits(const Scenario& s) {
@@ -53,6 +54,7 @@ Inputs inputs_from(const Scenario& s, Backend backend) {
   in.N = s.n;
   in.random_n = s.n;
   in.chunks = s.chunks;
+  in.params = s.params;
   in.backend = backend;
   switch (s.scale_mode) {
     case ScaleMode::none: in.scale = ScaleChoice::none; break;
@@ -125,7 +127,32 @@ Scenario scenario_from(const Inputs& in) {
     s.rows = static_cast<int>(in.x.size());
     s.chunks = in.chunks;
   }
+  // The newer parameters the algorithm takes; one it does not take keeps its default.
+  for (const ParamDecl& p : params())
+    if (!p.member && takes(in.algorithm, p))
+      if (const auto it = in.params.find(p.key); it != in.params.end()) set_param(s, p, it->second);
   return s;
+}
+
+// Format 1's parameters keep named fields in the form; those with a widget of their own (the
+// tiles: Br, Bc, M) are not asked for here.
+template <typename Form>  // Inputs or const Inputs
+static auto named_field(Form& in, const ParamDecl& p) -> decltype(&in.chunks) {
+  return p.member == &Scenario::chunks ? &in.chunks : nullptr;
+}
+
+long long form_param(const Inputs& in, const ParamDecl& p) {
+  if (const int* f = named_field(in, p)) return *f;
+  const auto it = in.params.find(p.key);
+  return it == in.params.end() ? p.def : it->second;
+}
+
+void set_form_param(Inputs& in, const ParamDecl& p, long long value) {
+  if (int* f = named_field(in, p)) {
+    *f = static_cast<int>(value);
+    return;
+  }
+  in.params[p.key] = value;
 }
 
 std::string check_inputs(const Inputs& in) {

@@ -48,6 +48,9 @@ struct Inputs {
   int Br = 4, Bc = 4;
   int M = kDefaultSram;      // SRAM budget in elements
   int chunks = 4;
+  // The parameters declared since format 1 (core/params.h) that the form has set, by key;
+  // absent: the default. The panel draws a field for each one the algorithm takes.
+  ParamValues params;
   Backend backend = Backend::cpu;
 };
 
@@ -63,6 +66,11 @@ std::string window_limits(const Scenario& s);
 Inputs inputs_from(const Scenario& s, Backend backend = Backend::cpu);
 // The Scenario the form stands for (not yet checked: resolve() does that).
 Scenario scenario_from(const Inputs& in);
+
+// The form's value of a parameter (core/params.h) that the panel draws with the generic field,
+// and setting it: a named field of the form for format 1's (workers n_w), in.params otherwise.
+long long form_param(const Inputs& in, const ParamDecl& p);
+void set_form_param(Inputs& in, const ParamDecl& p, long long value);
 
 // The window's own limits and the fields resolve() does not know about (the temperature, the
 // vector's parse error); empty when the form can be recorded. resolve() checks the rest.

@@ -156,6 +156,26 @@ bool int_field(AppState& app, const char* label, int* v, const char* help, const
   return changed;
 }
 
+// A parameter's field, from its declaration: a checkbox for a flag, a whole number otherwise,
+// marked with the value in use while the form is refused.
+bool param_field(AppState& app, const ParamDecl& p) {
+  Inputs& in = app.inputs;
+  const std::string& help = p.panel_help.empty() ? p.help : p.panel_help;
+  if (p.type == ParamType::flag) {
+    bool on = form_param(in, p) != 0;
+    const bool clicked = ImGui::Checkbox(p.label.c_str(), &on);
+    help_marker(help.c_str());
+    if (clicked) set_form_param(in, p, on ? 1 : 0);
+    return clicked;
+  }
+  int value = static_cast<int>(form_param(in, p));
+  const int in_use = static_cast<int>(param_value(app.scenario, p));
+  if (!int_field(app, p.label.c_str(), &value, help.c_str(), running(app, in_use, takes(app.scenario.algorithm, p))))
+    return false;
+  set_form_param(in, p, value);
+  return true;
+}
+
 bool scale_field(AppState& app, Inputs& in) {
   bool changed = false;
   ImGui::TextUnformatted("scale");
@@ -428,11 +448,9 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
     ImGui::Separator();
     changed |= blocks_field(app);
   }
-  if (info(in.algorithm).takes_workers)
-    changed |= int_field(app, "workers", &in.chunks,
-                         "Number of workers n_{w}; each runs the online softmax over its own chunk "
-                         "before the (m, l) pairs are merged.",
-                         running(app, app.scenario.chunks, !is_attention(app.scenario.algorithm)));
+  // The parameters the algorithm takes that have no group of their own (core/params.h).
+  for (const ParamDecl& p : params())
+    if (!p.own_widget && takes(in.algorithm, p)) changed |= param_field(app, p);
   ImGui::Separator();
   changed |= backend_field(in);
   const std::vector<FieldEdit> marks = end_field_marks();

@@ -563,6 +563,9 @@ Resolved comparable(const Recording& rec, Algorithm a) {
   r.d = rec.d;
   r.scale = rec.scale;
   r.chunks = std::max(rec.chunks, 1);
+  // The recording's parameters; one that `a` does not take is dropped (resolve() would refuse it).
+  for (const auto& [key, value] : rec.params)
+    if (const ParamDecl* p = find_param(key); p && takes(a, *p)) r.scenario.params[key] = value;
   if (rec.Br > 0 && rec.Bc > 0) {
     r.Br = rec.Br;
     r.Bc = rec.Bc;
