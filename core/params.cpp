@@ -5,10 +5,15 @@
 #include "core/text.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace flashstep {
 namespace {
+
+// Format 1's fields are ints, and resolve() has always taken any of their values from 1 (a
+// block or M larger than anything is capped at N); files take up to kMaxElements.
+constexpr long long kIntMax = std::numeric_limits<int>::max();
 
 bool tiled(const AlgorithmInfo& a) { return a.takes_blocks; }
 bool workers(const AlgorithmInfo& a) { return a.takes_workers; }
@@ -22,7 +27,7 @@ std::vector<ParamDecl> declared() {
     p.help = "Br, rows of a Q block (tiled attention); 0 or absent: derived from M (--sram), said in notices. "
              "A CPU fp32 run with --steps none that gives none of --block-rows, --block-cols and --sram runs "
              "with the fast kernel's own blocks instead, said in notices and as blocks.chosen_by = \"kernel\"";
-    p.lo = 1, p.hi = kMaxElements, p.def = 0, p.zero_is_auto = true;
+    p.lo = 1, p.hi = kIntMax, p.def = 0, p.zero_is_auto = true;
     p.takes = tiled, p.sets = "the tiles", p.lacks = "has no tiles";
     p.member = &Scenario::block_rows, p.own_widget = true;
     out.push_back(p);
@@ -31,7 +36,7 @@ std::vector<ParamDecl> declared() {
     ParamDecl p;
     p.key = "block_cols", p.flag = "--block-cols", p.name = "block cols Bc", p.label = "Bc";
     p.help = "Bc, rows of a K/V block (tiled attention); 0 or absent: derived from M (--sram), said in notices";
-    p.lo = 1, p.hi = kMaxElements, p.def = 0, p.zero_is_auto = true;
+    p.lo = 1, p.hi = kIntMax, p.def = 0, p.zero_is_auto = true;
     p.takes = tiled, p.sets = "the tiles", p.lacks = "has no tiles";
     p.member = &Scenario::block_cols, p.own_widget = true;
     out.push_back(p);
@@ -41,7 +46,7 @@ std::vector<ParamDecl> declared() {
     p.key = "sram", p.flag = "--sram", p.name = "sram M", p.label = "M (SRAM)";
     p.help = "SRAM size M in elements, for the block sizes derived from it: Bc = ⌈M/4d⌉, Br = min(Bc, d); "
              "at least 4·d (one row each of Qᵢ, Kⱼ, Vⱼ, Oᵢ); 0 or absent: " + std::to_string(kDefaultSram);
-    p.lo = 1, p.hi = kMaxElements, p.def = 0, p.zero_is_auto = true;
+    p.lo = 1, p.hi = kIntMax, p.def = 0, p.zero_is_auto = true;
     p.takes = tiled, p.sets = "the tiles", p.lacks = "has no tiles";
     p.member = &Scenario::sram, p.own_widget = true;
     out.push_back(p);
@@ -52,7 +57,7 @@ std::vector<ParamDecl> declared() {
     p.help = "Workers of the chunked softmax; more workers than the n elements: n workers, said in notices";
     p.panel_help = "Number of workers n_{w}; each runs the online softmax over its own chunk before the "
                    "(m, l) pairs are merged.";
-    p.lo = 1, p.hi = kMaxElements, p.def = 4;
+    p.lo = 1, p.hi = kIntMax, p.def = 4;
     p.takes = workers, p.sets = "the workers", p.lacks = "has none";
     p.member = &Scenario::chunks;
     out.push_back(p);

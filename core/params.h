@@ -48,7 +48,7 @@ struct ParamDecl {
   std::string help;   // the command line's --help (and the panel's (?) unless panel_help)
   std::string panel_help;  // the Inputs panel's (?); empty: help
   ParamType type = ParamType::integer;
-  long long lo = 0, hi = 1;     // the values allowed (a flag: 0 and 1)
+  long long lo = 0, hi = 1;     // the values allowed (a flag: 0 and 1); files: at most kMaxElements
   long long def = 0;            // the value when none is given
   bool zero_is_auto = false;    // 0 is allowed too and means "worked out" (Br, Bc from M)
   bool (*takes)(const AlgorithmInfo&) = nullptr;  // which algorithms take it

@@ -171,7 +171,9 @@ Scenario scenario_from_json(const Json& j) {
         throw InputError("scenario: \"" + p.key + "\" is " + shown(j[p.key]) + ", not true or false");
       set_param(s, p, j[p.key].get<bool>() ? 1 : 0);
     } else {
-      set_param(s, p, int_from(j, p.key.c_str(), 0, p.zero_is_auto ? std::min(0LL, p.lo) : p.lo, p.hi));
+      // No whole number in a file exceeds kMaxElements (an input's size).
+      set_param(s, p, int_from(j, p.key.c_str(), 0, p.zero_is_auto ? std::min(0LL, p.lo) : p.lo,
+                               std::min<long long>(p.hi, kMaxElements)));
     }
   }
   return s;
