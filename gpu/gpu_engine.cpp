@@ -9,6 +9,7 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
+#include <cctype>
 #include <limits>
 
 namespace flashstep::gpu {
@@ -70,10 +71,18 @@ Defines common_defines(const Resolved& r, bool trace) {
   const char* prec = "PREC_FP32";
   if (r.scenario.precision == Precision::fp16) prec = "PREC_FP16";
   if (r.scenario.precision == Precision::bf16) prec = "PREC_BF16";
-  return {{"PREC", prec},
-          {"SCALED", r.scale != 1.0 ? "1" : "0"},
-          {"CAUSAL", r.scenario.causal ? "1" : "0"},
-          {"TRACE", trace ? "1" : "0"}};
+  Defines out = {{"PREC", prec},
+                 {"SCALED", r.scale != 1.0 ? "1" : "0"},
+                 {"CAUSAL", r.scenario.causal ? "1" : "0"},
+                 {"TRACE", trace ? "1" : "0"}};
+  // Every parameter declared since format 1 that the algorithm takes (core/params.h), as
+  // PARAM_<KEY>: a shader that uses one needs nothing here.
+  for (const auto& [key, value] : taken_params(r.scenario)) {
+    std::string name = "PARAM_";
+    for (char c : key) name += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    out.emplace_back(std::move(name), std::to_string(value));
+  }
+  return out;
 }
 
 float scale_of(const Resolved& r) {

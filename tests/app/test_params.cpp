@@ -1,7 +1,7 @@
 // The parameter list (core/params.h): a parameter declared here, in the test alone, goes through
 // scenario files, the command line, resolve()'s refusals, the Inputs form, the Recording, run's
-// JSON and the comparable runs of the memory panel without any of that code naming it; and every
-// parameter of the list does the same.
+// JSON, the comparable runs of the memory panel and the shaders' defines without any of that code
+// naming it; and every parameter of the list does the same.
 #include "app/cli_args.h"
 #include "app/ui/model/app_state.h"
 #include "app/ui/model/inputs.h"
@@ -11,9 +11,11 @@
 #include "core/params.h"
 #include "core/report.h"
 #include "core/scenario_json.h"
+#include "gpu/kernels.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 using namespace flashstep;
@@ -164,6 +166,15 @@ TEST_CASE("params: one declared only in a test is written, read, parsed, checked
   const Recording softmax_rec = record(resolve(online));
   CHECK(softmax_rec.params.empty());
   CHECK_FALSE(recording_json(softmax_rec, false, false).contains("params"));
+
+  // The shaders see it as a define, PARAM_<KEY>, and only where the algorithm takes it.
+  const gpu::Defines defines = gpu::common_defines(resolve(s), false);
+  CHECK(std::count(defines.begin(), defines.end(), std::make_pair(std::string("PARAM_TEST_WINDOW"), std::string("5"))) == 1);
+  CHECK(std::count(defines.begin(), defines.end(), std::make_pair(std::string("PARAM_TEST_EXACT"), std::string("1"))) == 1);
+  Scenario naive = s;
+  naive.algorithm = Algorithm::attn_naive;
+  set_param(naive, exact, 0);
+  for (const auto& [name, value] : gpu::common_defines(resolve(naive), false)) CHECK(name != "PARAM_TEST_EXACT");
 
   // The Inputs form: opened from a scenario, edited, and made into a scenario again; an
   // algorithm that does not take it gets its default.
