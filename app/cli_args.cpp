@@ -113,7 +113,7 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
                      "Step number from 1, as the window shows it, or last (default: the first step, or "
                      "the scenario file's playhead)");
   c.shot->add_option("--part", o.shot.part,
-                     "Part of the step, from 1 (a tiled step's S, P~ and merge; the keys , and .); "
+                     "Part of the step, from 1 (a tiled step's S, P̃ and merge; the keys , and .); "
                      "absent: the whole step");
   c.gif = app.add_subcommand("gif", "Render a range of steps of a lesson or a scenario file to an animated GIF");
   picture_options(c.gif, o.gif);
@@ -121,7 +121,7 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   c.gif->add_option("--to", o.gif.to, "Last step (or last)")->capture_default_str();
   c.gif->add_option("--fps", o.gif.fps, "Frames per second, 0.1 to 100 (a GIF times frames in hundredths of a second)")->capture_default_str();
   c.gif->add_flag("--parts", o.gif.parts,
-                  "A frame for each part of a step that has parts (a tiled step's S, P~ and merge), "
+                  "A frame for each part of a step that has parts (a tiled step's S, P̃ and merge), "
                   "not only for the whole step");
   return c;
 }
