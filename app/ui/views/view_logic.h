@@ -1,7 +1,9 @@
 // What the views compute before they draw: colour ranges, which cells a step touches, old and
 // new values, why a cell is inf or nan, the matrix layout, the merge-tree layout, what is on
 // chip, and the IO totals the model predicts. No ImGui and no GL here, so all of it is
-// unit-tested without a window (tests/app/test_views_logic.cpp).
+// unit-tested without a window (tests/app/test_views_logic.cpp). The sections are defined in
+// view_logic.cpp (values, what a step touches), layout_logic.cpp (chunked, matrix layout) and
+// memory_logic.cpp (memory).
 //
 // [SECTION] values and colours
 // [SECTION] what a step touches
