@@ -1,5 +1,6 @@
 // House widget helpers shared by the views: the "(?)" help marker, value cells, register
 // boxes, colour legends, and the themes. Everything draws into the current ImGui window.
+// Defined in widgets.cpp, but for the text section (rich_text.cpp) and the fields (fields.cpp).
 #pragma once
 
 #include "app/ui/views/view.h"

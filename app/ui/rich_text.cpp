@@ -1,0 +1,142 @@
+// The text section of widgets.h: text in the markup of core/markup.h laid out as a paper prints
+// it, wrapped, fitted and in tooltips.
+#include "app/ui/widgets.h"
+
+#include "core/markup.h"
+#include "core/text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace flashstep::ui {
+
+// ---- text ----
+
+const char* pick(const char* unicode, ImWchar probe, const char* ascii) {
+  const ImFont* f = ImGui::GetFont();
+  return f && f->FindGlyphNoFallback(probe) ? unicode : ascii;
+}
+
+void text_centered(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text, float size) {
+  if (!(size > 0)) size = ImGui::GetFontSize();
+  const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(size, 1e9f, 0.0f, text);
+  dl->AddText(ImGui::GetFont(), size,
+              ImVec2(std::floor(center.x - ts.x * 0.5f), std::floor(center.y - ts.y * 0.5f)), col, text);
+}
+
+float draw_rich(ImDrawList* dl, ImVec2 pos, ImU32 col, std::string_view text, float size, bool measure_only) {
+  if (!(size > 0)) size = ImGui::GetFontSize();
+  ImFont* f = ImGui::GetFont();
+  const float small = size * 0.7f;
+  float x = pos.x;
+  auto width = [&](float sz, const std::string& t) { return f->CalcTextSizeA(sz, 1e9f, 0.0f, t.c_str()).x; };
+  for (const TextRun& r : parse_markup(text)) {
+    switch (r.kind) {
+      case RunKind::normal:
+        if (!measure_only) dl->AddText(f, size, ImVec2(x, pos.y), col, r.text.c_str());
+        x += width(size, r.text);
+        break;
+      case RunKind::sub:  // lowered: its baseline a third of the size below the line's
+        if (!measure_only) dl->AddText(f, small, ImVec2(x + size * 0.02f, pos.y + size * 0.42f), col, r.text.c_str());
+        x += width(small, r.text) + size * 0.06f;
+        break;
+      case RunKind::sup:  // raised: its top a little above the line's
+        if (!measure_only) dl->AddText(f, small, ImVec2(x + size * 0.04f, pos.y - size * 0.08f), col, r.text.c_str());
+        x += width(small, r.text) + size * 0.08f;
+        break;
+      case RunKind::tilde: {  // the letter, with a tilde drawn over it
+        const float w = width(size, r.text);
+        if (!measure_only) {
+          dl->AddText(f, size, ImVec2(x, pos.y), col, r.text.c_str());
+          const float tw = width(size * 0.8f, "~");
+          // Over a letter without an ascender (m̃) the tilde sits lower, clear of the line above.
+          const bool short_letter = r.text.size() == 1 && std::strchr("acemnorsuvwxz", r.text[0]) != nullptr;
+          dl->AddText(f, size * 0.8f, ImVec2(x + (w - tw) * 0.5f, pos.y - size * (short_letter ? 0.3f : 0.5f)), col,
+                      "~");
+        }
+        x += w;
+        break;
+      }
+    }
+  }
+  return x - pos.x;
+}
+
+std::vector<std::string> wrap_rich(std::string_view text, float width, float size) {
+  std::vector<std::string> lines;
+  std::string line;
+  auto w = [&](const std::string& t) { return draw_rich(nullptr, ImVec2(0, 0), 0, t, size, true); };
+  // The next space that is not inside a sub- or superscript's braces.
+  auto next_space = [&](std::size_t from) {
+    int depth = 0;
+    for (std::size_t k = from; k < text.size(); ++k) {
+      if (text[k] == '{') ++depth;
+      else if (text[k] == '}' && depth > 0) --depth;
+      else if (text[k] == ' ' && depth == 0) return k;
+    }
+    return text.size();
+  };
+  std::size_t i = 0;
+  while (i <= text.size()) {
+    const std::size_t j = next_space(i);
+    const std::string word(text.substr(i, j - i));
+    const std::string candidate = line.empty() ? word : line + " " + word;
+    if (line.empty() || w(candidate) <= width) {
+      line = candidate;
+    } else {
+      lines.push_back(line);
+      line = word;
+    }
+    i = j + 1;
+  }
+  lines.push_back(line);
+  return lines;
+}
+
+void text_rich(std::string_view text, float width, float hanging) {
+  const float size = ImGui::GetFontSize();
+  const ImU32 col = ImGui::GetColorU32(ImGuiCol_Text);
+  const float x = ImGui::GetCursorPosX();
+  std::size_t start = 0;
+  bool first = true;
+  while (start <= text.size()) {
+    const std::size_t nl = std::min(text.find('\n', start), text.size());
+    for (const std::string& line : wrap_rich(text.substr(start, nl - start), width - (first ? 0 : hanging), size)) {
+      if (!first) ImGui::SetCursorPosX(x + hanging);
+      first = false;
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const float w = draw_rich(ImGui::GetWindowDrawList(), p, col, line, size);
+      ImGui::Dummy(ImVec2(std::max(w, 1.0f), ImGui::GetTextLineHeight()));
+    }
+    if (nl >= text.size()) break;
+    start = nl + 1;
+  }
+}
+
+float text_fit(ImDrawList* dl, ImVec2 pos, ImU32 col, std::initializer_list<const char*> candidates,
+               float max_w, float size) {
+  if (!(size > 0)) size = ImGui::GetFontSize();
+  for (const char* c : candidates) {
+    const float w = ImGui::GetFont()->CalcTextSizeA(size, 1e9f, 0.0f, c).x;
+    if (w <= max_w) {
+      dl->AddText(ImGui::GetFont(), size, pos, col, c);
+      return w;
+    }
+  }
+  return 0;
+}
+
+void tooltip(const std::string& title, const std::string& body) {
+  // In core/markup's notation, as the sentences are: e^{x − m}, S_{ij}, \~P.
+  ImGui::BeginTooltip();
+  text_rich(title, ImGui::GetFontSize() * 28.0f);
+  if (!body.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    text_rich(body, ImGui::GetFontSize() * 28.0f);
+    ImGui::PopStyleColor();
+  }
+  ImGui::EndTooltip();
+}
+
+}  // namespace flashstep::ui
