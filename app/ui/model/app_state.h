@@ -6,6 +6,10 @@
 // Invariant: `rec` is never null and always matches `scenario`; bad input leaves both as they
 // were (the message goes to the status bar and the log), so the student never loses the last
 // valid state.
+//
+// Its methods live in app_state.cpp (messages, fonts, the frame's tick), lesson_work.cpp (each
+// lesson's kept work and undo), lesson_recording.cpp (recording the form, in the background
+// where allowed) and compare_state.cpp (the Compare tab).
 #pragma once
 
 #include "app/ui/labs/lab_measure.h"
@@ -31,6 +35,10 @@
 #include <vector>
 
 namespace flashstep::ui {
+
+// What keeps a scenario from being recorded in the window (too big to keep every step);
+// empty when it can be.
+std::string too_big(const Resolved& r);
 
 enum class Severity { info, warning, error };
 
