@@ -141,7 +141,7 @@ TEST_CASE("matrix view: cell numbers are drawn at 11 px or more, or not at all w
         for (int k : {0, app.timeline.count() / 2, app.timeline.count() - 1}) {
           app.seek(k);
           for (int f = 0; f < 3; ++f) h.frame(app);
-          const MatrixViewOptions::Drawn& d = app.matrix_view.drawn;
+          const MatrixViewOptions::Drawn& d = app.views.get<MatrixViewOptions>().drawn;
           CHECK((d.number_px == 0.0f || d.number_px >= kMinCellTextPx * app.ui_scale));
           drawn_any |= d.number_px > 0;
         }
@@ -161,7 +161,7 @@ TEST_CASE("matrix view: a double-clicked tile fills the view with readable numbe
   REQUIRE(app.open_lesson("attn-tiled"));
   app.seek(5);
   for (int f = 0; f < 3; ++f) h.frame(app);
-  REQUIRE(app.matrix_view.zoom == 0.0f);
+  REQUIRE(app.views.get<MatrixViewOptions>().zoom == 0.0f);
   // Double-click across the view until a matrix cell is hit.
   bool zoomed = false;
   for (float fy = 0.15f; fy < 0.6f && !zoomed; fy += 0.05f)
@@ -169,15 +169,15 @@ TEST_CASE("matrix view: a double-clicked tile fills the view with readable numbe
       const ImVec2 p(io.DisplaySize.x * fx, io.DisplaySize.y * fy);
       h.click(app, p);
       h.click(app, p);  // within the double-click time: ImGui's clock advances 1/60 s a frame
-      zoomed = app.matrix_view.zoom > 0.0f;
+      zoomed = app.views.get<MatrixViewOptions>().zoom > 0.0f;
     }
   REQUIRE(zoomed);
   for (int f = 0; f < 3; ++f) h.frame(app);
-  const MatrixViewOptions::ZoomTarget& z = app.matrix_view.zoom_target;
+  const MatrixViewOptions::ZoomTarget& z = app.views.get<MatrixViewOptions>().zoom_target;
   CHECK(z.buffer == -1);  // brought into view, then done
-  CHECK(app.matrix_view.drawn.number_px >= kMinCellTextPx);
+  CHECK(app.views.get<MatrixViewOptions>().drawn.number_px >= kMinCellTextPx);
   // The region (a tile of Br × Bc = 4 × 4, or a block) takes most of the view: cells are large.
-  CHECK(app.matrix_view.zoom >= 30.0f);
+  CHECK(app.views.get<MatrixViewOptions>().zoom >= 30.0f);
   // Double-click any cell again (the zoomed tile fills the middle of the view).
   bool fitted = false;
   for (float fy = 0.15f; fy < 0.6f && !fitted; fy += 0.05f)
@@ -185,7 +185,7 @@ TEST_CASE("matrix view: a double-clicked tile fills the view with readable numbe
       const ImVec2 p(io.DisplaySize.x * fx, io.DisplaySize.y * fy);
       h.click(app, p);
       h.click(app, p);
-      fitted = app.matrix_view.zoom == 0.0f;
+      fitted = app.views.get<MatrixViewOptions>().zoom == 0.0f;
     }
   CHECK(fitted);
 }
@@ -273,7 +273,7 @@ TEST_CASE("matrix view: at every step of every attention lesson, the step's numb
         CAPTURE(k);
         app.seek(k);
         for (int f = 0; f < 3; ++f) h.frame(app);
-        const MatrixViewOptions::Drawn& d = app.matrix_view.drawn;
+        const MatrixViewOptions::Drawn& d = app.views.get<MatrixViewOptions>().drawn;
         const bool all_numbers = !d.numbers_hidden && d.number_px >= kMinCellTextPx * scale;
         CHECK((all_numbers || d.close_up_px >= kMinCellTextPx * scale));
       }
@@ -303,7 +303,7 @@ TEST_CASE("presentation: the matrices stay where they are from step to step, aft
         CAPTURE(k);
         app.seek(k);
         for (int f = 0; f < 2; ++f) h.frame(app);
-        const MatrixViewOptions::Drawn& d = app.matrix_view.drawn;
+        const MatrixViewOptions::Drawn& d = app.views.get<MatrixViewOptions>().drawn;
         if (k == 0) {
           first = d.matrices;
           first_close = d.close_up;
@@ -336,7 +336,7 @@ TEST_CASE("matrix view: a double-click on a tile of S zooms in on that tile, in 
   const Recording& rec = *app.played.rec;
   const int bS = rec.find_buffer("S");
   auto rect_of = [&](int buffer) {
-    for (const auto& [b, r] : app.matrix_view.drawn.matrices)
+    for (const auto& [b, r] : app.views.get<MatrixViewOptions>().drawn.matrices)
       if (b == buffer) return r;
     return Rect{};
   };
@@ -344,7 +344,7 @@ TEST_CASE("matrix view: a double-click on a tile of S zooms in on that tile, in 
     for (int j : {2, 0}) {
       CAPTURE(i);
       CAPTURE(j);
-      REQUIRE(app.matrix_view.zoom == 0.0f);
+      REQUIRE(app.views.get<MatrixViewOptions>().zoom == 0.0f);
       const Rect s = rect_of(bS);
       REQUIRE(s.shown);
       const float cell = s.w / static_cast<float>(rec.n);
@@ -353,19 +353,19 @@ TEST_CASE("matrix view: a double-click on a tile of S zooms in on that tile, in 
                      s.y + (static_cast<float>(i * rec.Br) + 0.5f * static_cast<float>(rec.Br)) * cell);
       h.click(app, p);
       h.click(app, p);
-      REQUIRE(app.matrix_view.zoom > 0.0f);
+      REQUIRE(app.views.get<MatrixViewOptions>().zoom > 0.0f);
       for (int f = 0; f < 4; ++f) h.frame(app);
       // The tile's cells are on screen, inside the matrices' visible area.
       const Rect z = rect_of(bS);
       const float zc = z.w / static_cast<float>(rec.n);
       const float x0 = z.x + static_cast<float>(j * rec.Bc) * zc, x1 = x0 + static_cast<float>(rec.Bc) * zc;
       const float y0 = z.y + static_cast<float>(i * rec.Br) * zc, y1 = y0 + static_cast<float>(rec.Br) * zc;
-      const Rect& a = app.matrix_view.drawn.area;
+      const Rect& a = app.views.get<MatrixViewOptions>().drawn.area;
       CHECK(x0 >= a.x - 1);
       CHECK(x1 <= a.x + a.w + 1);
       CHECK(y0 >= a.y - 1);
       CHECK(y1 <= a.y + a.h + 1);
-      CHECK(app.matrix_view.drawn.number_px >= kMinCellTextPx);
+      CHECK(app.views.get<MatrixViewOptions>().drawn.number_px >= kMinCellTextPx);
       // Again: back to fit.
       const ImVec2 q((x0 + x1) * 0.5f, (y0 + y1) * 0.5f);
       h.click(app, q);

@@ -55,8 +55,6 @@ const StepPart* Played::part() const {
 
 AppState::AppState() : start_time_(now_seconds()) {
   played.set(std::make_shared<Recording>());
-  // Two views side by side: no room for the matrix view's toolbar in each.
-  compare.matrix_a.show_toolbar = compare.matrix_b.show_toolbar = false;
   compare.left.set(std::make_shared<Recording>());
   compare.right.set(std::make_shared<Recording>());
 }

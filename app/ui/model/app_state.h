@@ -108,9 +108,7 @@ struct CompareState {
   std::uint64_t ticket = 0;  // of the pair being recorded: a newer one drops older results
   bool recording() const { return jobs[0].active() || jobs[1].active(); }
   float progress() const;  // of the sides still recording
-  VectorViewOptions vector_a, vector_b;
-  MatrixViewOptions matrix_a, matrix_b;
-  ChunkedViewOptions chunked_a, chunked_b;
+  ViewStates views[2];  // the left and right views' options
 };
 
 class AppState {
@@ -149,9 +147,7 @@ class AppState {
   } requests;
 
   // ---- panel options ----
-  VectorViewOptions vector_view;
-  MatrixViewOptions matrix_view;
-  ChunkedViewOptions chunked_view;
+  ViewStates views;  // the lesson's view's options, by kind
   MemoryPanelOptions memory_panel;
   CompareState compare;
   OverflowLab overflow_lab;

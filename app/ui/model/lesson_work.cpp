@@ -68,9 +68,7 @@ void AppState::enter_lesson(int index, const Inputs* with) {
   }
   inputs = start;
   input_error.clear();
-  vector_view = {};
-  matrix_view = {};
-  chunked_view = {};
+  views.clear();
   timeline.pause();
   // Every lesson opens on the tab its file names, whatever the previous lesson showed: a lab
   // lesson on its lab (its recording, the worked example, plays in the other panels), the

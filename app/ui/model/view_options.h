@@ -1,12 +1,16 @@
 // The options of each view and of the memory panel: the only state a view keeps besides the
-// Recording and the playhead (views/view.h). AppState owns them, so they live with the model,
-// free of ImGui; the views that use them are in app/ui/views/.
+// Recording and the playhead (views/view.h). AppState owns them in a ViewStates, one options
+// struct per ViewKind, free of ImGui; the views that use them are in app/ui/views/ and are
+// found by kind in app/ui/views/view_registry.h.
 #pragma once
 
 #include "app/ui/views/view_logic.h"
+#include "core/algorithms.h"
 
+#include <any>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -18,6 +22,7 @@ namespace flashstep::ui {
 
 // The vector view of the softmax lessons (views/view_vector.h).
 struct VectorViewOptions {
+  static constexpr ViewKind kKind = ViewKind::vector;
   int row = -1;              // softmax row shown; -1 follows the step (step.row)
   bool show_toolbar = true;  // the row picker (only drawn when there are several rows)
   bool show_rows = true;     // the other rows as small strips below, clickable
@@ -25,6 +30,7 @@ struct VectorViewOptions {
 
 // The matrix view of the attention lessons (views/view_matrix.h).
 struct MatrixViewOptions {
+  static constexpr ViewKind kKind = ViewKind::matrix;
   bool show_q = true, show_kt = true, show_s = true, show_p = true, show_vt = true;
   bool show_o_acc = true, show_o = true;
   bool show_stats = true;   // m, l, LSE columns beside O
@@ -65,8 +71,17 @@ struct MatrixViewOptions {
   } cache;
 };
 
+// Presenting, the matrix view is drawn on a copy of its options without the toolbar, and
+// keeps what it measured of its own layout (view_registry.h's keep_after_presenting).
+inline void keep_after_presenting(MatrixViewOptions& opt, const MatrixViewOptions& shown) {
+  opt.followed_step = shown.followed_step;
+  opt.drawn = shown.drawn;
+  opt.legend_height = shown.legend_height;
+}
+
 // The chunked view (views/view_chunked.h).
 struct ChunkedViewOptions {
+  static constexpr ViewKind kKind = ViewKind::chunked;
   int row = -1;              // softmax row shown; -1 follows the step
   bool show_toolbar = true;  // the row picker (only drawn when there are several rows)
 };
@@ -76,6 +91,24 @@ struct MemoryPanelOptions {
   int sram_budget = 0;  // M in elements as the scenario gives it; 0 = not given
   bool show_counters = true;
   bool show_comparison = true;
+};
+
+// The options of every view, one struct per ViewKind, each made on first use. A view's options
+// type names its kind (`static constexpr ViewKind kKind`); any such type can be kept here, so a
+// new view's options may live in its own header.
+class ViewStates {
+ public:
+  template <class Options>
+  Options& get() {
+    std::any& slot = by_kind_[Options::kKind];
+    if (!slot.has_value()) slot.emplace<Options>();
+    return std::any_cast<Options&>(slot);
+  }
+  // Every view back to its defaults (a lesson opened).
+  void clear() { by_kind_.clear(); }
+
+ private:
+  std::map<ViewKind, std::any> by_kind_;
 };
 
 }  // namespace flashstep::ui

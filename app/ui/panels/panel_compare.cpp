@@ -35,8 +35,7 @@ bool algorithm_combo(const char* label, Algorithm* a, bool attention) {
 
 std::string count(std::uint64_t v) { return num(static_cast<double>(v)); }
 
-void side(AppState& app, Played& p, int playhead, VectorViewOptions& vv, MatrixViewOptions& mv,
-          ChunkedViewOptions& cv, float height) {
+void side(AppState& app, Played& p, int playhead, ViewStates& views, float height) {
   const Recording& rec = *p.rec;
   const float s = app.ui_scale;
   ImGui::Text("%s%s", std::string(algorithm_title(rec.algorithm)).c_str(),
@@ -71,7 +70,7 @@ void side(AppState& app, Played& p, int playhead, VectorViewOptions& vv, MatrixV
   ImGui::ProgressBar(frac, ImVec2(-1, 6 * s), "");
   ImGui::BeginChild("view", ImVec2(0, height), false);
   const ViewInput vi{rec, *p.cursor, k, st, palette_of(app.theme), app.ui_scale};
-  draw_recording_view(vi, vv, mv, cv);
+  draw_recording_view(vi, views, ViewPlace::compare);
   ImGui::EndChild();
   text_rich(st->text, ImGui::GetContentRegionAvail().x);
 }
@@ -159,11 +158,11 @@ void draw_compare(AppState& app) {
   if (ImGui::BeginTable("compare", 2, ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchSame)) {
     ImGui::TableNextColumn();
     ImGui::PushID("a");
-    side(app, c.left, k, c.vector_a, c.matrix_a, c.chunked_a, view_h);
+    side(app, c.left, k, c.views[0], view_h);
     ImGui::PopID();
     ImGui::TableNextColumn();
     ImGui::PushID("b");
-    side(app, c.right, k, c.vector_b, c.matrix_b, c.chunked_b, view_h);
+    side(app, c.right, k, c.views[1], view_h);
     ImGui::PopID();
     ImGui::EndTable();
   }

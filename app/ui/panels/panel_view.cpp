@@ -3,9 +3,7 @@
 #include "app/ui/panels/panels.h"
 #include "app/ui/style.h"
 #include "app/ui/views/panel_memory.h"
-#include "app/ui/views/view_chunked.h"
-#include "app/ui/views/view_matrix.h"
-#include "app/ui/views/view_vector.h"
+#include "app/ui/views/view_registry.h"
 #include "app/ui/widgets.h"
 #include "core/algorithms.h"
 
@@ -19,17 +17,17 @@ ViewInput view_input(const AppState& app) {
   return ViewInput{*app.played.rec, *app.played.cursor, k, app.played.step(), palette_of(app.theme), app.ui_scale};
 }
 
-void draw_recording_view(const ViewInput& vi, VectorViewOptions& vector, MatrixViewOptions& matrix,
-                         ChunkedViewOptions& chunked) {
+void draw_recording_view(const ViewInput& vi, ViewStates& views, ViewPlace place) {
   if (vi.rec.step_count() == 0) {
     ImGui::TextDisabled("Nothing recorded yet.");
     return;
   }
-  switch (info(vi.rec.algorithm).view) {
-    case ViewKind::vector: draw_vector_view(vi, vector); break;
-    case ViewKind::chunked: draw_chunked_view(vi, chunked); break;
-    case ViewKind::matrix: draw_matrix_view(vi, matrix); break;
+  const ViewEntry* view = find_view(info(vi.rec.algorithm).view);
+  if (!view) {
+    ImGui::TextDisabled("No view draws %s.", std::string(algorithm_id(vi.rec.algorithm)).c_str());
+    return;
   }
+  view->draw(vi, views, place);
 }
 
 namespace {
@@ -68,8 +66,7 @@ bool tab(const char* label, Tab which, AppState& app) {
 }  // namespace
 
 void draw_lesson_view(AppState& app) {
-  const ViewInput vi = view_input(app);
-  draw_recording_view(vi, app.vector_view, app.matrix_view, app.chunked_view);
+  draw_recording_view(view_input(app), app.views, ViewPlace::lesson);
 }
 
 namespace {
@@ -90,18 +87,7 @@ void draw_presented_view(AppState& app) {
 void draw_tab_content(AppState& app, Tab t, bool toolbars) {
   switch (t) {
     case Tab::lesson:
-      if (toolbars) {
-        draw_lesson_view(app);
-      } else {
-        VectorViewOptions vector = app.vector_view;
-        MatrixViewOptions matrix = app.matrix_view;
-        ChunkedViewOptions chunked = app.chunked_view;
-        vector.show_toolbar = matrix.show_toolbar = chunked.show_toolbar = false;
-        draw_recording_view(view_input(app), vector, matrix, chunked);
-        app.matrix_view.followed_step = matrix.followed_step;
-        app.matrix_view.drawn = matrix.drawn;
-        app.matrix_view.legend_height = matrix.legend_height;
-      }
+      draw_recording_view(view_input(app), app.views, toolbars ? ViewPlace::lesson : ViewPlace::presented);
       break;
     case Tab::steps: draw_steps_table(app); break;
     case Tab::compare: draw_compare(app); break;

@@ -5,6 +5,7 @@
 
 #include "app/ui/model/app_state.h"
 #include "app/ui/views/view.h"
+#include "app/ui/views/view_registry.h"
 
 #include <imgui.h>
 
@@ -47,9 +48,9 @@ void draw_lesson_view(AppState& app);
 void draw_tab_content(AppState& app, Tab t, bool toolbars = true);
 // The lesson's recording at its playhead, in the app's theme and scale, for a view.
 ViewInput view_input(const AppState& app);  // panel_view.cpp
-// The view that draws a recording's algorithm (its row's ViewKind), into the current window.
-void draw_recording_view(const ViewInput& vi, VectorViewOptions& vector, MatrixViewOptions& matrix,
-                         ChunkedViewOptions& chunked);
+// The view that draws a recording's algorithm (its row's ViewKind, found in the view registry),
+// with its options from `views`, into the current window.
+void draw_recording_view(const ViewInput& vi, ViewStates& views, ViewPlace place);
 
 // The keyboard: every shortcut in one table, used by the handler and the F1 window.
 struct Shortcut {

@@ -85,11 +85,16 @@ void node_box(const Ctx& c, ImVec2 centre_top, float w, const std::string& title
 
 }  // namespace
 
+bool chunked_view_draws(const Recording& rec) {
+  return rec.find_buffer("x") >= 0 && rec.find_buffer("m_tree") >= 0 && rec.find_buffer("l_tree") >= 0 &&
+         rec.chunks > 0 && !rec.initial.values.empty();
+}
+
 static void draw_chunked_view_body(const ViewInput& in, ChunkedViewOptions& opt) {
   const Recording& rec = in.rec;
   const int bx = rec.find_buffer("x"), by = rec.find_buffer("y");
   const int bm = rec.find_buffer("m_tree"), bl = rec.find_buffer("l_tree");
-  if (bx < 0 || bm < 0 || bl < 0 || rec.chunks <= 0 || rec.initial.values.empty()) {
+  if (!chunked_view_draws(rec)) {
     ImGui::TextDisabled("This lesson has no workers to show (only the chunked lesson splits the row).");
     return;
   }

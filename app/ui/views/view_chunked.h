@@ -9,5 +9,7 @@
 namespace flashstep::ui {
 
 void draw_chunked_view(const ViewInput& in, ChunkedViewOptions& opt);
+// The row x, the workers and their merge tree (m_tree, l_tree).
+bool chunked_view_draws(const Recording& rec);
 
 }  // namespace flashstep::ui

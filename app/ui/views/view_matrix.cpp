@@ -516,10 +516,14 @@ void scroll_to_step(const Ctx& c, const std::vector<Mat>& mats, ImVec2 origin, I
 
 }  // namespace
 
+bool matrix_view_draws(const Recording& rec) {
+  return rec.find_buffer("Q") >= 0 && rec.n > 0 && rec.d > 0 && !rec.initial.values.empty();
+}
+
 static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   const Recording& rec = in.rec;
   const int bQ = rec.find_buffer("Q");
-  if (bQ < 0 || rec.n <= 0 || rec.d <= 0 || rec.initial.values.empty()) {
+  if (!matrix_view_draws(rec)) {
     ImGui::TextDisabled("This lesson has no matrices to show.");
     return;
   }

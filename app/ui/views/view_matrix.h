@@ -20,5 +20,7 @@ namespace flashstep::ui {
 inline constexpr float kMinCellTextPx = 11.0f;
 
 void draw_matrix_view(const ViewInput& in, MatrixViewOptions& opt);
+// Q and the sizes N and d, with contents.
+bool matrix_view_draws(const Recording& rec);
 
 }  // namespace flashstep::ui

@@ -133,10 +133,14 @@ float draw_row_strips(const Ctx& c, float y, float max_h, VectorViewOptions& opt
 
 }  // namespace
 
+bool vector_view_draws(const Recording& rec) {
+  return rec.find_buffer("x") >= 0 && rec.n > 0 && !rec.initial.values.empty();
+}
+
 static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
   const Recording& rec = in.rec;
   const Buffers b(rec);
-  if (b.x < 0 || rec.n <= 0 || rec.initial.values.empty()) {
+  if (!vector_view_draws(rec)) {
     ImGui::TextDisabled("This lesson has no vector to show.");
     return;
   }

@@ -10,5 +10,7 @@ namespace flashstep::ui {
 
 // Draws into the current window; uses the whole content region's width.
 void draw_vector_view(const ViewInput& in, VectorViewOptions& opt);
+// A row x to draw, with its contents.
+bool vector_view_draws(const Recording& rec);
 
 }  // namespace flashstep::ui
