@@ -6,6 +6,7 @@
 
 #include "core/algorithms.h"
 #include "core/engine.h"
+#include "core/recorder.h"
 #include "tests/tolerance.h"
 
 #include <doctest/doctest.h>
@@ -211,4 +212,58 @@ TEST_CASE("vector view: an x of −∞ draws a bar of exactly 0, also while m is
       CHECK(bars.value[0] == 0.0);  // exactly, as −∞ weighs exactly 0
     }
   }
+}
+
+TEST_CASE("vector view: the bars are the e the recording holds, also where an engine computed e otherwise than exp(x − m)") {
+  // A recording made here, in fp64: x = [1, 3, 2] in an online sweep whose engine computes e its
+  // own way (here 2^{(x − m)·1.5}, not e^{x − m}): the bars must be the recorded numbers, and an
+  // e recorded against an older m is carried to the m of now by e^{m_then − m_now} alone.
+  Recording rec;
+  rec.algorithm = Algorithm::online;
+  rec.precision = Precision::fp64;
+  rec.rows = 1;
+  rec.n = 3;
+  Recorder r(rec, true);
+  const int bx = r.add_buffer({"x", 1, 3, Space::hbm, "input"});
+  const int be = r.add_buffer({"e", 1, 3, Space::reg, "e as computed"});
+  const int bm = r.add_buffer({"m", 1, 1, Space::reg, "running max"});
+  const int bl = r.add_buffer({"l", 1, 1, Space::reg, "running sum"});
+  const std::vector<double> x = {1, 3, 2};
+  for (int i = 0; i < 3; ++i) r.init(bx, 0, i, x[static_cast<std::size_t>(i)]);
+  auto own_e = [](double xi, double m) { return std::exp2((xi - m) * 1.5); };
+  double m = -INFINITY, l = 0;
+  for (int i = 0; i < 3; ++i) {
+    const double m_new = std::max(m, x[static_cast<std::size_t>(i)]);
+    const double e = own_e(x[static_cast<std::size_t>(i)], m_new);
+    l = (l == 0 ? 0 : l * own_e(m, m_new)) + e;
+    m = m_new;
+    r.write(be, 0, i, e);
+    r.write(bm, 0, 0, m);
+    r.write(bl, 0, 0, l);
+    Step st;
+    st.row = 0;
+    st.writes = {Region{be, 0, i, 1, i + 1}, Region{bm, 0, 0, 1, 1}, Region{bl, 0, 0, 1, 1}};
+    r.commit(std::move(st));
+  }
+  Cursor cur(rec);
+  // Step 1: x₁ = 1 alone, against m = 1: its recorded e, 1.
+  cur.seek(0);
+  ExpBars bars = exp_bars(rec, cur.state(), 0, 0);
+  CHECK(bars.value[0] == 1.0);
+  // Step 2: m grows to 3. x₂'s bar is its recorded 2^0 = 1; x₁'s recorded e = 1 (against m = 1)
+  // is rescaled by e^{1 − 3}; before the rescale it is drawn as recorded.
+  cur.seek(1);
+  bars = exp_bars(rec, cur.state(), 1, 0);
+  REQUIRE(bars.rescale);
+  CHECK(bars.value[1] == 1.0);
+  CHECK(bars.old_value[0] == 1.0);
+  const double e2 = static_cast<double>(std::exp(-2.0L));
+  const double u = tolerance::unit_roundoff(Precision::fp64);
+  CHECK(std::fabs(bars.value[0] - e2) <= 4 * u * e2);
+  // Step 3: x₃ = 2 against m = 3: the recorded 2^{−1.5}, not e^{−1} = 0.368.
+  cur.seek(2);
+  bars = exp_bars(rec, cur.state(), 2, 0);
+  CHECK(bars.value[2] == std::exp2(-1.5));
+  CHECK(bars.value[1] == 1.0);
+  CHECK(std::fabs(bars.value[0] - e2) <= 4 * u * e2);
 }

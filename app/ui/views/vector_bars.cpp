@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 namespace flashstep::ui {
 
@@ -15,6 +17,45 @@ double ExpBars::sum() const {
     if (drawn[i]) s += value[i];
   return s;
 }
+
+namespace {
+
+// The m each element's recorded e was computed against: the m after the step that last wrote
+// it, found by walking the recording back from `playhead` (an e never written: the m of now).
+// NaN where that m was not defined.
+std::vector<double> e_against(const Recording& rec, const State& now, int playhead, int row, int be, int bm,
+                              const std::vector<char>& drawn) {
+  const int n = rec.buffers[be].cols;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  double m = now.is_defined(bm, row, 0, 1) ? now.at(bm, row, 0, 1) : nan;
+  std::vector<double> out(drawn.size(), nan);
+  std::vector<char> found(drawn.size(), 0);
+  long long left = std::count(drawn.begin(), drawn.end(), 1);
+  const std::uint32_t lo = static_cast<std::uint32_t>(row) * static_cast<std::uint32_t>(n), hi = lo + static_cast<std::uint32_t>(n);
+  for (int k = std::min(playhead, rec.step_count() - 1); k >= 0 && left > 0; --k) {
+    const std::uint32_t b = rec.delta_begin(k), e = rec.steps[static_cast<std::size_t>(k)].delta_end;
+    for (std::uint32_t t = b; t < e; ++t) {
+      const Delta& d = rec.deltas[t];
+      if (d.buffer != static_cast<std::uint32_t>(be) || d.index < lo || d.index >= hi) continue;
+      const std::size_t i = d.index - lo;
+      if (found[i] || !drawn[i]) continue;
+      found[i] = 1;
+      out[i] = m;
+      --left;
+    }
+    // m before step k.
+    for (std::uint32_t t = e; t > b; --t) {
+      const Delta& d = rec.deltas[t - 1];
+      if (d.buffer == static_cast<std::uint32_t>(bm) && d.index == static_cast<std::uint32_t>(row))
+        m = d.old_defined ? d.old : nan;
+    }
+  }
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (drawn[i] && !found[i]) out[i] = m;
+  return out;
+}
+
+}  // namespace
 
 ExpBars exp_bars(const Recording& rec, const State& now, int playhead, int row) {
   ExpBars out;
@@ -30,24 +71,23 @@ ExpBars exp_bars(const Recording& rec, const State& now, int playhead, int row) 
   const bool m_defined = has_max && now.is_defined(bm, row, 0, 1);
   const double m = m_defined ? now.at(bm, row, 0, 1) : 0.0;
   const Precision p = rec.precision;
-  // What exp() sees: x as loaded, times the scale, in the format of the run.
-  const double s = round_to(p, rec.scale);
-  auto z = [&](int i) {
-    const double x = now.at(bx, row, i, rec.buffers[bx].cols);
-    return rec.scale != 1.0 ? round_to(p, x * s) : x;
-  };
-  // An x of −∞ adds exactly 0, as the engines' guard has it, also while m is still −∞ (where
-  // e^{−∞ − (−∞)} would be undefined).
+  for (int i = 0; i < n; ++i)
+    if (now.is_defined(be, row, i, n)) out.drawn[static_cast<std::size_t>(i)] = 1;
+  // Each bar is the e the engine recorded. An e computed against an older m (the online
+  // sweep, before m grew) adds e·e^{m_then − max} to the l of `max`: the rescale l went
+  // through since, applied to that element's own term. An e of 0 (an x of −∞, which the
+  // engines' guard makes exactly 0, also while m is −∞) stays 0.
+  const std::vector<double> against = has_max ? e_against(rec, now, playhead, row, be, bm, out.drawn)
+                                              : std::vector<double>(static_cast<std::size_t>(n), 0.0);
   auto term = [&](int i, double max) {
-    const double zi = z(i);
-    if (std::isinf(zi) && zi < 0) return 0.0;
-    return round_to(p, std::exp(round_to(p, zi - max)));
+    const std::size_t k = static_cast<std::size_t>(i);
+    const double e = now.at(be, row, i, n);
+    if (!has_max || e == 0.0 || against[k] == max) return e;
+    return round_to(p, e * round_to(p, std::exp(round_to(p, against[k] - max))));
   };
   for (int i = 0; i < n; ++i) {
-    if (!now.is_defined(be, row, i, n)) continue;
     const std::size_t k = static_cast<std::size_t>(i);
-    out.drawn[k] = 1;
-    out.value[k] = has_max ? (m_defined ? term(i, m) : 0.0) : now.at(be, row, i, n);
+    if (out.drawn[k]) out.value[k] = has_max ? (m_defined ? term(i, m) : 0.0) : term(i, 0.0);
   }
   // The online sweep's rescale: m grew in this step and there was an old l to carry over.
   const AlgorithmInfo& a = info(rec.algorithm);

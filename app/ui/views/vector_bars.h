@@ -1,10 +1,12 @@
 // The exp bars of the vector view as numbers: what each bar of exp(x − m) must show at a step
 // so that the picture is the algorithm's own claim. Each bar is the term element i contributes
-// to the l of that moment, exp(s·xᵢ − m) with the m of that moment, so the bars always sum to
-// l; the "e as last computed" that the recording keeps (computed against an older m while the
-// online sweep runs) is not what l holds and is not drawn. At a step where the online sweep
-// raises m, the elements already summed are given twice: their bar before (against the old
-// m) and after the rescale by e^{m_old − m_new}, which the view draws side by side.
+// to the l of that moment, so the bars always sum to l, and it is made of the e the engine
+// recorded for element i: as recorded where it was computed against the m of now, and where
+// it was computed against an older m (the online sweep, before m grew) that e times
+// e^{m_then − m_now}, the rescale l went through since. An engine that computes e its own way
+// is drawn with its own numbers. At a step where the online sweep raises m, the elements
+// already summed are given twice: their bar before (against the old m) and after the rescale
+// by e^{m_old − m_new}, which the view draws side by side.
 // No ImGui: tests/app/test_vector_bars.cpp checks the numbers.
 #pragma once
 
@@ -29,7 +31,7 @@ struct ExpBars {
 };
 
 // The bars of softmax row `row` with the recording's cursor state `now` at `playhead`.
-// Without a max (naive softmax) the bars are exp(s·xᵢ) as computed. Empty (nothing drawn) for
+// Without a max (naive softmax) the bars are the recorded exp(s·xᵢ). Empty (nothing drawn) for
 // a recording without an "e" buffer.
 ExpBars exp_bars(const Recording& rec, const State& now, int playhead, int row);
 
