@@ -46,6 +46,16 @@ bool scripted(std::string_view text, const std::pair<const char*, const char*> (
   return true;
 }
 
+// The "}" that closes the "{" at s[open], counting the braces between; npos when none does.
+std::size_t matching_brace(std::string_view s, std::size_t open) {
+  int depth = 0;
+  for (std::size_t k = open; k < s.size(); ++k) {
+    if (s[k] == '{') ++depth;
+    else if (s[k] == '}' && --depth == 0) return k;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 std::vector<TextRun> parse_markup(std::string_view text) {
@@ -53,14 +63,16 @@ std::vector<TextRun> parse_markup(std::string_view text) {
   auto add = [&](RunKind k, std::string_view t) {
     if (t.empty()) return;
     if (k == RunKind::normal && !runs.empty() && runs.back().kind == RunKind::normal) runs.back().text += t;
-    else runs.push_back({k, std::string(t)});
+    else runs.push_back({k, std::string(t), {}});
   };
   std::size_t i = 0;
   while (i < text.size()) {
     if ((text[i] == '_' || text[i] == '^') && i + 1 < text.size() && text[i + 1] == '{') {
-      const std::size_t close = text.find('}', i + 2);
+      const std::size_t close = matching_brace(text, i + 1);
       if (close != std::string_view::npos) {
-        add(text[i] == '_' ? RunKind::sub : RunKind::sup, text.substr(i + 2, close - i - 2));
+        const std::string_view inner = text.substr(i + 2, close - i - 2);
+        add(text[i] == '_' ? RunKind::sub : RunKind::sup, inner);
+        if (!inner.empty()) runs.back().children = parse_markup(inner);
         i = close + 1;
         continue;
       }
@@ -83,8 +95,8 @@ std::string plain_text(std::string_view text) {
   for (const TextRun& r : parse_markup(text)) {
     switch (r.kind) {
       case RunKind::normal: out += r.text; break;
-      case RunKind::sub: out += scripted(r.text, kSub, forms) ? forms : "_(" + r.text + ")"; break;
-      case RunKind::sup: out += scripted(r.text, kSup, forms) ? forms : "^(" + r.text + ")"; break;
+      case RunKind::sub: out += scripted(r.text, kSub, forms) ? forms : "_(" + plain_text(r.text) + ")"; break;
+      case RunKind::sup: out += scripted(r.text, kSup, forms) ? forms : "^(" + plain_text(r.text) + ")"; break;
       case RunKind::tilde: out += r.text + "\u0303"; break;
     }
   }

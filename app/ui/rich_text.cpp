@@ -25,25 +25,35 @@ void text_centered(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text, f
               ImVec2(std::floor(center.x - ts.x * 0.5f), std::floor(center.y - ts.y * 0.5f)), col, text);
 }
 
-float draw_rich(ImDrawList* dl, ImVec2 pos, ImU32 col, std::string_view text, float size, bool measure_only) {
-  if (!(size > 0)) size = ImGui::GetFontSize();
+namespace {
+
+// Runs laid out from pos at `size`, as draw_rich says; a script's runs at 0.7× its size, on its
+// own lowered or raised line, and so on down for a script inside a script.
+float draw_runs(ImDrawList* dl, ImVec2 pos, ImU32 col, const std::vector<TextRun>& runs, float size,
+                bool measure_only) {
   ImFont* f = ImGui::GetFont();
   const float small = size * 0.7f;
   float x = pos.x;
   auto width = [&](float sz, const std::string& t) { return f->CalcTextSizeA(sz, 1e9f, 0.0f, t.c_str()).x; };
-  for (const TextRun& r : parse_markup(text)) {
+  // A script's contents at `at`: one piece of text, or runs of their own (nested markup).
+  auto script = [&](const TextRun& r, ImVec2 at) {
+    if (r.children.size() == 1 && r.children[0].kind == RunKind::normal) {
+      if (!measure_only) dl->AddText(f, small, at, col, r.text.c_str());
+      return width(small, r.text);
+    }
+    return draw_runs(dl, at, col, r.children, small, measure_only);
+  };
+  for (const TextRun& r : runs) {
     switch (r.kind) {
       case RunKind::normal:
         if (!measure_only) dl->AddText(f, size, ImVec2(x, pos.y), col, r.text.c_str());
         x += width(size, r.text);
         break;
       case RunKind::sub:  // lowered: its baseline a third of the size below the line's
-        if (!measure_only) dl->AddText(f, small, ImVec2(x + size * 0.02f, pos.y + size * 0.42f), col, r.text.c_str());
-        x += width(small, r.text) + size * 0.06f;
+        x += script(r, ImVec2(x + size * 0.02f, pos.y + size * 0.42f)) + size * 0.06f;
         break;
       case RunKind::sup:  // raised: its top a little above the line's
-        if (!measure_only) dl->AddText(f, small, ImVec2(x + size * 0.04f, pos.y - size * 0.08f), col, r.text.c_str());
-        x += width(small, r.text) + size * 0.08f;
+        x += script(r, ImVec2(x + size * 0.04f, pos.y - size * 0.08f)) + size * 0.08f;
         break;
       case RunKind::tilde: {  // the letter, with a tilde drawn over it
         const float w = width(size, r.text);
@@ -61,6 +71,13 @@ float draw_rich(ImDrawList* dl, ImVec2 pos, ImU32 col, std::string_view text, fl
     }
   }
   return x - pos.x;
+}
+
+}  // namespace
+
+float draw_rich(ImDrawList* dl, ImVec2 pos, ImU32 col, std::string_view text, float size, bool measure_only) {
+  if (!(size > 0)) size = ImGui::GetFontSize();
+  return draw_runs(dl, pos, col, parse_markup(text), size, measure_only);
 }
 
 std::vector<std::string> wrap_rich(std::string_view text, float width, float size) {

@@ -46,3 +46,37 @@ TEST_CASE("pseudocode reads like the papers: arrows, ≤, −∞, subscripts and
     }
   }
 }
+
+TEST_CASE("markup: scripts nest, as in 2^{(x_{i} − m)·log₂e}") {
+  const auto runs = parse_markup("2^{(x_{i} − m)·log₂e} + y_{j^{2}}");
+  REQUIRE(runs.size() == 4);
+  CHECK(runs[0].kind == RunKind::normal);
+  CHECK(runs[0].text == "2");
+  CHECK(runs[1].kind == RunKind::sup);
+  CHECK(runs[1].text == "(x_{i} − m)·log₂e");
+  const auto& sup = runs[1].children;
+  REQUIRE(sup.size() == 3);
+  CHECK(sup[0].kind == RunKind::normal);
+  CHECK(sup[0].text == "(x");
+  CHECK(sup[1].kind == RunKind::sub);
+  CHECK(sup[1].text == "i");
+  CHECK(sup[2].kind == RunKind::normal);
+  CHECK(sup[2].text == " − m)·log₂e");
+  CHECK(runs[2].kind == RunKind::normal);
+  CHECK(runs[2].text == " + y");
+  CHECK(runs[3].kind == RunKind::sub);
+  REQUIRE(runs[3].children.size() == 2);
+  CHECK(runs[3].children[0].text == "j");
+  CHECK(runs[3].children[1].kind == RunKind::sup);
+  CHECK(runs[3].children[1].text == "2");
+  // A script without markup inside is one normal run.
+  const auto flat = parse_markup("e^{m₀ − m₁}");
+  REQUIRE(flat.size() == 2);
+  REQUIRE(flat[1].children.size() == 1);
+  CHECK(flat[1].children[0].kind == RunKind::normal);
+  CHECK(flat[1].children[0].text == "m₀ − m₁");
+  CHECK(plain_text("2^{(x_{i} − m)·log₂e}") == "2^((xᵢ − m)·log₂e)");
+  CHECK(plain_text("y_{j^{2}}") == "y_(j²)");
+  // Braces that never close stay text, nested or not.
+  CHECK(plain_text("a^{b_{c}") == "a^{b_(c)");
+}
