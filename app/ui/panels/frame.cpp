@@ -48,13 +48,13 @@ Layout layout(const AppState& app, PanelFlags f, ImVec2 origin, ImVec2 size) {
   if (f.lessons || f.inputs) {
     left = std::clamp(size.x * 0.22f, 250 * s, 340 * s);
     const float line = ImGui::GetTextLineHeightWithSpacing();
-    // Room for the eleven lessons, the hint and the longest summary (at most six lines), so the
-    // border does not move from lesson to lesson.
+    // Room for every lesson and the longest summary (at most six lines), so the border does not
+    // move from lesson to lesson; past what the window gives it, the list scrolls.
     std::size_t summary = 0;
     const float text_w = left - st.WindowPadding.x * 2 - st.ScrollbarSize;
     for (const Lesson& l : lessons()) summary = std::max(summary, wrap_words(l.summary, text_w).size());
     float lh = title + st.WindowPadding.y * 2 + st.ItemSpacing.y * 2 +
-               line * (12.0f + static_cast<float>(std::min<std::size_t>(summary, 6)));
+               line * static_cast<float>(lessons().size() + std::min<std::size_t>(summary, 6));
     if (!f.inputs) lh = avail_h;
     if (!f.lessons) lh = 0;
     // The Inputs panel gets what its contents took (all of it, without scrolling, as far as the
