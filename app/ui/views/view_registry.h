@@ -5,7 +5,8 @@
 //
 // Adding a view: its ViewKind value (core/algorithms.h), its file(s) here — a draw function
 // `void draw_x_view(const ViewInput&, XViewOptions&)`, an options struct naming its kind
-// (`static constexpr ViewKind kKind`) and a `bool x_view_draws(const Recording&)` — and one
+// (`static constexpr ViewKind kKind`, with a `bool show_toolbar` that presentation mode and
+// Compare turn off) and a `bool x_view_draws(const Recording&)` — and one
 // line in view_registry.cpp. tests/app/test_view_registry.cpp checks that every row's view is
 // registered and draws that row's recording.
 #pragma once
