@@ -5,6 +5,7 @@
 #include "core/text.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace flashstep {
@@ -78,17 +79,22 @@ std::string one_of(const LessonFile& f, const Json& j, const char* key, const st
 Lesson parse_lesson(const LessonFile& f) {
   const Json j = parse_json(f);
   if (!j.is_object()) fail(f, "expected a JSON object {\"id\": ..., \"title\": ..., ...}");
-  check_keys(f, j, {"id", "title", "summary", "tab", "backend", "scenario"});
+  check_keys(f, j, {"id", "place", "title", "summary", "tab", "backend", "scenario"});
   Lesson l;
   l.id = text_field(f, j, "id");
   if (base_name(f.name) != l.id + ".json")
     fail(f, "\"id\" = \"" + l.id + "\" but the file is " + base_name(f.name) + "; name it " + l.id + ".json");
+  if (!j.contains("place")) fail(f, "no \"place\": a whole number that orders the lessons (10, 20, ...)");
+  const Json& place = j["place"];
+  if (!place.is_number_integer() || place.get<long long>() < 1 || place.get<long long>() > 1000000)
+    fail(f, "\"place\" is " + shown(place) + ", not a whole number from 1 to 1000000");
+  l.place = place.get<int>();
   l.title = text_field(f, j, "title");
   // "3. Online softmax" would be shown as "3. 3. Online softmax", and go wrong on the next reorder.
   const std::size_t after_digits = l.title.find_first_not_of("0123456789");
   if (after_digits > 0 && after_digits != std::string::npos && l.title[after_digits] == '.')
     fail(f, "\"title\" = \"" + l.title + "\" starts with a number; lesson numbers come from "
-            "assets/lessons/order.json");
+            "the lessons' \"place\"");
   l.summary = text_field(f, j, "summary");
   l.tab = one_of(f, j, "tab", std::vector<std::string>(std::begin(kLessonTabs), std::end(kLessonTabs)));
   l.backend = one_of(f, j, "backend", {"cpu", "gpu"});
@@ -106,34 +112,17 @@ Lesson parse_lesson(const LessonFile& f) {
 }
 
 std::vector<Lesson> load_lessons(const std::vector<LessonFile>& files) {
-  const auto order_file = std::find_if(files.begin(), files.end(),
-                                       [](const LessonFile& f) { return base_name(f.name) == "order.json"; });
-  if (order_file == files.end()) throw InputError("assets/lessons/order.json is missing: it lists the lessons in teaching order");
-  const LessonFile& of = *order_file;
-  const Json order = parse_json(of);
-  if (!order.is_object()) fail(of, "expected a JSON object {\"order\": [\"naive\", ...]}");
-  check_keys(of, order, {"order"});
-  if (!order.contains("order") || !order["order"].is_array() || order["order"].empty())
-    fail(of, "\"order\" must be a list of lesson ids, first taught first");
-
-  const std::string folder = of.name.substr(0, of.name.size() - std::string("order.json").size());
+  if (files.empty()) throw InputError("no lesson files: assets/lessons/ holds one <id>.json per lesson");
   std::vector<Lesson> out;
-  std::set<std::string> listed;
-  for (std::size_t i = 0; i < order["order"].size(); ++i) {
-    const Json& id = order["order"][i];
-    if (!id.is_string()) fail(of, strf("\"order\" entry %zu is %s, not a lesson id", i + 1, shown(id).c_str()));
-    const std::string name = folder + id.get<std::string>() + ".json";
-    if (!listed.insert(id.get<std::string>()).second)
-      fail(of, "\"order\" lists \"" + id.get<std::string>() + "\" twice");
-    const auto file = std::find_if(files.begin(), files.end(), [&](const LessonFile& f) { return f.name == name; });
-    if (file == files.end()) fail(of, "\"order\" lists \"" + id.get<std::string>() + "\", which has no file " + name);
-    Lesson l = parse_lesson(*file);
-    l.number = static_cast<int>(i) + 1;
+  std::map<int, std::string> by_place;
+  for (const LessonFile& f : files) {
+    Lesson l = parse_lesson(f);
+    const auto [it, fresh] = by_place.emplace(l.place, f.name);
+    if (!fresh) fail(f, strf("\"place\" = %d is also %s's; give each lesson its own place", l.place, it->second.c_str()));
     out.push_back(std::move(l));
   }
-  for (const LessonFile& f : files)
-    if (&f != &of && listed.count(base_name(f.name).substr(0, base_name(f.name).size() - 5)) == 0)
-      fail(f, "not in " + of.name + "; add its id there, where it is taught");
+  std::sort(out.begin(), out.end(), [](const Lesson& a, const Lesson& b) { return a.place < b.place; });
+  for (std::size_t i = 0; i < out.size(); ++i) out[i].number = static_cast<int>(i) + 1;
   return out;
 }
 

@@ -1,18 +1,19 @@
 // The lesson catalogue: each lesson is data, a file assets/lessons/<id>.json (its title, the
-// words around it, the tab it opens on and its preset scenario), and assets/lessons/order.json
-// gives the teaching order. The files are embedded at build time (cmake/embed_text.cmake) and
+// words around it, the tab it opens on, its preset scenario and its place in the teaching order). The files are embedded at build time (cmake/embed_text.cmake) and
 // parsed and checked on the first call of lessons(). The app's sidebar, `flashstep lessons` and
 // the exporters all read this list; the app never asks which lesson it is showing, only what
 // the lesson says (its tab, its backend).
 //
 // A lesson file:
 //   {"id": "online",                      // the file's name without .json
-//    "title": "Online softmax (2 passes)", // no number: numbers come from order.json
+//    "place": 30,                          // taught in increasing place; numbers 1, 2, ... follow
+//    "title": "Online softmax (2 passes)", // no number: numbers come from the places
 //    "summary": "m and l in one sweep: ...",
 //    "tab": "lesson",                     // where it opens: lesson | scale-lab | measure-lab | overflow-lab
 //    "backend": "cpu",                    // cpu | gpu
 //    "scenario": {"algorithm": "online", "input": [[3, 2, 5, 1]]}}  // as in a scenario file
-// order.json: {"order": ["naive", "safe", ...]}, every lesson file exactly once.
+// Places are whole numbers, one lesson each; they leave room between them (10, 20, ...) so that
+// a new lesson goes in between with its own file alone (25: after the 20th, before the 30th).
 #pragma once
 
 #include "core/scenario.h"
@@ -25,7 +26,8 @@ namespace flashstep {
 
 struct Lesson {
   std::string id;       // "online", "attn-tiled", ...
-  int number = 0;       // 1-based place in the teaching order
+  int number = 0;       // 1-based number in the teaching order
+  int place = 0;        // its file's "place": the order, with room between lessons
   std::string title;    // "Online softmax (2 passes)", without its number
   std::string summary;  // two or three sentences: what to watch for
   std::string tab = "lesson";  // one of kLessonTabs: the tab the lesson opens on
@@ -57,8 +59,8 @@ const std::vector<LessonFile>& embedded_lesson_files();
 
 // One lesson file (number left at 0); throws InputError "<name>: <field> ...".
 Lesson parse_lesson(const LessonFile& file);
-// Every lesson, in the order of the order.json among `files`, numbered from 1; throws
-// InputError naming the file and the field.
+// Every lesson, in the order of their places, numbered from 1; throws InputError naming the
+// file and the field (two lessons with one place name both files).
 std::vector<Lesson> load_lessons(const std::vector<LessonFile>& files);
 
 }  // namespace flashstep

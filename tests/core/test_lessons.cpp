@@ -1,5 +1,5 @@
 // Lessons as data (assets/lessons/, core/lessons.h): every shipped lesson loads, numbered by
-// order.json, and a bad lesson file is refused with one message naming the file and the field.
+// the files' places, and a bad lesson file is refused with one message naming the file and the field.
 #include "core/lessons.h"
 #include "core/scenario_json.h"
 
@@ -25,7 +25,7 @@ std::string load_error(const std::vector<LessonFile>& files) {
   return "";
 }
 
-const char* const kGood = R"({"id": "online", "title": "Online softmax", "summary": "m and l in one sweep.",
+const char* const kGood = R"({"id": "online", "place": 30, "title": "Online softmax", "summary": "m and l in one sweep.",
   "tab": "lesson", "backend": "cpu", "scenario": {"algorithm": "online", "input": [[3, 2, 5, 1]]}})";
 
 // A good lesson file with one field replaced (or removed, when `value` is empty).
@@ -39,14 +39,14 @@ std::string good_with(const std::string& key, const std::string& value) {
 }
 
 std::vector<LessonFile> folder(const std::string& online_text) {
-  return {{"assets/lessons/order.json", R"({"order": ["online"]})"}, {"assets/lessons/online.json", online_text}};
+  return {{"assets/lessons/online.json", online_text}};
 }
 
 }  // namespace
 
-TEST_CASE("every shipped lesson loads: numbered by order.json, titles without numbers, presets that run") {
+TEST_CASE("every shipped lesson loads: numbered by their places, titles without numbers, presets that run") {
   const std::vector<Lesson>& all = lessons();
-  REQUIRE(all.size() == embedded_lesson_files().size() - 1);  // one file per lesson, and order.json
+  REQUIRE(all.size() == embedded_lesson_files().size());  // one file per lesson
   std::set<std::string> ids;
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Lesson& l = all[i];
@@ -73,7 +73,7 @@ TEST_CASE("every shipped lesson loads: numbered by order.json, titles without nu
 TEST_CASE("a lesson file's scenario is read exactly as a scenario file's") {
   const Lesson l = parse_lesson({"assets/lessons/online.json", kGood});
   CHECK(l.id == "online");
-  CHECK(l.number == 0);  // numbers come from order.json
+  CHECK(l.number == 0);  // numbers come from the places of all the lessons
   const Scenario direct = scenario_from_json(Json::parse(kGood)["scenario"]);
   CHECK(scenario_to_json(l.scenario) == scenario_to_json(direct));
 }
@@ -98,7 +98,11 @@ TEST_CASE("a bad lesson file is refused with one message naming the file and the
       {good_with("tab", R"("measure")"),
        {"online.json: \"tab\" = \"measure\": use lesson, compare, scale-lab, measure-lab or overflow-lab"}},
       {good_with("backend", R"("tpu")"), {"online.json: \"backend\" = \"tpu\": use cpu or gpu"}},
-      {good_with("title", R"("3. Online softmax")"), {"online.json: \"title\"", "starts with a number", "order.json"}},
+      {good_with("title", R"("3. Online softmax")"), {"online.json: \"title\"", "starts with a number", "\"place\""}},
+      {good_with("place", ""), {"online.json: no \"place\""}},
+      {good_with("place", "2.5"), {"online.json: \"place\" is 2.5, not a whole number"}},
+      {good_with("place", "0"), {"online.json: \"place\" is 0, not a whole number"}},
+      {good_with("place", R"("3")"), {"online.json: \"place\" is \"3\", not a whole number"}},
       {good_with("title", "42"), {"online.json: \"title\" is 42, not a string"}},
       {good_with("title", R"("  ")"), {"online.json: \"title\" is empty"}},
       {good_with("summary", ""), {"online.json: no \"summary\""}},
@@ -118,26 +122,42 @@ TEST_CASE("a bad lesson file is refused with one message naming the file and the
   CHECK(load_error(folder(kGood)).empty());
 }
 
-TEST_CASE("order.json lists every lesson file once, and only those") {
-  const LessonFile online{"assets/lessons/online.json", kGood};
-  CHECK(contains(load_error({online}), "assets/lessons/order.json is missing"));
-  CHECK(contains(load_error({{"assets/lessons/order.json", R"({"order": ["online", "online"]})"}, online}),
-                 "assets/lessons/order.json: \"order\" lists \"online\" twice"));
-  CHECK(contains(load_error({{"assets/lessons/order.json", R"({"order": ["online", "safe"]})"}, online}),
-                 "assets/lessons/order.json: \"order\" lists \"safe\", which has no file assets/lessons/safe.json"));
-  CHECK(contains(load_error({{"assets/lessons/order.json", R"({"order": []})"}, online}),
-                 "assets/lessons/order.json: \"order\" must be a list"));
-  CHECK(contains(load_error({{"assets/lessons/order.json", R"({"order": [3]})"}, online}),
-                 "assets/lessons/order.json: \"order\" entry 1 is 3, not a lesson id"));
-  std::string safe = kGood;
-  safe.replace(safe.find("\"online\""), 8, "\"safe\"");
-  CHECK(contains(load_error({{"assets/lessons/order.json", R"({"order": ["online"]})"}, online,
-                             {"assets/lessons/safe.json", safe}}),
-                 "assets/lessons/safe.json: not in assets/lessons/order.json"));
-  const std::vector<Lesson> two = load_lessons({{"assets/lessons/order.json", R"({"order": ["safe", "online"]})"},
-                                                online, {"assets/lessons/safe.json", safe}});
-  REQUIRE(two.size() == 2);
-  CHECK(two[0].heading() == "1. Online softmax");  // safe.json is a copy with another id
-  CHECK(two[0].id == "safe");
-  CHECK(two[1].heading() == "2. Online softmax");
+TEST_CASE("the lessons are taught in the order of their places, each place one lesson's, and a new one goes in between alone") {
+  const LessonFile online{"assets/lessons/online.json", kGood};  // place 30
+  CHECK(contains(load_error({}), "no lesson files"));
+  auto copy = [](const std::string& id, int place) {
+    std::string t = good_with("place", std::to_string(place));
+    t.replace(t.find("\"online\""), 8, "\"" + id + "\"");
+    return LessonFile{"assets/lessons/" + id + ".json", t};
+  };
+  const LessonFile safe = copy("safe", 20), naive = copy("naive", 10);
+  // The files come in any order; the places order them.
+  const std::vector<Lesson> three = load_lessons({online, naive, safe});
+  REQUIRE(three.size() == 3);
+  CHECK(three[0].id == "naive");
+  CHECK(three[1].id == "safe");
+  CHECK(three[2].id == "online");
+  CHECK(three[2].heading() == "3. Online softmax");
+  // A lesson at 25 goes between the 20th and the 30th with no other file touched, and the
+  // numbers after it move on by one.
+  const std::vector<Lesson> four = load_lessons({online, naive, safe, copy("chunked", 25)});
+  REQUIRE(four.size() == 4);
+  CHECK(four[2].id == "chunked");
+  CHECK(four[2].number == 3);
+  CHECK(four[3].id == "online");
+  CHECK(four[3].number == 4);
+  // Two lessons at one place: which goes first would be chance. Both files are named.
+  const std::string twice = load_error({online, naive, copy("safe", 30)});
+  CHECK(contains(twice, "\"place\" = 30 is also"));
+  CHECK(contains(twice, "online.json"));
+  CHECK(contains(twice, "safe.json"));
+  CHECK(twice.find('\n') == std::string::npos);
+}
+
+TEST_CASE("the shipped lessons' places leave room between them for new lessons") {
+  const std::vector<Lesson>& all = lessons();
+  for (std::size_t i = 1; i < all.size(); ++i) {
+    CAPTURE(all[i].id);
+    CHECK(all[i].place - all[i - 1].place >= 2);  // a lesson fits in between
+  }
 }
