@@ -190,10 +190,11 @@ void run_attention(Attn kind, const MatRM<float>& Q, const MatRM<float>& K, cons
   const int N = static_cast<int>(Q.rows()), d = static_cast<int>(Q.cols());
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const fast::KernelBlocks b = fast::kernel_blocks(N, d);
+  const Mask none(Mask::Kind::none, N, N);
   switch (kind) {
-    case Attn::naive: fast::attention_naive(Q, K, V, scale, false, O); break;
-    case Attn::tiled: fast::attention_tiled(Q, K, V, scale, false, b.Br, b.Bc, O); break;
-    case Attn::tiled_v2: fast::attention_tiled_v2(Q, K, V, scale, false, b.Br, b.Bc, O); break;
+    case Attn::naive: fast::attention_naive(Q, K, V, scale, none, O); break;
+    case Attn::tiled: fast::attention_tiled(Q, K, V, scale, none, b.Br, b.Bc, O); break;
+    case Attn::tiled_v2: fast::attention_tiled_v2(Q, K, V, scale, none, b.Br, b.Bc, O); break;
   }
 }
 
@@ -283,9 +284,10 @@ std::vector<bench::AblationRun> ablation_runs(int rounds, int per_round) {
       for (std::size_t k = first; k < out.size(); ++k) {
         bench::AblationRun& a = out[k];
         const AblationCase& c = cases[k - first];
+        const Mask mask = Mask::causal_if(a.causal, static_cast<int>(Q.rows()), static_cast<int>(K.rows()));
         for (int r = 0; r < per_round; ++r) {
           const auto t0 = std::chrono::steady_clock::now();
-          fast::attention_tiled_v2(Q, K, V, scale, a.causal, c.Br, c.Bc, O, nullptr, nullptr, nullptr, c.opt);
+          fast::attention_tiled_v2(Q, K, V, scale, mask, c.Br, c.Bc, O, nullptr, nullptr, nullptr, c.opt);
           benchmark::DoNotOptimize(O.data());
           a.ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
         }

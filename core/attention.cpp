@@ -6,6 +6,8 @@
 // each kind may be smaller when N is not a multiple of Br or Bc. What each step says, counts and
 // writes is in narration_attention.cpp, shared with the GPU backend.
 #include "core/engine.h"
+#include "core/initial_state.h"
+#include "core/mask.h"
 #include "core/narration_attention.h"
 #include "core/workspace.h"
 
@@ -74,22 +76,22 @@ template <class T>
 struct AttnInputs {
   const int N, d;
   const T s;
-  const bool scaled, causal;
+  const bool scaled;
+  const Mask mask;
   MatRM<T> Q, K, V;
 
   explicit AttnInputs(const Resolved& r)
-      : N(r.n), d(r.d), s(from_double<T>(r.scale)), scaled(r.scale != 1.0), causal(r.scenario.causal),
+      : N(r.n), d(r.d), s(from_double<T>(r.scale)), scaled(r.scale != 1.0), mask(Mask::of(r)),
         Q(cast<T>(r.q)), K(cast<T>(r.k)), V(cast<T>(r.v)) {}
 
-  bool masked(int i, int j) const { return causal && j > i; }
-  // Scores of a block: S = Q[rows] K[cols]ᵀ · s with the causal mask applied.
+  // Scores of a block: S = Q[rows] K[cols]ᵀ · s with the mask applied (−∞ where not visible).
   MatRM<T> scores(int r0, int nr, int c0, int nc) const {
     MatRM<T> S = mul_abt<T>(Q.middleRows(r0, nr), K.middleRows(c0, nc));
     if (scaled)
       for (Eigen::Index k = 0; k < S.size(); ++k) S.data()[k] = S.data()[k] * s;
     for (int a = 0; a < nr; ++a)
       for (int b = 0; b < nc; ++b)
-        if (masked(r0 + a, c0 + b)) S(a, b) = -inf_of<T>();
+        if (!mask.visible(r0 + a, c0 + b)) S(a, b) = -inf_of<T>();
     return S;
   }
 };
@@ -123,9 +125,9 @@ void attn_naive(const Resolved& r, Recorder& rec) {
   MatRM<T> P(N, N);
   const Workspace::Hold held_p(static_cast<std::int64_t>(sizeof(T)) * N * N);
   for (int i = 0; i < N; ++i) {
-    T m = -inf_of<T>();
+    T m = initial_state().m_as<T>();
     for (int j = 0; j < N; ++j) m = nan_max(m, S(i, j));
-    T l = T(0);
+    T l = initial_state().l_as<T>();
     for (int j = 0; j < N; ++j) {
       P(i, j) = p_of(S(i, j), m);
       l = l + P(i, j);
@@ -149,10 +151,10 @@ void attn_online(const Resolved& r, Recorder& rec) {
   const int N = a.N, d = a.d;
   for (int i = 0; i < N; ++i) {
     say.start_row(i);
-    T m = -inf_of<T>(), l = T(0);
-    MatRM<T> o = MatRM<T>::Zero(1, d);
-    const int last = a.causal ? i : N - 1;
-    for (int j = 0; j <= last; ++j) {
+    T m = initial_state().m_as<T>(), l = initial_state().l_as<T>();
+    MatRM<T> o = MatRM<T>::Constant(1, d, initial_state().o_as<T>());
+    const Mask::KeyRange keys = a.mask.keys(i);  // the keys row i sees
+    for (int j = keys.begin; j < keys.end; ++j) {
       const T sc = a.scores(i, 1, j, 1)(0, 0);
       const T m_new = nan_max(m, sc);
       // Against exp_base(m_new): while every score so far is −∞, 0 instead of −∞, so the
@@ -183,14 +185,15 @@ void attn_tiled(const Resolved& r, Recorder& rec) {
   const int N = a.N, d = a.d, Br = r.Br, Bc = r.Bc, Tr = r.Tr, Tc = r.Tc;
 
   // Line 2: O = 0, l = 0, m = −inf in HBM.
-  MatRM<T> O = MatRM<T>::Zero(N, d);
-  std::vector<T> m(static_cast<std::size_t>(N), -inf_of<T>()), l(static_cast<std::size_t>(N), T(0));
+  const InitialState init = initial_state();
+  MatRM<T> O = MatRM<T>::Constant(N, d, init.o_as<T>());
+  std::vector<T> m(static_cast<std::size_t>(N), init.m_as<T>()), l(static_cast<std::size_t>(N), init.l_as<T>());
   for (int j = 0; j < Tc; ++j) {
     const int c0 = j * Bc, bc = std::min(Bc, N - c0);
     bool kv_loaded = false;  // line 6: K_j, V_j stay in SRAM for the whole inner loop
     for (int i = 0; i < Tr; ++i) {
       const int r0 = i * Br, br = std::min(Br, N - r0);
-      if (a.causal && c0 > r0 + br - 1) continue;  // every score of the tile is masked
+      if (a.mask.tile(r0, br, c0, bc) == TileKind::empty) continue;  // every score of the tile is masked
       // Line 8: Q_i, O_i, l_i, m_i from HBM. Line 9: S_ij = Q_i K_jᵀ · s.
       const MatRM<T> S = a.scores(r0, br, c0, bc);
       // Line 10: m̃_ij, P̃_ij, l̃_ij of the tile alone.
@@ -198,9 +201,9 @@ void attn_tiled(const Resolved& r, Recorder& rec) {
       const Workspace::Hold held(static_cast<std::int64_t>(sizeof(T)) * 2 * br * bc);
       std::vector<T> mt(static_cast<std::size_t>(br)), lt(static_cast<std::size_t>(br));
       for (int a_ = 0; a_ < br; ++a_) {
-        T mx = -inf_of<T>();
+        T mx = init.m_as<T>();  // m̃ and l̃ of the tile alone start where every running (m, l) does
         for (int b = 0; b < bc; ++b) mx = nan_max(mx, S(a_, b));
-        T sum = T(0);
+        T sum = init.l_as<T>();
         for (int b = 0; b < bc; ++b) {
           P(a_, b) = p_of(S(a_, b), exp_base(mx));
           sum = sum + P(a_, b);
@@ -244,11 +247,12 @@ void attn_tiled_v2(const Resolved& r, Recorder& rec) {
     const int r0 = i * Br, br = std::min(Br, N - r0);
     // Lines 3-4: Q_i into SRAM; O_i, l_i, m_i start on chip.
     say.start_block(i);
-    MatRM<T> Oacc = MatRM<T>::Zero(br, d);
-    std::vector<T> m(static_cast<std::size_t>(br), -inf_of<T>()), l(static_cast<std::size_t>(br), T(0));
+    const InitialState init = initial_state();
+    MatRM<T> Oacc = MatRM<T>::Constant(br, d, init.o_as<T>());
+    std::vector<T> m(static_cast<std::size_t>(br), init.m_as<T>()), l(static_cast<std::size_t>(br), init.l_as<T>());
     for (int j = 0; j < Tc; ++j) {
       const int c0 = j * Bc, bc = std::min(Bc, N - c0);
-      if (a.causal && c0 > r0 + br - 1) break;  // this and every later tile is fully masked
+      if (a.mask.tile(r0, br, c0, bc) == TileKind::empty) continue;  // every score of the tile is masked
       // Line 6: K_j, V_j into SRAM. Line 7: S_ij.
       const MatRM<T> S = a.scores(r0, br, c0, bc);
       // Lines 8-9: new running max, P̃ against it, rescaled running sum.

@@ -2,6 +2,7 @@
 
 #include "core/algorithms.h"
 #include "core/heads.h"
+#include "core/mask.h"
 #include "core/peak_memory.h"
 #include "core/recorder.h"
 #include "core/text.h"
@@ -94,7 +95,8 @@ Recording record(const Resolved& r, const RecordOptions& opt) {
 
 // Tiles (i, j) that hold at least one unmasked score.
 static bool tile_live(const Resolved& r, int i, int j) {
-  return !r.scenario.causal || j * r.Bc <= std::min(r.n, (i + 1) * r.Br) - 1;
+  const int r0 = i * r.Br, c0 = j * r.Bc;
+  return Mask::of(r).tile(r0, std::min(r.Br, r.n - r0), c0, std::min(r.Bc, r.n - c0)) != TileKind::empty;
 }
 
 long long estimate_steps(const Resolved& r) { return info(r.scenario.algorithm).size(r).steps; }
@@ -165,7 +167,9 @@ RecordingSize size_attn_naive(const Resolved& r) {
 
 RecordingSize size_attn_online(const Resolved& r) {
   const ll n = r.n, d = r.d;
-  const ll keys = r.scenario.causal ? n * (n + 1) / 2 : n * n;
+  const Mask mask = Mask::of(r);
+  ll keys = 0;  // the (query, key) pairs the mask leaves
+  for (int i = 0; i < r.n; ++i) keys += mask.keys(i).size();
   return sized(keys + n, 5 * n * d + n * n + 2 * n, n * (2 + 2 * d) + keys * (3 + d));
 }
 

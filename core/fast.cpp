@@ -1,5 +1,6 @@
 #include "core/fast.h"
 
+#include "core/initial_state.h"
 #include "core/workspace.h"
 
 #include <Eigen/Dense>
@@ -28,6 +29,9 @@ constexpr std::int64_t kP = ei::unpacket_traits<Packet>::size;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr float kPosInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+// Where every running (m, l) and output accumulator starts (core/initial_state.h).
+constexpr float kInitM = static_cast<float>(initial_state().m), kInitL = static_cast<float>(initial_state().l),
+                kInitO = static_cast<float>(initial_state().o);
 // Pass 1 of the online kernel works on blocks this long: 16 KiB stays in L1 between the
 // block's max and its exponentials, so memory sees x once.
 constexpr std::int64_t kBlock = 4096;
@@ -35,7 +39,7 @@ constexpr std::int64_t kBlock = 4096;
 constexpr std::int64_t kSplitRow = 1 << 16;
 
 struct ML {
-  float m = kNegInf, l = 0.0f;
+  float m = kInitM, l = kInitL;
   bool neg_inf = false;  // some entry is −∞: normalize() must write its exact 0
 };
 
@@ -399,6 +403,16 @@ void for_rows(std::int64_t rows, std::int64_t n, RowKernel row_kernel, SplitKern
   }
 }
 
+// Row `row` of a partial tile, keys [c0, c0 + bc), its scores at s: the scores before the row's
+// first visible key become −∞ (they add exp(−∞) = 0), and the count up to its last visible key
+// is returned, the columns the softmax takes (those after it are left out).
+int visible_len(const Mask& mask, int row, int c0, int bc, float* s) {
+  const Mask::KeyRange k = mask.keys(row);
+  const int len = std::clamp(k.end - c0, 0, bc);
+  std::fill(s, s + std::clamp(k.begin - c0, 0, len), kNegInf);
+  return len;
+}
+
 }  // namespace
 
 int threads() {
@@ -461,7 +475,7 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, f
       },
       [&](std::int64_t r) {
         const float* xr = x + r * n;
-        float m = kNegInf, l = 0.0f;
+        float m = kInitM, l = kInitL;
         const std::int64_t T = threads();
 #pragma omp parallel
         {
@@ -529,7 +543,7 @@ void softmax_chunked(const float* x, float* y, std::int64_t rows, std::int64_t n
 }
 
 void attention_naive(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, float scale,
-                     bool causal, MatRM<float>& O, float* m_out, float* l_out) {
+                     const Mask& mask, MatRM<float>& O, float* m_out, float* l_out) {
   const Eigen::Index N = Q.rows();
   // S = scale·QKᵀ: one SGEMM (Eigen runs it on every core), N × N in memory.
   MatRM<float> S(N, N);
@@ -539,16 +553,20 @@ void attention_naive(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
   const Workspace::Hold held_p(static_cast<std::int64_t>(sizeof(float)) * N * N);
 #pragma omp parallel for schedule(static)
   for (Eigen::Index i = 0; i < N; ++i) {
-    const std::int64_t len = causal ? i + 1 : N;  // masked scores contribute exp(-inf) = 0
-    const float m0 = max_of(S.row(i).data(), len);
-    const ML ml = settle(m0, row_sum(S.row(i).data(), len, m0));
+    // Only the keys the row sees count: the masked scores would contribute exp(−∞) = 0.
+    const Mask::KeyRange keys = mask.keys(static_cast<int>(i));
+    const std::int64_t b = keys.begin, len = keys.size();
+    const float* s = S.row(i).data() + b;
+    const float m0 = len ? max_of(s, len) : kNegInf;
+    const ML ml = settle(m0, len ? row_sum(s, len, m0) : kInitL);
     const float m = ml.m, l = ml.l;
     if (l == 0.0f) {
       P.row(i).setZero();  // no finite score: no probability mass, O = 0
     } else {
       const float inv_l = 1.0f / l;  // NaN when the row has a NaN or a +∞ score: so is P
-      P.row(i).head(len) = ((S.row(i).head(len).array() - m).exp() * inv_l).matrix();
-      if (len < N) P.row(i).tail(N - len).setZero();
+      P.row(i).segment(b, len) = ((S.row(i).segment(b, len).array() - m).exp() * inv_l).matrix();
+      if (b > 0) P.row(i).head(b).setZero();
+      if (b + len < N) P.row(i).tail(N - b - len).setZero();
     }
     keep_ml(m_out, l_out, i, m, l);
   }
@@ -557,13 +575,13 @@ void attention_naive(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
 }
 
 void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, float scale,
-                        bool causal, int Br, int Bc, MatRM<float>& O, std::vector<float>* lse, float* m_out,
+                        const Mask& mask, int Br, int Bc, MatRM<float>& O, std::vector<float>* lse, float* m_out,
                         float* l_out, const TiledOptions& opt) {
   const int N = static_cast<int>(Q.rows()), d = static_cast<int>(Q.cols());
   const int Tr = (N + Br - 1) / Br, Tc = (N + Bc - 1) / Bc;
   O.resize(N, d);
   if (lse) lse->assign(static_cast<std::size_t>(N), 0.0f);
-  const bool mask = !exp_exact_at_neg_inf();
+  const bool guard = !exp_exact_at_neg_inf();
   // The micro-kernels take O's rows in whole vectors; another d goes through Eigen's GEMM.
   const bool micro = opt.micro_kernels && micro_kernels_fit(d);
   const int ldS = vectors_for(Bc) * static_cast<int>(kP);
@@ -586,13 +604,13 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
         for (int c = 0; c < len; ++c) tile_sum += s[c] = std::exp(s[c] - m_new);
       } else if (!opt.fused_exp_sum) {
         auto p = S.row(a).head(len).array();
-        if (mask)
+        if (guard)
           p = (p == kNegInf).select(0.0f, (p - m_new).exp());
         else
           p = (p - m_new).exp();
         tile_sum = p.sum();  // a second sweep
       } else {
-        tile_sum = mask ? exp_sum_in_place<true>(s, len, m_new) : exp_sum_in_place<false>(s, len, m_new);
+        tile_sum = guard ? exp_sum_in_place<true>(s, len, m_new) : exp_sum_in_place<false>(s, len, m_new);
       }
       if (len < bc) std::fill(s + len, s + bc, 0.0f);
       // The old sum and O row are rescaled when the max moved (exp(0) = 1 otherwise). While the
@@ -609,12 +627,13 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
     auto row_block = [&](int i) {
       const int r0 = i * Br, br = std::min(Br, N - r0);
       Qi.topRows(br) = scale * Q.middleRows(r0, br);
-      Oi.topRows(br).setZero();
-      m.head(br).setConstant(kNegInf);
-      l.head(br).setZero();
+      Oi.topRows(br).setConstant(kInitO);
+      m.head(br).setConstant(kInitM);
+      l.head(br).setConstant(kInitL);
       for (int j = 0; j < Tc; ++j) {
         const int c0 = j * Bc, bc = std::min(Bc, N - c0);
-        if (causal && c0 > r0 + br - 1) break;  // this tile and every later one fully masked
+        const TileKind kind = mask.tile(r0, br, c0, bc);
+        if (kind == TileKind::empty) continue;  // every score of the tile is masked
         auto Sij = S.topLeftCorner(br, bc);
         if (micro) {
           pack_keys(K.row(c0).data(), bc, d, KT.data());
@@ -622,9 +641,9 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
         } else {
           Sij.noalias() = Qi.topRows(br) * K.middleRows(c0, bc).transpose();
         }
-        const bool diagonal = causal && c0 + bc - 1 > r0;
-        // Keys past the diagonal are masked: only the first `len` columns of a row count.
-        for (int a = 0; a < br; ++a) softmax_row(a, diagonal ? std::clamp(r0 + a - c0 + 1, 0, bc) : bc, bc);
+        // In a partial tile only the keys a row sees count: those before them are set to −∞,
+        // those after them left out (its first `len` columns).
+        for (int a = 0; a < br; ++a) softmax_row(a, kind == TileKind::full ? bc : visible_len(mask, r0 + a, c0, bc, S.row(a).data()), bc);
         if (micro)
           pv_tile(S.data(), ldS, br, V.row(c0).data(), d, bc, Oi.data());
         else
@@ -662,10 +681,10 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
 }
 
 void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, float scale,
-                     bool causal, int Br, int Bc, MatRM<float>& O, float* m_out, float* l_out) {
+                     const Mask& mask, int Br, int Bc, MatRM<float>& O, float* m_out, float* l_out) {
   const int N = static_cast<int>(Q.rows()), d = static_cast<int>(Q.cols());
   const int Tr = (N + Br - 1) / Br, Tc = (N + Bc - 1) / Bc;
-  O.setZero(N, d);
+  O.setConstant(N, d, kInitO);
   // The running m and l of every row live in HBM between tiles: the caller's m_out and l_out
   // when given (outputs), else buffers of our own (workspace).
   std::vector<float> m_own, l_own;
@@ -677,8 +696,8 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
   }
   float* m = m_out && l_out ? m_out : m_own.data();
   float* l = m_out && l_out ? l_out : l_own.data();
-  std::fill(m, m + N, kNegInf);
-  std::fill(l, l + N, 0.0f);
+  std::fill(m, m + N, kInitM);
+  std::fill(l, l + N, kInitL);
   // The same micro-kernels as FA-2 (K_j packed once per K block by each thread that uses it).
   const bool micro = micro_kernels_fit(d);
   const int ldS = vectors_for(Bc) * static_cast<int>(kP);
@@ -694,7 +713,8 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
 #pragma omp for schedule(dynamic, 1)
       for (int i = 0; i < Tr; ++i) {
         const int r0 = i * Br, br = std::min(Br, N - r0);
-        if (causal && c0 > r0 + br - 1) continue;
+        const TileKind kind = mask.tile(r0, br, c0, bc);
+        if (kind == TileKind::empty) continue;  // every score of the tile is masked
         auto Sij = S.topLeftCorner(br, bc);
         if (micro) {
           if (!packed) pack_keys(K.row(c0).data(), bc, d, KT.data());
@@ -704,9 +724,8 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
         } else {
           Sij.noalias() = scale * Q.middleRows(r0, br) * K.middleRows(c0, bc).transpose();
         }
-        const bool diagonal = causal && c0 + bc - 1 > r0;
         for (int a = 0; a < br; ++a) {
-          const int len = diagonal ? std::clamp(r0 + a - c0 + 1, 0, bc) : bc;
+          const int len = kind == TileKind::full ? bc : visible_len(mask, r0 + a, c0, bc, S.row(a).data());
           mt[a] = len ? max_of(S.row(a).data(), len) : kNegInf;
           auto p = S.row(a).head(len).array();
           if (mt[a] == kNegInf)

@@ -7,6 +7,7 @@
 // N × d row-major; O is N × d; lse (optional) gets m + log l per row.
 #pragma once
 
+#include "core/mask.h"
 #include "core/matrix.h"
 
 #include <cstdint>
@@ -29,7 +30,7 @@ void softmax_chunked(const float* x, float* y, std::int64_t rows, std::int64_t n
 
 // S = scale·QKᵀ and P = softmax(S) materialized (N × N each), O = PV: Eigen SGEMMs, all cores.
 void attention_naive(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, float scale,
-                     bool causal, MatRM<float>& O, float* m_out = nullptr, float* l_out = nullptr);
+                     const Mask& mask, MatRM<float>& O, float* m_out = nullptr, float* l_out = nullptr);
 // What the FlashAttention-2 kernel does to be fast. Each can be turned off, to measure what it
 // brings (bench_cpu's ablation, in BENCHMARKS.md); the results are the same either way, up to
 // rounding. Runs use the defaults.
@@ -58,11 +59,11 @@ int snake_block(int round, int t, int T, int Tr);
 
 // FlashAttention-2 order: Q blocks in parallel, K/V blocks inner, O divided by l once.
 void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, float scale,
-                        bool causal, int Br, int Bc, MatRM<float>& O, std::vector<float>* lse = nullptr,
+                        const Mask& mask, int Br, int Bc, MatRM<float>& O, std::vector<float>* lse = nullptr,
                         float* m_out = nullptr, float* l_out = nullptr, const TiledOptions& options = {});
 // FlashAttention-1 order: K/V blocks outer, Q blocks inner (in parallel), m, l, O in memory.
 void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, float scale,
-                     bool causal, int Br, int Bc, MatRM<float>& O, float* m_out = nullptr,
+                     const Mask& mask, int Br, int Bc, MatRM<float>& O, float* m_out = nullptr,
                      float* l_out = nullptr);
 
 int threads();  // how many threads the kernels use

@@ -2,6 +2,7 @@
 
 #include "core/algorithms.h"
 #include "core/engine.h"
+#include "core/mask.h"
 
 #include <algorithm>
 
@@ -89,9 +90,10 @@ IoCounters io_attn_naive(const Resolved& r) {
 IoCounters io_attn_online(const Resolved& r) {
   const u64 N = static_cast<u64>(r.n), d = static_cast<u64>(r.d);
   const bool is_scaled = r.scale != 1.0;
+  const Mask mask = Mask::of(r);
   IoCounters io;
   for (u64 i = 0; i < N; ++i) {
-    const u64 keys = r.scenario.causal ? i + 1 : N;
+    const u64 keys = static_cast<u64>(mask.keys(static_cast<int>(i)).size());
     io.hbm_reads += d + 2 * d * keys;
     io.flops += keys * (2 * d + (is_scaled ? 1 : 0) + 3 * d + 6) + d;
     io.exps += 2 * keys;
@@ -102,7 +104,8 @@ IoCounters io_attn_online(const Resolved& r) {
 
 IoCounters io_attn_tiled(const Resolved& r) {  // FA-1: K_j, V_j outer; Q_i, O_i, l_i, m_i inner
   const u64 d = static_cast<u64>(r.d);
-  const bool is_scaled = r.scale != 1.0, causal = r.scenario.causal;
+  const bool is_scaled = r.scale != 1.0;
+  const Mask mask = Mask::of(r);
   IoCounters io;
   for (int j = 0; j < r.Tc; ++j) {
     const int c0 = j * r.Bc;
@@ -111,7 +114,7 @@ IoCounters io_attn_tiled(const Resolved& r) {  // FA-1: K_j, V_j outer; Q_i, O_i
     for (int i = 0; i < r.Tr; ++i) {
       const int r0 = i * r.Br;
       const u64 br = static_cast<u64>(std::min(r.Br, r.n - r0));
-      if (causal && c0 > r0 + static_cast<int>(br) - 1) continue;
+      if (mask.tile(r0, static_cast<int>(br), c0, static_cast<int>(bc)) == TileKind::empty) continue;
       if (!kv_loaded) io.hbm_reads += 2 * bc * d, io.sram_writes += 2 * bc * d, kv_loaded = true;
       io.hbm_reads += 2 * br * d + 2 * br, io.sram_writes += 2 * br * d + 2 * br;  // Q_i, O_i, l_i, m_i
       add_scores(io, br, bc, d, is_scaled);
@@ -127,7 +130,8 @@ IoCounters io_attn_tiled(const Resolved& r) {  // FA-1: K_j, V_j outer; Q_i, O_i
 
 IoCounters io_attn_tiled_v2(const Resolved& r) {  // FA-2: Q_i outer; K_j, V_j inner
   const u64 d = static_cast<u64>(r.d);
-  const bool is_scaled = r.scale != 1.0, causal = r.scenario.causal;
+  const bool is_scaled = r.scale != 1.0;
+  const Mask mask = Mask::of(r);
   IoCounters io;
   for (int i = 0; i < r.Tr; ++i) {
     const int r0 = i * r.Br;
@@ -136,7 +140,7 @@ IoCounters io_attn_tiled_v2(const Resolved& r) {  // FA-2: Q_i outer; K_j, V_j i
     for (int j = 0; j < r.Tc; ++j) {
       const int c0 = j * r.Bc;
       const u64 bc = static_cast<u64>(std::min(r.Bc, r.n - c0));
-      if (causal && c0 > r0 + static_cast<int>(br) - 1) break;
+      if (mask.tile(r0, static_cast<int>(br), c0, static_cast<int>(bc)) == TileKind::empty) continue;
       io.hbm_reads += 2 * bc * d, io.sram_writes += 2 * bc * d;  // K_j, V_j
       add_scores(io, br, bc, d, is_scaled);
       io.flops += 3 * br * bc + 4 * br, io.exps += br * bc + br;  // m, P~, l

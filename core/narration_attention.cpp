@@ -2,7 +2,9 @@
 
 #include <cmath>
 
+#include "core/initial_state.h"
 #include "core/markup.h"
+#include "core/mask.h"
 #include "core/text.h"
 
 #include <algorithm>
@@ -11,8 +13,6 @@
 
 namespace flashstep {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 bool is_neg_inf(double x) { return std::isinf(x) && x < 0; }
 
@@ -182,9 +182,9 @@ AttnOnlineNarration::AttnOnlineNarration(const Resolved& r, Recorder& rec) : Att
 void AttnOnlineNarration::start_row(int i) {
   rec_.io().hbm_reads += d;  // q_i
   if (!rec_.on()) return;
-  rec_.write(bm_, i, 0, -kInf);
-  rec_.write(bl_, i, 0, 0.0);
-  for (int c = 0; c < d; ++c) rec_.write(bacc_, i, c, 0.0);
+  rec_.write(bm_, i, 0, initial_state().m);
+  rec_.write(bl_, i, 0, initial_state().l);
+  for (int c = 0; c < d; ++c) rec_.write(bacc_, i, c, initial_state().o);
 }
 
 void AttnOnlineNarration::key(int i, int j, const AttnOnlineNumbers& u, const BlockView& o) {
@@ -239,7 +239,7 @@ void AttnOnlineNarration::finish_row(int i, double m, double l, const BlockView&
   Step st;
   st.pass = i + 1, st.line = 9, st.row = i;
   st.label = strf("O row %d", i + 1);
-  const std::string o = acc(i + 1, r_.scenario.causal ? i + 1 : N);  // after the row's last key
+  const std::string o = acc(i + 1, Mask::of(r_).keys(i).end);  // after the row's last visible key
   st.text = l == 0.0 ? strf("O%s = 0, written to HBM: row %d has no finite score, so l = 0 and no probability "
                             "mass; FlashAttention writes 0 here rather than 0/0 = nan",
                             sub(i + 1).c_str(), i + 1)
@@ -261,9 +261,9 @@ AttnTiledNarration::AttnTiledNarration(const Resolved& r, Recorder& rec) : AttnN
   for (int j = 0; j < r.Tc; ++j) names.push_back(strf("K/V block j = %d", j + 1));
   // Line 2: O = 0, l = 0, m = −inf in HBM.
   for (int i = 0; i < N; ++i) {
-    rec.init(bm_, i, 0, -kInf);
-    rec.init(bl_, i, 0, 0.0);
-    for (int c = 0; c < d; ++c) rec.init(bO_, i, c, 0.0);
+    rec.init(bm_, i, 0, initial_state().m);
+    rec.init(bl_, i, 0, initial_state().l);
+    for (int c = 0; c < d; ++c) rec.init(bO_, i, c, initial_state().o);
   }
 }
 
@@ -360,9 +360,9 @@ void AttnTiledV2Narration::start_block(int i) {
   rec_.io().sram_writes += static_cast<std::uint64_t>(br) * d;
   if (!rec_.on()) return;
   for (int a = 0; a < br; ++a) {
-    rec_.write(bm_, r0 + a, 0, -kInf);
-    rec_.write(bl_, r0 + a, 0, 0.0);
-    for (int c = 0; c < d; ++c) rec_.write(bacc_, r0 + a, c, 0.0);
+    rec_.write(bm_, r0 + a, 0, initial_state().m);
+    rec_.write(bl_, r0 + a, 0, initial_state().l);
+    for (int c = 0; c < d; ++c) rec_.write(bacc_, r0 + a, c, initial_state().o);
   }
 }
 

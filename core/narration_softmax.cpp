@@ -1,5 +1,6 @@
 #include "core/narration_softmax.h"
 
+#include "core/initial_state.h"
 #include "core/text.h"
 
 #include <cmath>
@@ -7,8 +8,6 @@
 
 namespace flashstep {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Why a quotient went to 0 or nan, appended to a step's sentence.
 std::string nan_note(double a, double b, double y) {
@@ -43,8 +42,8 @@ SoftmaxNarration::SoftmaxNarration(const Resolved& r, Recorder& rec)
   bl_ = rec.add_buffer({"l", r.rows, 1, Space::reg, "running sum of exponentials of each row"});
   rec.init(bx_, r.x);
   for (int row = 0; row < r.rows; ++row) {
-    if (bm_ >= 0) rec.init(bm_, row, 0, -kInf);
-    rec.init(bl_, row, 0, 0.0);
+    if (bm_ >= 0) rec.init(bm_, row, 0, initial_state().m);
+    rec.init(bl_, row, 0, initial_state().l);
   }
   // The passes, and where the last one sits in each algorithm's pseudocode.
   switch (a) {
@@ -259,8 +258,8 @@ ChunkedNarration::ChunkedNarration(const Resolved& r, Recorder& rec)
 
 void ChunkedNarration::start_row(int row) {
   for (int w = 0; w < nodes(); ++w) {
-    rec_.init(btm_, row, w, -kInf);
-    rec_.init(btl_, row, w, 0.0);
+    rec_.init(btm_, row, w, initial_state().m);
+    rec_.init(btl_, row, w, initial_state().l);
   }
 }
 

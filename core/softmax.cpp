@@ -5,6 +5,7 @@
 // own softmax with its own m and l. What each step says, counts and writes is in
 // narration_softmax.cpp, shared with the GPU backend.
 #include "core/engine.h"
+#include "core/initial_state.h"
 #include "core/narration_softmax.h"
 
 #include <algorithm>
@@ -36,7 +37,7 @@ void naive(const Resolved& r, Recorder& rec) {
   const Input<T> load{r};
   for (int row = 0; row < r.rows; ++row) {
     // 1. sum of exp(x_i): no max subtracted, so large x overflows.
-    T l = T(0);
+    T l = initial_state().l_as<T>();
     for (int i = 0; i < r.n; ++i) {
       const T z = load(row, i);
       const T e = exp(z);
@@ -79,7 +80,7 @@ void safe(const Resolved& r, Recorder& rec) {
   const Input<T> load{r};
   for (int row = 0; row < r.rows; ++row) {
     // 1. max. Subtracting it changes nothing mathematically; it only keeps exp() in range.
-    T m = -inf_of<T>();
+    T m = initial_state().m_as<T>();
     for (int i = 0; i < r.n; ++i) {
       const T z = load(row, i);
       const T m_old = m;
@@ -87,7 +88,7 @@ void safe(const Resolved& r, Recorder& rec) {
       say.running_max(row, i, to_double(z), to_double(m_old), to_double(m));
     }
     // 2. sum of exp(x_i - m): every term is at most 1, so nothing overflows.
-    T l = T(0);
+    T l = initial_state().l_as<T>();
     for (int i = 0; i < r.n; ++i) {
       const T z = load(row, i);
       const T e = exp_diff(z, m);
@@ -128,7 +129,7 @@ OnlineNumbers numbers(T z, T m_old, T l_old, const OnlineUpdate<T>& u) {
 // Pass 1 of online and logsumexp: (m, l) of one row in one sweep.
 template <class T>
 std::pair<T, T> online_pass(SoftmaxNarration& say, const Input<T>& load, int row) {
-  T m = -inf_of<T>(), l = T(0);
+  T m = initial_state().m_as<T>(), l = initial_state().l_as<T>();
   for (int i = 0; i < load.r.n; ++i) {
     const T z = load(row, i);
     const auto u = online_update(m, l, z);
@@ -176,7 +177,8 @@ void chunked(const Resolved& r, Recorder& rec) {
   const int K = r.chunks, nodes = say.nodes(), longest = say.longest();
   for (int row = 0; row < r.rows; ++row) {
     say.start_row(row);
-    std::vector<T> tm(static_cast<std::size_t>(nodes), -inf_of<T>()), tl(static_cast<std::size_t>(nodes), T(0));
+    std::vector<T> tm(static_cast<std::size_t>(nodes), initial_state().m_as<T>()),
+        tl(static_cast<std::size_t>(nodes), initial_state().l_as<T>());
     // 1. Every worker runs the online update over its own chunk; all advance in lockstep.
     for (int t = 0; t < longest; ++t) {
       Step st;

@@ -128,12 +128,12 @@ TimedRun run_timed(const Resolved& asked, int repeat, bool keep_output, bool war
     const MatRM<float> Q = r.q.cast<float>(), K = r.k.cast<float>(), V = r.v.cast<float>();
     out.setZero(r.n, r.d);
     const float s = static_cast<float>(r.scale);
-    const bool causal = r.scenario.causal;
+    const Mask mask = Mask::of(r);
     time_best(repeat, run, [&] {
-      if (a == Algorithm::attn_naive) fast::attention_naive(Q, K, V, s, causal, out, m.data(), l.data());
-      if (a == Algorithm::attn_tiled) fast::attention_tiled(Q, K, V, s, causal, r.Br, r.Bc, out, m.data(), l.data());
+      if (a == Algorithm::attn_naive) fast::attention_naive(Q, K, V, s, mask, out, m.data(), l.data());
+      if (a == Algorithm::attn_tiled) fast::attention_tiled(Q, K, V, s, mask, r.Br, r.Bc, out, m.data(), l.data());
       if (a == Algorithm::attn_tiled_v2)
-        fast::attention_tiled_v2(Q, K, V, s, causal, r.Br, r.Bc, out, &lse, m.data(), l.data());
+        fast::attention_tiled_v2(Q, K, V, s, mask, r.Br, r.Bc, out, &lse, m.data(), l.data());
     });
   }
   fill_summary(run.rec, r, out, m, l, keep_output);

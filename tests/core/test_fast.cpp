@@ -123,9 +123,10 @@ TEST_CASE("fast attention kernels match the reference and the recording engine")
       const auto want = ref::attention(to_rows(Q), to_rows(K), to_rows(V), scale, causal);
       MatRM<float> O_naive, O_v2, O_v1;
       std::vector<float> lse;
-      fast::attention_naive(Q, K, V, scale, causal, O_naive);
-      fast::attention_tiled_v2(Q, K, V, scale, causal, 16, 32, O_v2, &lse);
-      fast::attention_tiled(Q, K, V, scale, causal, 32, 16, O_v1);
+      const Mask mask = Mask::causal_if(causal, N, N);
+      fast::attention_naive(Q, K, V, scale, mask, O_naive);
+      fast::attention_tiled_v2(Q, K, V, scale, mask, 16, 32, O_v2, &lse);
+      fast::attention_tiled(Q, K, V, scale, mask, 32, 16, O_v1);
       long double worst_naive = 0, worst_v2 = 0, worst_v1 = 0;
       for (int i = 0; i < N; ++i)
         for (int c = 0; c < d; ++c) {
@@ -187,7 +188,8 @@ TEST_CASE("FA-2 with its own blocks and with each technique turned off matches t
       CAPTURE(v);
       MatRM<float> O;
       std::vector<float> lse;
-      fast::attention_tiled_v2(Q, K, V, scale, causal, b.Br, b.Bc, O, &lse, nullptr, nullptr, variants[v]);
+      fast::attention_tiled_v2(Q, K, V, scale, Mask::causal_if(causal, N, N), b.Br, b.Bc, O, &lse, nullptr, nullptr,
+                               variants[v]);
       long double worst = 0;
       for (int i = 0; i < N; ++i)
         for (int c = 0; c < d; ++c) worst = std::max(worst, std::fabs(want[i][c] - O(i, c)));
