@@ -326,4 +326,9 @@ std::string algorithm_id_list() {
 
 const std::vector<std::string>& pseudocode(Algorithm a) { return info(a).pseudocode; }
 
+std::string no_gpu_engine(const AlgorithmInfo& row) {
+  if (row.gpu) return "";
+  return std::string(row.id) + " has no GPU engine: it runs on the CPU only (--backend cpu)";
+}
+
 }  // namespace flashstep

@@ -61,6 +61,11 @@ struct AlgorithmInfo {
   Algorithm compare_a, compare_b;
 };
 
+// Why `row`'s algorithm cannot run on the GPU ("attn-x has no GPU engine: …"), or "" when it
+// has a GPU engine (row.gpu): one line for the command line, the Inputs panel's disabled GPU
+// choice and the GPU engine's refusal alike.
+std::string no_gpu_engine(const AlgorithmInfo& row);
+
 // Row of `a`; every Algorithm has one.
 const AlgorithmInfo& info(Algorithm a);
 // Every row, in the catalogue's teaching order (the enum's order).

@@ -1,6 +1,10 @@
 // attn-naive (three dispatches through N x N buffers: shaders/attn_scores.comp, attn_softmax.comp,
 // attn_pv.comp) and attn-online (one invocation per query row: shaders/attn_online.comp) on the
 // GPU; core's attention narration turns their numbers into the Steps of core/attention.cpp.
+#include "core/heads.h"
+#include "core/initial_state.h"
+#include "core/mask.h"
+#include "core/peak_memory.h"
 #include "gpu/attention_run.h"
 
 namespace flashstep::gpu {
@@ -112,16 +116,17 @@ void gpu_attn_online(Kernels& k, const Resolved& r, const HeadRecorders& heads) 
     for (int h = b.h0; h < b.h0 + b.count; ++h) {
       const float* st = st_all.data() + AttnGpuRun::cells(h - b.h0, N) * 4;
       const std::size_t o0 = AttnGpuRun::cells(h - b.h0, N) * d;
+      const Mask mask = Mask::of(r);
       for (int i = 0; i < N; ++i)
-        if (static_cast<int>(st[i * 4u + 2]) != (r.scenario.causal ? i + 1 : N))
+        if (static_cast<int>(st[i * 4u + 2]) != mask.keys(i).size())
           stopped_early(k, strf("attn-online (%squery row %d)", head_text(a.H, h).c_str(), i + 1),
                         "use a smaller N");
       AttnOnlineNarration say(r, *heads[h]);
       for (int i = 0; i < N; ++i) {
         say.start_row(i);
-        double m_old = -kInf, l_old = 0.0;
-        const int keys = static_cast<int>(st[i * 4u + 2]);  // the keys the invocation visited
-        for (int j = 0; j < keys; ++j) {
+        double m_old = initial_state().m, l_old = initial_state().l;
+        const Mask::KeyRange keys = mask.keys(i);  // the keys the invocation visited, as checked above
+        for (int j = keys.begin; j < keys.end; ++j) {
           const std::size_t at = (static_cast<std::size_t>(i) * N + j) * stride;
           AttnOnlineNumbers u{0, m_old, l_old, 0, 0, 0, 0};
           if (!t.empty()) u.s = t[at], u.m = t[at + 1], u.l = t[at + 2], u.factor = t[at + 3], u.e = t[at + 4];
@@ -134,6 +139,49 @@ void gpu_attn_online(Kernels& k, const Resolved& r, const HeadRecorders& heads) 
       }
     }
   }
+}
+
+namespace {
+
+// What the GPU's memory is taken to be: what the driver says, else this machine's memory (a
+// driver that runs on the CPU, as llvmpipe does, allocates there).
+double memory_bound(const Limits& lim) {
+  return lim.memory_bytes > 0 ? static_cast<double>(lim.memory_bytes) : static_cast<double>(physical_memory_bytes());
+}
+
+// attn-naive's S and P of every head are in GPU memory at once, as a naive layer's are.
+std::string naive_refuses(const Resolved& r, const Limits& lim, int heads) {
+  const double memory = memory_bound(lim);
+  if (memory <= 0) return "";
+  const double need = s_and_p_bytes(r.n, heads, 4);
+  if (need <= memory) return "";
+  return strf("attn-naive keeps S and P of every head in GPU memory: 2·H·N² floats = 2·%d·%d²·4 B = "
+              "%s, more than this GPU's %s%s; use attn-tiled or attn-tiled-v2 (no N×N matrix)",
+              heads, r.n, s_and_p_text(need).c_str(), bytes_text(memory).c_str(),
+              lim.memory_bytes > 0 ? "" : " (the driver does not say: this machine's memory)");
+}
+
+BigBuffer naive_s(const Resolved& r, bool) {
+  const double N = r.n;
+  return {N * N * 4, "S (N x N floats)", "attn-naive keeps S and P whole (the N^2 memory the lesson is about); use a "
+                                         "smaller N or a tiled algorithm"};
+}
+
+BigBuffer online_trace(const Resolved& r, bool keep_steps) {
+  const double N = r.n, d = r.d;
+  return trace_buffer_of(keep_steps, N * N * (d + 5) * 4, "the step trace of attn-online (N x N x (d + 5) floats)");
+}
+
+long long naive_loops(const Resolved& r) { return 3LL * r.n; }  // softmax: max, exp and normalize over the row
+long long online_loops(const Resolved& r) { return r.n; }        // the last row visits every key
+
+}  // namespace
+
+std::vector<GpuRow> attention_gpu_rows() {
+  return {
+      {Algorithm::attn_naive, gpu_attn_naive, naive_s, naive_loops, "use a smaller N", naive_refuses},
+      {Algorithm::attn_online, gpu_attn_online, online_trace, online_loops, "use a smaller N", refuses_nothing},
+  };
 }
 
 }  // namespace flashstep::gpu

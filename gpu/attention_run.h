@@ -22,10 +22,6 @@ namespace flashstep::gpu {
 // "head 3, " where a run has several heads (h from 0), "" for one: how a message names the head.
 inline std::string head_text(int H, int h) { return H > 1 ? strf("head %d, ", h + 1) : std::string(); }
 
-// The recorders of one run: one for a lesson's single head, or one per head (summaries only)
-// for `run --heads H`; record() stacks the heads' recordings (core/heads.h).
-using HeadRecorders = std::vector<Recorder*>;
-
 struct AttnGpuRun {
   // Heads [h0, h0 + count) of the run, in buffers of their own: Q, K, V and O are
   // (count, N, d), head after head. The shaders take the head from their grid's last dimension.

@@ -82,4 +82,32 @@ void gpu_chunked(Kernels& k, const Resolved& r, Recorder& rec) {
   }
 }
 
+namespace {
+
+// The workers' (m, l) merge tree lives in shared memory.
+std::string chunked_refuses(const Resolved& r, const Limits& lim, int) {
+  const long long bytes = 2LL * merge_tree_nodes(r.chunks) * 4;
+  if (bytes > lim.max_shared_bytes)
+    return strf("chunked on the GPU keeps the (m, l) merge tree of %d workers in shared "
+                "memory: %lld bytes, more than this GPU's %lld; use fewer --chunks",
+                r.chunks, bytes, lim.max_shared_bytes);
+  return "";
+}
+
+BigBuffer chunked_trace(const Resolved& r, bool keep_steps) {
+  return trace_buffer_of(keep_steps, static_cast<double>(r.rows) * r.n * kTraceStrideBytes, "the step trace");
+}
+
+// Each worker walks its own chunk of at least n / n_w elements.
+long long worker_chunk(const Resolved& r) { return r.n / std::max(r.chunks, 1); }
+
+void record_chunked(Kernels& k, const Resolved& r, const HeadRecorders& heads) { gpu_chunked(k, r, *heads.front()); }
+
+}  // namespace
+
+std::vector<GpuRow> chunked_gpu_rows() {
+  return {{Algorithm::chunked, record_chunked, chunked_trace, worker_chunk,
+           "use more --chunks, so each worker's chunk is shorter", chunked_refuses}};
+}
+
 }  // namespace flashstep::gpu

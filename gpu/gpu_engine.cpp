@@ -2,6 +2,8 @@
 
 #include "core/algorithms.h"
 #include "core/heads.h"
+#include "core/initial_state.h"
+#include "core/mask.h"
 #include "core/peak_memory.h"
 #include "core/text.h"
 #include "gpu/kernels.h"
@@ -23,6 +25,12 @@ const Program& Kernels::program(const char* name, const Defines& defines) {
   auto it = cache_.find(source);
   if (it == cache_.end()) {
     Program p = compile_compute(name, source);
+    // Where every running (m, l) and accumulator starts (common.glsl's uniforms): set once,
+    // as a program keeps its uniforms.
+    p.use();
+    p.set("m_init", static_cast<float>(initial_state().m));
+    p.set("l_init", static_cast<float>(initial_state().l));
+    p.set("o_init", static_cast<float>(initial_state().o));
     it = cache_.emplace(std::move(source), std::move(p)).first;
   }
   return it->second;
@@ -73,7 +81,7 @@ Defines common_defines(const Resolved& r, bool trace) {
   if (r.scenario.precision == Precision::bf16) prec = "PREC_BF16";
   Defines out = {{"PREC", prec},
                  {"SCALED", r.scale != 1.0 ? "1" : "0"},
-                 {"CAUSAL", r.scenario.causal ? "1" : "0"},
+                 {"MASK", std::to_string(static_cast<int>(Mask::of(r).kind()))},
                  {"TRACE", trace ? "1" : "0"}};
   // Every parameter declared since format 1 that the algorithm takes (core/params.h), as
   // PARAM_<KEY>: a shader that uses one needs nothing here.
@@ -128,76 +136,34 @@ Engine::~Engine() = default;
 
 namespace {
 
-struct BigBuffer {
-  double bytes = 0;
-  const char* what = "";
-  const char* hint = "";
-};
-
-// The largest storage buffer record(r) allocates for one head (the kernels allocate exactly
-// these, or batches of several heads' that fit the driver's largest).
-BigBuffer largest_buffer(const Resolved& r, bool keep_steps) {
-  const double rows = r.rows, n = r.n, d = r.d, N = r.n;
-  auto trace = [&](double bytes, const char* what) {
-    return BigBuffer{keep_steps ? bytes : 0.0, what, kTraceHint};
-  };
-  BigBuffer big{is_attention(r.scenario.algorithm) ? N * d * 4 : rows * n * 4, "the input",
-                "use a smaller input"};
-  auto take = [&](BigBuffer b) {
-    if (b.bytes > big.bytes) big = b;
-  };
-  switch (r.scenario.algorithm) {
-    case Algorithm::naive:
-    case Algorithm::safe:
-    case Algorithm::online:
-    case Algorithm::logsumexp:
-    case Algorithm::chunked: take(trace(rows * n * kTraceStrideBytes, "the step trace")); break;
-    case Algorithm::attn_naive:
-      take({N * N * 4, "S (N x N floats)", "attn-naive keeps S and P whole (the N^2 memory the "
-                                           "lesson is about); use a smaller N or a tiled algorithm"});
-      break;
-    case Algorithm::attn_online:
-      take(trace(N * N * (d + 5) * 4, "the step trace of attn-online (N x N x (d + 5) floats)"));
-      break;
-    case Algorithm::attn_tiled:
-    case Algorithm::attn_tiled_v2:
-      take(trace(N * N * 4, "the S trace (N x N floats)"));
-      take(trace(static_cast<double>(r.Tc) * N * d * 4, "the O trace (Tc x N x d floats)"));
-      break;
-  }
-  return big;
+// The GPU table (kernels.h): every family's rows.
+std::vector<GpuRow> make_gpu_table() {
+  std::vector<GpuRow> t;
+  for (auto rows : {softmax_gpu_rows, chunked_gpu_rows, attention_gpu_rows, tiled_gpu_rows})
+    for (GpuRow& row : rows()) t.push_back(row);
+  return t;
 }
 
-// What the GPU's memory is taken to be: what the driver says, else this machine's memory (a
-// driver that runs on the CPU, as llvmpipe does, allocates there).
-double memory_bound(const Limits& lim) {
-  return lim.memory_bytes > 0 ? static_cast<double>(lim.memory_bytes) : static_cast<double>(physical_memory_bytes());
-}
-
-// The iterations one invocation of r's longest-running shader must loop through, counting only
-// the loops whose bound comes from a uniform (N, or a block's width min(Bc, N - c0)): no
-// compiler can unroll those, so every driver counts at least these, while loops of a constant
-// count (over d, by kUnroll) may be unrolled and are not counted. 0 where not worked out (the
-// softmax shaders cut a row into dispatches of 16384 elements).
-long long least_loop_iterations(const Resolved& r) {
-  const long long N = r.n, d = r.d;
-  auto tile = [&](long long bc) {  // one K/V tile: load K_j, V_j, then S, max, exp and PV over bc
-    return (bc * d + r.Br - 1) / r.Br + 4 * bc;
-  };
-  switch (r.scenario.algorithm) {
-    case Algorithm::attn_naive: return 3 * N;  // softmax: max, exp and normalize over the row
-    case Algorithm::attn_online: return N;     // the last row visits every key
-    case Algorithm::attn_tiled: return 1 + tile(r.Bc);  // one tile per dispatch
-    case Algorithm::attn_tiled_v2: {                     // every tile of the row's block
-      long long total = 1;
-      for (long long c0 = 0; c0 < N; c0 += r.Bc) total += 1 + tile(std::min<long long>(r.Bc, N - c0));
-      return total;
-    }
-    default: return 0;
-  }
+// The largest storage buffer record(r) allocates for one head: its input, or the row's
+// largest (the kernels allocate exactly these, or batches of several heads' that fit the
+// driver's largest).
+BigBuffer largest_buffer(const GpuRow& row, const Resolved& r, bool keep_steps) {
+  const double inputs = static_cast<double>(std::max({r.x.size(), r.q.size(), r.k.size(), r.v.size()}));
+  BigBuffer big{inputs * 4, "the input", "use a smaller input"};
+  const BigBuffer own = row.largest_buffer(r, keep_steps);
+  return own.bytes > big.bytes ? own : big;
 }
 
 }  // namespace
+
+const GpuRow* gpu_row(Algorithm a) {
+  static const std::vector<GpuRow> table = make_gpu_table();
+  for (const GpuRow& row : table)
+    if (row.algorithm == a) return &row;
+  return nullptr;
+}
+
+bool has_gpu_engine(Algorithm a) { return gpu_row(a) != nullptr; }
 
 long long Engine::loop_cap() const { return kernels_->limits().loop_cap; }
 
@@ -208,6 +174,8 @@ std::vector<PhaseTime> Engine::last_phases() const {
 }
 
 std::string Engine::unsupported(const Resolved& r, bool keep_steps, int heads) const {
+  const GpuRow* row = gpu_row(r.scenario.algorithm);
+  if (!row) return no_gpu_engine(flashstep::info(r.scenario.algorithm));
   if (r.scenario.precision == Precision::fp64)
     return "the GPU backend computes in fp32 (fp16 and bf16 emulated), not fp64: GLSL has no "
            "double-precision exp() or log(). Use --backend cpu for fp64.";
@@ -220,36 +188,8 @@ std::string Engine::unsupported(const Resolved& r, bool keep_steps, int heads) c
       return e.what();
     }
   }
-  if (flashstep::info(r.scenario.algorithm).takes_workers) {
-    const long long bytes = 2LL * merge_tree_nodes(r.chunks) * 4;
-    if (bytes > lim.max_shared_bytes)
-      return strf("chunked on the GPU keeps the (m, l) merge tree of %d workers in shared "
-                  "memory: %lld bytes, more than this GPU's %lld; use fewer --chunks",
-                  r.chunks, bytes, lim.max_shared_bytes);
-  }
-  if (flashstep::info(r.scenario.algorithm).takes_blocks) {
-    const long long bytes = 2LL * r.Bc * r.d * 4;
-    if (bytes > lim.max_shared_bytes)
-      return strf("the Kⱼ and Vⱼ tiles (2 × Bc × d = 2 × %d × %d floats, %lld bytes) do not fit "
-                  "in this GPU's shared memory (%lld bytes); use a smaller --block-cols or --sram",
-                  r.Bc, r.d, bytes, lim.max_shared_bytes);
-    const int most = std::min(lim.max_invocations, lim.max_group_size_x);
-    if (r.Br > most)
-      return strf("Br = %d rows need one invocation each in a workgroup, and this GPU allows %d; "
-                  "use a smaller --block-rows",
-                  r.Br, most);
-  }
-  // attn-naive's S and P of every head are in GPU memory at once, as a naive layer's are.
-  const double memory = memory_bound(lim);
-  if (r.scenario.algorithm == Algorithm::attn_naive && memory > 0) {
-    const double need = s_and_p_bytes(r.n, heads, 4);
-    if (need > memory)
-      return strf("attn-naive keeps S and P of every head in GPU memory: 2·H·N² floats = 2·%d·%d²·4 B = "
-                  "%s, more than this GPU's %s%s; use attn-tiled or attn-tiled-v2 (no N×N matrix)",
-                  heads, r.n, s_and_p_text(need).c_str(), bytes_text(memory).c_str(),
-                  lim.memory_bytes > 0 ? "" : " (the driver does not say: this machine's memory)");
-  }
-  const BigBuffer big = largest_buffer(r, keep_steps);
+  if (std::string why = row->refuses(r, lim, heads); !why.empty()) return why;
+  const BigBuffer big = largest_buffer(*row, r, keep_steps);
   if (big.bytes > static_cast<double>(lim.max_storage_bytes))
     return strf("%s needs %.1f MiB, more than this GPU's largest storage buffer (%.1f MiB); %s",
                 big.what, big.bytes / (1 << 20), static_cast<double>(lim.max_storage_bytes) / (1 << 20),
@@ -258,13 +198,14 @@ std::string Engine::unsupported(const Resolved& r, bool keep_steps, int heads) c
 }
 
 std::string Engine::exceeds_loop_cap(const Resolved& r) const {
+  const GpuRow* row = gpu_row(r.scenario.algorithm);
   const long long cap = kernels_->limits().loop_cap;
-  const long long need = least_loop_iterations(r);
-  if (cap <= 0 || need <= cap) return "";
+  if (!row || cap <= 0) return "";
+  const long long need = row->least_loop_iterations(r);
+  if (need <= cap) return "";
   return strf("%s at N = %d needs at least %lld loop iterations in one shader invocation, and this "
-              "driver ends an invocation's loops after %lld iterations (measured at start-up); use a smaller N%s",
-              std::string(algorithm_id(r.scenario.algorithm)).c_str(), r.n, need, cap,
-              r.scenario.algorithm == Algorithm::attn_tiled_v2 ? ", or attn-tiled (one dispatch per K/V block)" : "");
+              "driver ends an invocation's loops after %lld iterations (measured at start-up); %s",
+              std::string(algorithm_id(r.scenario.algorithm)).c_str(), r.n, need, cap, row->loop_hint);
 }
 
 Recording Engine::record(const Resolved& r, const RecordOptions& opt, int heads) {
@@ -290,24 +231,13 @@ Recording Engine::record(const Resolved& r, const RecordOptions& opt, int heads)
   }
   std::vector<Recorder*> each;
   for (Recorder& one : recorders) each.push_back(&one);
-  Recorder& recorder = recorders.front();
   Kernels& k = *kernels_;
   k.watch(opt.cancel, opt.progress, share);
   struct Unwatch {
     Kernels& k;
     ~Unwatch() { k.watch(nullptr, nullptr, 0.0f); }
   } unwatch{k};
-  switch (r.scenario.algorithm) {
-    case Algorithm::naive: gpu_naive(k, r, recorder); break;
-    case Algorithm::safe: gpu_safe(k, r, recorder); break;
-    case Algorithm::online: gpu_online(k, r, recorder); break;
-    case Algorithm::chunked: gpu_chunked(k, r, recorder); break;
-    case Algorithm::logsumexp: gpu_logsumexp(k, r, recorder); break;
-    case Algorithm::attn_naive: gpu_attn_naive(k, r, each); break;
-    case Algorithm::attn_online: gpu_attn_online(k, r, each); break;
-    case Algorithm::attn_tiled: gpu_attn_tiled(k, r, each); break;
-    case Algorithm::attn_tiled_v2: gpu_attn_tiled_v2(k, r, each); break;
-  }
+  gpu_row(r.scenario.algorithm)->record(k, r, each);  // unsupported() refused an algorithm without a row
   for (Recording& one : recs) one.nonfinite = one.count_nonfinite_outputs();
   Recording rec = heads == 1 ? std::move(recs.front()) : stack_heads(std::move(recs));
   last_gpu_ms_ = k.timer().query_ms();

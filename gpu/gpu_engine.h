@@ -51,7 +51,7 @@ class Engine {
   Recording record(const Resolved& r, const RecordOptions& opt = {}, int heads = 1);
 
   // Why record(r) with these keep_steps and heads would refuse for want of memory or shape, or
-  // "" when it fits: fp64, tiles or a merge tree larger than shared memory, more rows per Q
+  // "" when it fits: an algorithm with no GPU engine, fp64, tiles or a merge tree larger than shared memory, more rows per Q
   // block than a workgroup may have, attn-naive's S and P of every head (2·H·N² floats) beyond
   // the GPU's memory, a buffer (S, P, a step trace) larger than the driver allows, several
   // heads with steps kept.
@@ -81,6 +81,10 @@ class Engine {
   GlInfo info_;
   double last_gpu_ms_ = 0, last_wall_ms_ = 0;
 };
+
+// Whether algorithm a has a GPU engine: a row in the GPU table (gpu/kernels.h). Core's row says
+// the same by its `gpu` flag; Engine::record() refuses an algorithm without one.
+bool has_gpu_engine(Algorithm a);
 
 // One-shot: an Engine for a single recording (shaders compiled anew).
 Recording record(const Resolved& r, const RecordOptions& opt = {});

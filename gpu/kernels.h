@@ -14,7 +14,6 @@
 
 namespace flashstep::gpu {
 
-inline constexpr double kInf = std::numeric_limits<double>::infinity();
 // The part of a recording's progress bar its dispatches take when steps are kept; building the
 // steps from the traces takes the rest. Which of the two takes longer depends on the driver (on
 // llvmpipe the dispatches run on the CPU too): an even split, so that the bar moves through both.
@@ -74,7 +73,8 @@ class Kernels {
   GpuTimer timer_;
 };
 
-// The #defines every shader takes from a scenario: PREC, SCALED, CAUSAL, TRACE.
+// The #defines every shader takes from a scenario: PREC, SCALED, MASK (Mask::kind(), for
+// shaders/mask.glsl), TRACE, and PARAM_<KEY> for each parameter the algorithm takes.
 Defines common_defines(const Resolved& r, bool trace);
 // The score scale as the engines use it, rounded to the precision.
 float scale_of(const Resolved& r);
@@ -93,17 +93,58 @@ inline constexpr double kTraceStrideBytes = 5 * 4;
 // The nodes of the `chunked` merge tree with K leaves, and the bytes it takes in shared memory.
 int merge_tree_nodes(int K);
 
-// Per-algorithm recorders: run the shaders, read the traces back, commit the steps.
-void gpu_naive(Kernels& k, const Resolved& r, Recorder& rec);
-void gpu_safe(Kernels& k, const Resolved& r, Recorder& rec);
-void gpu_online(Kernels& k, const Resolved& r, Recorder& rec);
-void gpu_logsumexp(Kernels& k, const Resolved& r, Recorder& rec);
-void gpu_chunked(Kernels& k, const Resolved& r, Recorder& rec);
-// The attention recorders take one recorder per head: one for a lesson, H (summaries only) for
-// `run --heads H`, all heads in the same dispatches.
-void gpu_attn_naive(Kernels& k, const Resolved& r, const std::vector<Recorder*>& heads);
-void gpu_attn_online(Kernels& k, const Resolved& r, const std::vector<Recorder*>& heads);
-void gpu_attn_tiled(Kernels& k, const Resolved& r, const std::vector<Recorder*>& heads);
-void gpu_attn_tiled_v2(Kernels& k, const Resolved& r, const std::vector<Recorder*>& heads);
+// The recorders of one run: one for a lesson's single head, or one per head (summaries only)
+// for `run --heads H`; record() stacks the heads' recordings (core/heads.h).
+using HeadRecorders = std::vector<Recorder*>;
+
+// A storage buffer a run allocates: its bytes for one head, what it is, and what a refusal of
+// it suggests.
+struct BigBuffer {
+  double bytes = 0;
+  const char* what = "";
+  const char* hint = "";
+};
+
+// The GPU table: one row per algorithm that has a GPU engine, everything the engine asks about
+// it. The rows sit beside their recorders, one list per family file (softmax_gpu.cpp,
+// chunked_gpu.cpp, attention_gpu.cpp, tiled_gpu.cpp); gpu_engine.cpp joins the lists. An
+// algorithm with no row is refused ("… has no GPU engine"); core's row says the same by its
+// `gpu` flag, and a test holds the two equal.
+struct GpuRow {
+  Algorithm algorithm;
+  // Runs the shaders, reads the traces back and commits the steps of every head's recorder
+  // (one for a lesson; H, summaries only, for `run --heads H`, all heads in the same dispatches).
+  void (*record)(Kernels& k, const Resolved& r, const HeadRecorders& heads);
+  // The largest storage buffer one head's run allocates besides its input (a step trace when
+  // steps are kept, S for attn-naive); bytes 0 where none is larger than the input.
+  BigBuffer (*largest_buffer)(const Resolved& r, bool keep_steps);
+  // The loop iterations one invocation of its longest-running shader must run, counting only
+  // the loops whose bound comes from a uniform (N, n, or a block's width min(Bc, N − c0)): no
+  // compiler can unroll those, so every driver counts at least these, while loops of a
+  // constant count (over d, by kUnroll) may be unrolled and are not counted. Checked against
+  // the driver's loop cap before the run.
+  long long (*least_loop_iterations)(const Resolved& r);
+  // What a refusal for the loop cap suggests: "use a smaller N", ...
+  const char* loop_hint;
+  // Why this GPU cannot run r with `heads` heads as the algorithm needs it (shared memory,
+  // workgroup size, GPU memory), or "". Checked after fp64 and the heads, before the buffers.
+  std::string (*refuses)(const Resolved& r, const Limits& lim, int heads);
+};
+
+// The row of algorithm a, or nullptr when it has no GPU engine.
+const GpuRow* gpu_row(Algorithm a);
+
+// Each family's rows, beside its recorders.
+std::vector<GpuRow> softmax_gpu_rows();    // naive, safe, online, logsumexp
+std::vector<GpuRow> chunked_gpu_rows();    // chunked
+std::vector<GpuRow> attention_gpu_rows();  // attn-naive, attn-online
+std::vector<GpuRow> tiled_gpu_rows();      // attn-tiled, attn-tiled-v2
+
+// A row's refusals that need nothing of r: "".
+inline std::string refuses_nothing(const Resolved&, const Limits&, int) { return ""; }
+// The largest buffer of a step trace of `bytes` (0 when steps are not kept).
+inline BigBuffer trace_buffer_of(bool keep_steps, double bytes, const char* what) {
+  return {keep_steps ? bytes : 0.0, what, kTraceHint};
+}
 
 }  // namespace flashstep::gpu

@@ -25,6 +25,8 @@ std::string compose_source(std::string_view name, const Defines& defines) {
   for (const auto& [key, value] : defines) out += "#define " + key + " " + value + "\n";
   out += "#line 1 1\n";
   out += shader_source("common.glsl");
+  out += "\n#line 1 3\n";
+  out += shader_source("mask.glsl");
   out += "\n#line 2 2\n";
   out += body.substr(eol + 1);
   return out;
@@ -84,7 +86,7 @@ Program compile_compute(std::string_view name, const std::string& source) {
     const std::string log = shader_log(shader);
     glDeleteShader(shader);
     throw GpuError("shader " + std::string(name) + " does not compile (in the log, source 1 is "
-                   "common.glsl and source 2 is " + std::string(name) + "):\n" + log);
+                   "common.glsl, source 2 is " + std::string(name) + " and source 3 mask.glsl):\n" + log);
   }
   const GLuint program = glCreateProgram();
   glAttachShader(program, shader);

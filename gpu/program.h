@@ -27,9 +27,9 @@ std::string_view shader_source(std::string_view name);
 // (name, value) pairs, each becoming "#define name value".
 using Defines = std::vector<std::pair<std::string, std::string>>;
 
-// The text handed to the driver: the body's #version line, the defines, common.glsl, then the
-// rest of the body. #line directives make the driver's log count lines in the files themselves:
-// source 1 is common.glsl, source 2 the shader.
+// The text handed to the driver: the body's #version line, the defines, common.glsl, mask.glsl,
+// then the rest of the body. #line directives make the driver's log count lines in the files
+// themselves: source 1 is common.glsl, source 2 the shader, source 3 mask.glsl.
 std::string compose_source(std::string_view name, const Defines& defines);
 
 class Program {

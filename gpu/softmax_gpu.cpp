@@ -6,6 +6,7 @@
 // tree. This file hands the trace's numbers to core's SoftmaxNarration, which turns them into
 // the Steps of core/softmax.cpp, one for one: same buffers, passes, labels, sentences and IO
 // counts, with the GPU's numbers.
+#include "core/initial_state.h"
 #include "gpu/softmax_run.h"
 
 namespace flashstep::gpu {
@@ -13,7 +14,7 @@ namespace {
 
 // Pass 1 of online and logsumexp, from the trace of MODE_ONLINE.
 void online_steps(SoftmaxNarration& say, const SoftmaxGpuRun& g, int row, const std::vector<float>& t) {
-  double m_old = -kInf, l_old = 0.0;
+  double m_old = initial_state().m, l_old = initial_state().l;
   for (int i = 0; i < g.r.n; ++i) {
     const TraceEntry e = g.entry(t, row, i);
     say.online(row, i, {e.z, m_old, l_old, e.m, e.l, e.f, e.e});
@@ -73,7 +74,7 @@ void gpu_safe(Kernels& k, const Resolved& r, Recorder& rec) {
   for (int row = 0; row < r.rows; ++row) {
     const double m = stats[row * 4u], l = stats[row * 4u + 1];
     // 1. max. Subtracting it changes nothing mathematically; it only keeps exp() in range.
-    double m_old = -kInf;
+    double m_old = initial_state().m;
     for (int i = 0; i < r.n; ++i) {
       const TraceEntry e = g.entry(t1, row, i);
       say.running_max(row, i, e.z, m_old, e.m);
@@ -138,6 +139,33 @@ void gpu_logsumexp(Kernels& k, const Resolved& r, Recorder& rec) {
     for (int i = 0; i < r.n; ++i) say.log_softmax(row, i, g.entry(t, row, i).z, lse, y[g.at(row, i, 1)]);
     say.finish_row(row, m, l);
   }
+}
+
+namespace {
+
+// The softmax recorders take the one head's recorder: several heads are attention's only.
+template <void (*F)(Kernels&, const Resolved&, Recorder&)>
+void one_head(Kernels& k, const Resolved& r, const HeadRecorders& heads) {
+  F(k, r, *heads.front());
+}
+
+BigBuffer softmax_trace(const Resolved& r, bool keep_steps) {
+  return trace_buffer_of(keep_steps, static_cast<double>(r.rows) * r.n * kTraceStrideBytes, "the step trace");
+}
+
+// One invocation walks its row, kRowSegment elements per dispatch at most.
+long long row_segment(const Resolved& r) { return std::min(r.n, kRowSegment); }
+
+}  // namespace
+
+std::vector<GpuRow> softmax_gpu_rows() {
+  const char* hint = "use a shorter row";
+  return {
+      {Algorithm::naive, one_head<gpu_naive>, softmax_trace, row_segment, hint, refuses_nothing},
+      {Algorithm::safe, one_head<gpu_safe>, softmax_trace, row_segment, hint, refuses_nothing},
+      {Algorithm::online, one_head<gpu_online>, softmax_trace, row_segment, hint, refuses_nothing},
+      {Algorithm::logsumexp, one_head<gpu_logsumexp>, softmax_trace, row_segment, hint, refuses_nothing},
+  };
 }
 
 }  // namespace flashstep::gpu

@@ -14,6 +14,10 @@
 
 namespace flashstep::gpu {
 
+// The elements of a row one dispatch of softmax_rows.comp walks: a long row takes several,
+// which keeps each invocation far below llvmpipe's loop cap (common.glsl).
+inline constexpr int kRowSegment = 16384;
+
 inline constexpr int kTraceStride = 5;  // z, e, m, l, rescale factor (chunked: e of the normalize pass)
 
 // One element's entry in a softmax trace.
@@ -57,15 +61,14 @@ struct SoftmaxGpuRun {
   }
   // One invocation per row walks it in order, kSegment elements per dispatch.
   void run_rows(const Program& p, const Buffer& trace) {
-    constexpr int kSegment = 16384;
     set_uniforms(p);
     X.bind(0);
     stats.bind(1);
     trace.bind(2);
     done.bind(3);
-    for (int first = 0; first < r.n; first += kSegment) {
+    for (int first = 0; first < r.n; first += kRowSegment) {
       p.set("first", first);
-      p.set("last", std::min(r.n, first + kSegment));
+      p.set("last", std::min(r.n, first + kRowSegment));
       dispatch(groups_for(r.rows, 64));
     }
     ++row_passes;

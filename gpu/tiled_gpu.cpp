@@ -5,6 +5,8 @@
 // after it); this file replays the tiles in the paper's loop order, and core's attention
 // narration turns their numbers into the Steps of core/attention.cpp. A tile the GPU did not run
 // has no step, so a GPU that skipped or added tiles would show up as a different step sequence.
+#include "core/initial_state.h"
+#include "core/mask.h"
 #include "gpu/attention_run.h"
 
 #include <algorithm>
@@ -67,12 +69,14 @@ struct TileList {
   // `head` names the head in the message ("head 3, " or "").
   template <class F>
   void check_rows(Kernels& k, const char* algo, const std::string& head, F tiles_done) const {
+    const Mask mask = Mask::of(r);
     for (int i = 0; i < r.Tr; ++i) {
       int ran_tiles = 0;
-      const int last_row = std::min(r.n, (i + 1) * r.Br) - 1;
+      const int r0 = i * r.Br, br = std::min(r.Br, r.n - r0);
       for (int j = 0; j < r.Tc; ++j) {
         ran_tiles += ran(i, j) ? 1 : 0;
-        const bool live = !r.scenario.causal || j * r.Bc <= last_row;
+        const int c0 = j * r.Bc;
+        const bool live = mask.tile(r0, br, c0, std::min(r.Bc, r.n - c0)) != TileKind::empty;
         if (live && !ran(i, j))
           stopped_early(k, strf("%s (%sQ block %d)", algo, head.c_str(), i + 1), "use a smaller N or larger blocks");
       }
@@ -128,9 +132,13 @@ void gpu_attn_tiled(Kernels& k, const Resolved& r, const HeadRecorders& heads) {
   AttnGpuRun a(k, r, heads, tiled_head_bytes(r));
   const int N = a.N, d = a.d, Br = r.Br, Bc = r.Bc, Tr = r.Tr, Tc = r.Tc;
 
-  // Line 2: O = 0, l = 0, m = -inf in HBM.
+  // Line 2: O = 0, l = 0, m = -inf in HBM: the initial state, O's buffer starting zeroed.
+  static_assert(initial_state().o == 0.0, "AttnGpuRun's O buffer starts zeroed (Buffer), as initial_state().o");
   std::vector<float> ml_init(AttnGpuRun::cells(N, 4));
-  for (int i = 0; i < N; ++i) ml_init[i * 4u] = -static_cast<float>(kInf);
+  for (int i = 0; i < N; ++i) {
+    ml_init[i * 4u] = static_cast<float>(initial_state().m);
+    ml_init[i * 4u + 1] = static_cast<float>(initial_state().l);
+  }
   std::vector<BatchState> state = batch_state(a, r, "m, l (N x 4 floats)", &ml_init);
   TileTraces tr(a, r);
   const Program& p = tiled_program(a, r, "attn_tiled.comp");
@@ -166,7 +174,7 @@ void gpu_attn_tiled(Kernels& k, const Resolved& r, const HeadRecorders& heads) {
       Recorder& rec = *heads[h];
       // m, l of the first row of each Q block as the steps have seen them: the sentence names
       // them before and after each tile.
-      std::vector<double> m(static_cast<std::size_t>(N), -kInf), l(static_cast<std::size_t>(N), 0.0);
+      std::vector<double> m(static_cast<std::size_t>(N), initial_state().m), l(static_cast<std::size_t>(N), initial_state().l);
       for (int j = 0; j < Tc; ++j) {
         const int c0 = j * Bc, bc = std::min(Bc, N - c0);
         bool kv_loaded = false;  // line 6: K_j, V_j stay in SRAM for the whole inner loop
@@ -230,7 +238,7 @@ void gpu_attn_tiled_v2(Kernels& k, const Resolved& r, const HeadRecorders& heads
         const int r0 = i * Br, br = std::min(Br, N - r0);
         // Lines 3-4: Q_i into SRAM; O_i, l_i, m_i start on chip.
         say.start_block(i);
-        double m_first = -kInf, l_first = 0.0;
+        double m_first = initial_state().m, l_first = initial_state().l;
         for (int j = 0; j < Tc; ++j) {
           const int c0 = j * Bc, bc = std::min(Bc, N - c0);
           if (!tl.ran(i, j)) continue;  // fully masked: the workgroup stopped before it
@@ -252,6 +260,53 @@ void gpu_attn_tiled_v2(Kernels& k, const Resolved& r, const HeadRecorders& heads
       }
     }
   }
+}
+
+namespace {
+
+// K_j and V_j sit in shared memory, one invocation per row of a Q block.
+std::string tiled_refuses(const Resolved& r, const Limits& lim, int) {
+  const long long bytes = 2LL * r.Bc * r.d * 4;
+  if (bytes > lim.max_shared_bytes)
+    return strf("the Kⱼ and Vⱼ tiles (2 × Bc × d = 2 × %d × %d floats, %lld bytes) do not fit "
+                "in this GPU's shared memory (%lld bytes); use a smaller --block-cols or --sram",
+                r.Bc, r.d, bytes, lim.max_shared_bytes);
+  const int most = std::min(lim.max_invocations, lim.max_group_size_x);
+  if (r.Br > most)
+    return strf("Br = %d rows need one invocation each in a workgroup, and this GPU allows %d; "
+                "use a smaller --block-rows",
+                r.Br, most);
+  return "";
+}
+
+// The S trace (N x N) or the O trace (Tc x N x d), whichever is larger.
+BigBuffer tiled_traces(const Resolved& r, bool keep_steps) {
+  const double N = r.n, d = r.d;
+  const BigBuffer S = trace_buffer_of(keep_steps, N * N * 4, "the S trace (N x N floats)");
+  const BigBuffer O = trace_buffer_of(keep_steps, static_cast<double>(r.Tc) * N * d * 4, "the O trace (Tc x N x d floats)");
+  return O.bytes > S.bytes ? O : S;
+}
+
+// One K/V tile of width bc: load K_j, V_j (bc·d shared out over Br rows), then S, max, exp and
+// PV over its bc keys.
+long long tile_loops(const Resolved& r, long long bc) { return (bc * r.d + r.Br - 1) / r.Br + 4 * bc; }
+
+long long tiled_loops(const Resolved& r) { return 1 + tile_loops(r, r.Bc); }  // one tile per dispatch
+
+long long tiled_v2_loops(const Resolved& r) {  // every tile of the row's block
+  long long total = 1;
+  for (long long c0 = 0; c0 < r.n; c0 += r.Bc) total += 1 + tile_loops(r, std::min<long long>(r.Bc, r.n - c0));
+  return total;
+}
+
+}  // namespace
+
+std::vector<GpuRow> tiled_gpu_rows() {
+  return {
+      {Algorithm::attn_tiled, gpu_attn_tiled, tiled_traces, tiled_loops, "use a smaller N", tiled_refuses},
+      {Algorithm::attn_tiled_v2, gpu_attn_tiled_v2, tiled_traces, tiled_v2_loops,
+       "use a smaller N, or attn-tiled (one dispatch per K/V block)", tiled_refuses},
+  };
 }
 
 }  // namespace flashstep::gpu

@@ -32,18 +32,14 @@ void main() {
         int k = k0 + kk;
         if (k < D) {
           q[k] = Q[qi + uint(k)];
-          o[k] = 0.0;
+          o[k] = o_init;
         }
       }
-    float m = -kInf;
-    float l = 0.0;
-#if CAUSAL
-    int last = i;
-#else
-    int last = N - 1;
-#endif
+    float m = m_init;
+    float l = l_init;
+    // The keys the mask lets row i see: one run, every key of it visible.
     int keys = 0, blocks = 0;
-    for (int j = 0; j <= last; ++j, ++keys) {
+    for (int j = key_begin(i); j < key_end(i, N); ++j, ++keys) {
       uint kj = (head + uint(j)) * uint(D);
       float sc = 0.0;
       for (int k0 = 0; k0 < D; k0 += kUnroll, ++blocks)

@@ -1,5 +1,5 @@
 #version 430
-// attn-naive, kernel 1: S = Q K^T * s with the causal mask, one invocation per score, written
+// attn-naive, kernel 1: S = Q K^T * s with the mask, one invocation per score, written
 // to a buffer of N x N floats (the N^2 memory the lesson is about). The grid is
 // (N / 16, N / 16, heads): head h = gl_WorkGroupID.z reads its own Q, K and writes its own S.
 // Q, K are (heads, N, D) row-major; S is (heads, N, N) row-major.
@@ -25,8 +25,6 @@ void main() {
 #if SCALED
   acc = R(acc * s);
 #endif
-#if CAUSAL
-  if (j > i) acc = -kInf;
-#endif
+  if (!visible(i, j)) acc = -kInf;
   S[(h * uint(N) + uint(i)) * uint(N) + uint(j)] = acc;
 }

@@ -15,9 +15,9 @@ void main() {
   uint row = gl_WorkGroupID.y * uint(N) + uint(i);
   uint at = row * uint(N);
   // 1. max, 2. sum of exp(S - m), 3. normalize.
-  float m = -kInf;
+  float m = m_init;
   for (int j = 0; j < N; ++j) m = max_of(m, S[at + uint(j)]);
-  float l = 0.0;
+  float l = l_init;
   for (int j = 0; j < N; ++j) {
     float p = exp_diff(S[at + uint(j)], m);
     P[at + uint(j)] = p;

@@ -53,9 +53,8 @@ void main() {
   for (int i = int(gl_WorkGroupID.x); i < Tr; i += int(gl_NumWorkGroups.x)) {
     int r0 = i * BR;
     int br = min(BR, N - r0);
-#if CAUSAL
-    if (c0 > r0 + br - 1) continue;  // every score of the tile is masked
-#endif
+    int kind = tile_kind(r0, br, c0, bc);
+    if (kind == TILE_EMPTY) continue;  // every score of the tile is masked
     int row = r0 + a;
     if (a < br) {
       uint qi = (head + uint(row)) * uint(D), mi = (head + uint(row)) * 4u;
@@ -79,15 +78,13 @@ void main() {
 #if SCALED
         acc = R(acc * s);
 #endif
-#if CAUSAL
-        if (c0 + b > row) acc = -kInf;
-#endif
+        if (kind == TILE_PARTIAL && !visible(row, c0 + b)) acc = -kInf;
         S[b] = acc;
       }
       // Line 10: m~, P~, l~ of the tile alone.
-      float m_tilde = -kInf;
+      float m_tilde = m_init;  // the tile's own (m~, l~) start where every running (m, l) does
       for (int b = 0; b < bc; ++b) m_tilde = max_of(m_tilde, S[b]);
-      float l_tilde = 0.0;
+      float l_tilde = l_init;
       for (int b = 0; b < bc; ++b) {
 #if TRACE
         TS[row * N + c0 + b] = S[b];

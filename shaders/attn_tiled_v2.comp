@@ -52,18 +52,18 @@ void main() {
         int k = k0 + kk;
         if (k < D) {
           q[k] = has_row ? Q[qi + uint(k)] : 0.0;
-          o[k] = 0.0;
+          o[k] = o_init;
         }
       }
-    float m = -kInf;
-    float l = 0.0;
+    float m = m_init;
+    float l = l_init;
     int done = 0;
     for (int j = 0; j < Tc; ++j) {
       int c0 = j * BC;
       int bc = min(BC, N - c0);
-#if CAUSAL
-      if (c0 > r0 + br - 1) break;  // this and every later tile is fully masked
-#endif
+      // The same for every invocation of the workgroup, so all of them still meet every barrier.
+      int kind = tile_kind(r0, br, c0, bc);
+      if (kind == TILE_EMPTY) continue;  // every score of the tile is masked
       // Line 6: K_j, V_j into shared memory, once the previous tile is no longer read.
       barrier();
       int loads = 0, blocks = 0;  // loop iterations run, checked against the tile's own counts
@@ -87,9 +87,7 @@ void main() {
 #if SCALED
           acc = R(acc * s);
 #endif
-#if CAUSAL
-          if (c0 + b > row) acc = -kInf;
-#endif
+          if (kind == TILE_PARTIAL && !visible(row, c0 + b)) acc = -kInf;
           S[b] = acc;
         }
         // Lines 8-9: the new running max, P~ against it, the rescaled running sum.

@@ -1,4 +1,5 @@
-// Shared by every FlashStep compute shader; inserted after the #defines of the shader.
+// Shared by every FlashStep compute shader; inserted after the #defines of the shader, and
+// followed by mask.glsl (the attention mask).
 //
 // PREC selects the number format the engine emulates. The GPU computes in fp32; for fp16 and
 // bf16 every operation is followed by R(), which rounds its float result to the format, exactly
@@ -16,12 +17,15 @@
 #ifndef SCALED
 #define SCALED 0
 #endif
-#ifndef CAUSAL
-#define CAUSAL 0
-#endif
 
 #define kInf uintBitsToFloat(0x7F800000u)
 #define kNaN uintBitsToFloat(0x7FC00000u)
+
+// Where every running (m, l) and output accumulator starts: core's initial_state() (m = −∞,
+// l = 0, O = 0), which the engine sets in every program it compiles (Kernels::program).
+uniform float m_init;
+uniform float l_init;
+uniform float o_init;
 
 // NaN and −∞ are tested on the bits: GLSL leaves NaN undefined, and a driver may fold
 // isnan(x) to false or reorder a comparison with a NaN.

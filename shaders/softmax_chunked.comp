@@ -40,8 +40,8 @@ void main() {
   for (int row = int(gl_WorkGroupID.x); row < rows; row += int(gl_NumWorkGroups.x)) {
     // 1. Every worker: online (m, l) of its chunk.
     for (int w = lid; w < K; w += LOCAL) {
-      float m = -kInf;
-      float l = 0.0;
+      float m = m_init;
+      float l = l_init;
       int count = 0;
       for (int i = begin(w); i < begin(w + 1); ++i, ++count) {
         float z = load(row, i);

@@ -57,9 +57,9 @@ void main() {
 #if MODE == MODE_SUM_SAFE
     float m = stats[row * 4];  // the max of pass 1
 #else
-    float m = first == 0 ? -kInf : stats[row * 4];
+    float m = first == 0 ? m_init : stats[row * 4];
 #endif
-    float l = first == 0 ? 0.0 : stats[row * 4 + 1];
+    float l = first == 0 ? l_init : stats[row * 4 + 1];
     int count = 0;
     for (int i = first; i < last; ++i, ++count) {
       float z = load(row, i);

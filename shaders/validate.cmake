@@ -1,9 +1,10 @@
 # Validates one compute shader with glslangValidator, composed as the engine composes it at run
-# time: the #version line, the #defines, common.glsl, then the body.
-# Usage: cmake -DVALIDATOR=glslangValidator -DSHADER=x.comp -DCOMMON=common.glsl
+# time: the #version line, the #defines, common.glsl, mask.glsl, then the body.
+# Usage: cmake -DVALIDATOR=glslangValidator -DSHADER=x.comp -DCOMMON=common.glsl -DMASK=mask.glsl
 #              -DDEFINES="BR=64,BC=64" -DOUT=x.stamp -P validate.cmake
 file(READ "${SHADER}" text)
 file(READ "${COMMON}" common)
+file(READ "${MASK}" mask)
 string(FIND "${text}" "\n" eol)
 string(SUBSTRING "${text}" 0 ${eol} version)
 math(EXPR rest_begin "${eol} + 1")
@@ -14,7 +15,7 @@ foreach(def IN LISTS DEFINES)
   string(REPLACE "=" " " def "${def}")
   string(APPEND composed "#define ${def}\n")
 endforeach()
-string(APPEND composed "${common}\n${rest}")
+string(APPEND composed "${common}\n${mask}\n${rest}")
 get_filename_component(name "${SHADER}" NAME_WE)
 set(file "${OUT}.comp")
 file(WRITE "${file}" "${composed}")
