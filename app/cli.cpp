@@ -5,6 +5,7 @@
 #include "app/files.h"
 #include "app/gui.h"
 #include "app/ui/panels/frame.h"
+#include "core/algorithms.h"
 #include "core/compare.h"
 #include "core/engine.h"
 #include "core/lessons.h"
@@ -49,6 +50,8 @@ void write_json(const RunOptions& o, const Json& j) {
 // or no GL 4.3, and what the GPU backend refuses (fp64, too large a tile), are bad input.
 TimedRun run_gpu(const Resolved& r, const RecordOptions& opt, const std::string& gl_path, gpu::GlInfo& gl,
                  int heads = 1) {
+  // An algorithm with no GPU engine is refused before any context is made.
+  if (std::string why = no_gpu_engine(info(r.scenario.algorithm)); !why.empty()) throw UsageError(why);
   std::string error;
   gpu::GlPath path = gpu::GlPath::auto_path;
   gpu::parse_gl_path(gl_path, path);  // checked by run_settings()

@@ -104,7 +104,7 @@ void AppState::seek_active(int k, int part) {
 
 std::string AppState::check(const Inputs& in) const {
   if (std::string why = check_inputs(in); !why.empty()) return why;
-  const bool gpu = in.backend == Backend::gpu && gpu_backend();
+  const bool gpu = runs_on_gpu(in);
   try {
     const Resolved r = resolve(scenario_from(in));
     if (std::string why = too_big(r); !why.empty()) return why;

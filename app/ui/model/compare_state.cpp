@@ -39,7 +39,7 @@ void AppState::compare_update() {
       if (std::string why = too_big(r); !why.empty()) throw InputError(why);
       if (estimate_record_seconds(r) > 1.0)
         throw InputError("this input is too large to compare step by step; use a smaller N");
-      const bool gpu = backends[i] == Backend::gpu && gpu_backend();
+      const bool gpu = backends[i] == Backend::gpu && gpu_choice(info(algos[i]), gpu_backend()).enabled;
       if (gpu && gpu_backend().unsupported)
         if (std::string why = gpu_backend().unsupported(r); !why.empty()) throw InputError("GPU: " + why);
       if (gpu && background_allowed && gpu_backend().record_background)

@@ -25,7 +25,7 @@ void AppState::inputs_changed() {
   }
   const Scenario s = scenario_from(inputs);
   const Resolved r = resolve(s);
-  const bool gpu = inputs.backend == Backend::gpu && gpu_backend();
+  const bool gpu = runs_on_gpu(inputs);
   input_error.clear();
 
   // A newer recording supersedes any still running: its result is dropped when it arrives.

@@ -87,6 +87,18 @@ double estimate_record_bytes(const Resolved& r) {
 void set_gpu_backend(GpuBackend backend) { gpu_slot() = std::move(backend); }
 const GpuBackend& gpu_backend() { return gpu_slot(); }
 
+GpuChoice gpu_choice(const AlgorithmInfo& row, const GpuBackend& backend) {
+  if (!backend)
+    return {false, "not available yet: this window has no OpenGL 4.3 compute context (off-screen pictures "
+                   "always use the CPU)."};
+  if (std::string why = no_gpu_engine(row); !why.empty()) return {false, why + "."};
+  return {true, "OpenGL compute shaders on " + backend.device};
+}
+
+bool runs_on_gpu(const Inputs& in) {
+  return in.backend == Backend::gpu && gpu_choice(info(in.algorithm), gpu_backend()).enabled;
+}
+
 RecordJob::~RecordJob() {
   cancel();
   for (auto& run : superseded_) run->cancel.store(true);

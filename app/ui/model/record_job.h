@@ -5,6 +5,7 @@
 #pragma once
 
 #include "app/ui/model/inputs.h"
+#include "core/algorithms.h"
 #include "core/engine.h"
 
 #include <atomic>
@@ -52,6 +53,18 @@ struct GpuBackend {
 };
 void set_gpu_backend(GpuBackend backend);
 const GpuBackend& gpu_backend();
+
+// The Inputs panel's GPU choice for an algorithm's row: open, or disabled with the reason its
+// tooltip gives — no GPU backend in this window, or an algorithm with no GPU engine (the row's
+// `gpu` flag). `backend` is the window's (gpu_backend()).
+struct GpuChoice {
+  bool enabled = false;
+  std::string reason;  // why not, when disabled; the device when enabled
+};
+GpuChoice gpu_choice(const AlgorithmInfo& row, const GpuBackend& backend);
+// Whether a run of `in` goes to the GPU: asked for, and gpu_choice() open for its algorithm.
+// Otherwise it runs on the CPU, whatever the lesson or file asked for.
+bool runs_on_gpu(const Inputs& in);
 
 // Lets go of a recording that is no longer shown. Where this was its last holder, it is freed on
 // a thread of its own, not the caller's: a recording of attn-tiled at N = 512 holds millions of

@@ -281,8 +281,10 @@ bool backend_field(Inputs& in) {
   bool changed = false;
   ImGui::TextUnformatted("backend");
   flow_next(radio_w("CPU"));
-  const bool gpu_ok = static_cast<bool>(gpu_backend());
-  // Without a GPU backend the run is on the CPU, whatever the lesson or file asked for.
+  // Without a GPU backend, or for an algorithm with no GPU engine, the run is on the CPU,
+  // whatever the lesson or file asked for; the disabled choice says why.
+  const GpuChoice choice = gpu_choice(info(in.algorithm), gpu_backend());
+  const bool gpu_ok = choice.enabled;
   if (ImGui::RadioButton("CPU", in.backend == Backend::cpu || !gpu_ok)) {
     in.backend = Backend::cpu;
     changed = true;
@@ -295,9 +297,7 @@ bool backend_field(Inputs& in) {
   }
   if (!gpu_ok) ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    tooltip("GPU", gpu_ok ? "OpenGL compute shaders on " + gpu_backend().device
-                          : std::string("not available yet: this window has no OpenGL 4.3 compute "
-                                        "context (off-screen pictures always use the CPU)."));
+    tooltip("GPU", choice.reason);
   help_marker("CPU: the reference engine in double/float/half. On the CPU, \"HBM\" in the "
               "sentences and the memory panel is main memory (RAM) and \"SRAM\" the caches: the "
               "same slow/fast split, with the GPU's names. GPU: the same algorithm as OpenGL "

@@ -13,11 +13,13 @@ TileStates tile_states(const Recording& rec, int playhead) {
   out.Tr = (rec.n + rec.Br - 1) / rec.Br;
   out.Tc = (rec.n + rec.Bc - 1) / rec.Bc;
   out.state.assign(static_cast<std::size_t>(out.Tr * out.Tc), TileState::not_yet);
+  const Mask mask = mask_of(rec);
   for (int i = 0; i < out.Tr; ++i)
     for (int j = 0; j < out.Tc; ++j) {
-      // Masked when even its last query row comes before its first key.
-      const int last_query = std::min(rec.n, (i + 1) * rec.Br) - 1;
-      if (masked_score(rec, last_query, j * rec.Bc)) out.state[static_cast<std::size_t>(i * out.Tc + j)] = TileState::masked;
+      // Masked when none of its scores is visible.
+      const int r0 = i * rec.Br, c0 = j * rec.Bc;
+      if (mask.tile(r0, std::min(rec.Br, rec.n - r0), c0, std::min(rec.Bc, rec.n - c0)) == TileKind::empty)
+        out.state[static_cast<std::size_t>(i * out.Tc + j)] = TileState::masked;
     }
   out.row_block.assign(static_cast<std::size_t>(out.Tr), TileState::not_yet);
   const int last = std::min(playhead, rec.step_count() - 1);

@@ -1,10 +1,11 @@
 // Where each S / P̃ tile of a tiled attention recording is at a step: the picture of "tile by
 // tile on chip". Only the tile of the step is on chip; a tile computed at an earlier step has
 // left SRAM (its values were folded into O, m and l and then overwritten); a tile wholly above
-// the causal diagonal is never computed; the rest come later. The matrix view draws exactly
+// the mask (no visible score) is never computed; the rest come later. The matrix view draws exactly
 // these states. No ImGui: tests/app/test_tile_states.cpp checks them.
 #pragma once
 
+#include "core/mask.h"
 #include "core/recording.h"
 
 #include <cstdint>
@@ -34,7 +35,9 @@ TileStates tile_states(const Recording& rec, int playhead);
 // been overwritten by later rows and is drawn as gone.
 bool register_live(const Recording& rec, const Step* step, int buffer, int r, int c);
 
-// Whether score (query, key) is masked: causal and the key after the query.
-inline bool masked_score(const Recording& rec, int query, int key) { return rec.causal && key > query; }
+// The mask the recording ran under (core/mask.h).
+inline Mask mask_of(const Recording& rec) { return Mask::causal_if(rec.causal, rec.n, rec.n); }
+// Whether score (query, key) is masked.
+inline bool masked_score(const Recording& rec, int query, int key) { return !mask_of(rec).visible(query, key); }
 
 }  // namespace flashstep::ui

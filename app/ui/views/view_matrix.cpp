@@ -233,6 +233,7 @@ void draw_tile_states(const Ctx& c, const Mat& m, const TileStates& tiles) {
   if (tiles.Tr == 0 || !m.query_rows || !m.key_cols || m.transposed) return;
   const ImU32 ghost = with_alpha(c.pal.background, 0.80f);
   const ImU32 stripes = with_alpha(c.pal.text_dim, 0.55f);
+  const Mask mask = mask_of(c.rec);
   for (int i = 0; i < tiles.Tr; ++i)
     for (int j = 0; j < tiles.Tc; ++j) {
       const int r0 = i * c.rec.Br, r1 = std::min(r0 + c.rec.Br, m.rows);
@@ -249,10 +250,11 @@ void draw_tile_states(const Ctx& c, const Mat& m, const TileStates& tiles) {
         c.dl->AddRectFilled(p0, p1, ghost);
         c.dl->AddRect(p0, p1, with_alpha(c.pal.grid, 0.9f), 0.0f, 0, 1.0f * c.s);
       }
-      // Masked scores inside a tile on the diagonal.
-      if (c.rec.causal && t != TileState::not_yet)
+      // Masked scores inside a tile the mask cuts.
+      if (t != TileState::not_yet && mask.tile(r0, r1 - r0, c0, c1 - c0) == TileKind::partial)
         for (int r = r0; r < r1; ++r)
-          for (int k = std::max(c0, r + 1); k < c1; ++k) {
+          for (int k = c0; k < c1; ++k) {
+            if (mask.visible(r, k)) continue;
             const ImVec2 a = cell_pos(m, static_cast<float>(r), static_cast<float>(k));
             const ImVec2 b(a.x + m.cw, a.y + m.ch);
             c.dl->AddRectFilled(a, b, c.pal.cell);
