@@ -312,7 +312,7 @@ void BM_record(benchmark::State& state) {
   for (auto _ : state) {
     const Recording rec = record(r, opt);
     bytes = rec.memory_bytes();
-    benchmark::DoNotOptimize(rec.output.data());
+    benchmark::DoNotOptimize(rec.output().data());
   }
   state.counters["recording_bytes"] = static_cast<double>(bytes);
 }

@@ -43,6 +43,16 @@ double list_diff(const std::vector<double>& a, const std::vector<double>& b) {
   return worst;
 }
 
+// Fills the report's named fields from its list of results.
+CompareReport named(CompareReport rep) {
+  for (const ResultDiff& d : rep.results) {
+    if (d.matrix && d.name == "output") rep.max_abs_output_diff = d.max_diff;
+    if (!d.matrix && d.name == "m") rep.max_rel_m_diff = d.max_diff;
+    if (!d.matrix && d.name == "l") rep.max_rel_l_diff = d.max_diff;
+  }
+  return rep;
+}
+
 std::string step_key(const Step& s) {
   return strf("pass %d, row %d, tile (%d, %d)", s.pass, s.row, s.tile_i, s.tile_j);
 }
@@ -116,20 +126,44 @@ double rel_diff(double a, double b) {
 
 CompareReport compare(const Recording& a, const Recording& b) {
   if (a.algorithm != b.algorithm || a.rows != b.rows || a.n != b.n || a.d != b.d ||
-      a.output.rows() != b.output.rows() || a.output.cols() != b.output.cols())
+      a.output().rows() != b.output().rows() || a.output().cols() != b.output().cols())
     throw std::invalid_argument("compare: the recordings are not of the same algorithm and shape");
   CompareReport rep;
-  for (Eigen::Index i = 0; i < a.output.size(); ++i)
-    rep.max_abs_output_diff = std::max(rep.max_abs_output_diff, abs_diff(a.output.data()[i], b.output.data()[i]));
-  rep.max_rel_m_diff = list_diff(a.m, b.m);
-  rep.max_rel_l_diff = list_diff(a.l, b.l);
-  if (!a.keep_steps || !b.keep_steps) return rep;
+  for (const MatrixResult& ra : a.results.matrices) {
+    const MatrixResult* rb = b.results.find_matrix(ra.name);
+    if (!rb) continue;
+    if (ra.values.rows() != rb->values.rows() || ra.values.cols() != rb->values.cols())
+      throw std::invalid_argument("compare: the recordings' " + ra.name + " differ in shape");
+    double worst = 0;
+    for (Eigen::Index i = 0; i < ra.values.size(); ++i)
+      worst = std::max(worst, abs_diff(ra.values.data()[i], rb->values.data()[i]));
+    rep.results.push_back({ra.name, true, worst});
+  }
+  for (const RowResult& ra : a.results.rows)
+    if (const RowResult* rb = b.results.find_row(ra.name))
+      rep.results.push_back({ra.name, false, list_diff(ra.values, rb->values)});
+  auto entry = [&](std::string_view name, bool matrix) -> double* {
+    for (ResultDiff& d : rep.results)
+      if (d.name == name && d.matrix == matrix) return &d.max_diff;
+    return nullptr;
+  };
+  if (!a.keep_steps || !b.keep_steps) return named(rep);
 
-  const int ma = a.find_buffer("m"), mb = b.find_buffer("m");
-  const int la = a.find_buffer("l"), lb = b.find_buffer("l");
-  if ((ma < 0) != (mb < 0) || (la < 0) != (lb < 0)) {
-    rep.mismatch = "one recording has an m or l buffer the other lacks";
-    return rep;
+  // The per-row registers of a result's name, compared at every step as well.
+  struct Column {
+    int a, b;
+    double* worst;
+  };
+  std::vector<Column> columns;
+  for (const RowResult& r : a.results.rows) {
+    const int ba = a.find_buffer(r.name), bb = b.find_buffer(r.name);
+    if ((ba < 0) != (bb < 0)) {
+      rep.mismatch = "one recording has an " + r.name + " buffer the other lacks";
+      return named(rep);
+    }
+    double* worst = entry(r.name, false);
+    if (ba >= 0 && worst && a.buffers[ba].cols == 1 && b.buffers[bb].rows == a.buffers[ba].rows)
+      columns.push_back({ba, bb, worst});
   }
   if (a.step_count() != b.step_count())
     rep.mismatch = strf("%d steps against %d", a.step_count(), b.step_count());
@@ -148,11 +182,11 @@ CompareReport compare(const Recording& a, const Recording& b) {
     }
     ca.seek(k);
     cb.seek(k);
-    if (ma >= 0) rep.max_rel_m_diff = std::max(rep.max_rel_m_diff, column_diff(ca, cb, ma, mb, a.buffers[ma].rows));
-    if (la >= 0) rep.max_rel_l_diff = std::max(rep.max_rel_l_diff, column_diff(ca, cb, la, lb, a.buffers[la].rows));
+    for (const Column& col : columns)
+      *col.worst = std::max(*col.worst, column_diff(ca, cb, col.a, col.b, a.buffers[col.a].rows));
     ++rep.steps_compared;
   }
-  return rep;
+  return named(rep);
 }
 
 }  // namespace flashstep

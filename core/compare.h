@@ -1,5 +1,6 @@
 // Comparing two Recordings of the same scenario (the CPU and the GPU backend, say): how far
-// apart their outputs, and their m and l at every step, are; and whether they tell the same
+// apart every result they both have is (the output, m, l, lse and whatever else the algorithm
+// declares), with m and l also at every step; and whether they tell the same
 // story: at every step the same pass, row, tile, label, pseudocode lines and sentence, where the
 // numbers in a sentence may differ (the GPU's l₃ = 1.2035 against the CPU's 1.2034) but not its
 // words and symbols.
@@ -13,10 +14,22 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace flashstep {
 
+// The largest difference of one result: absolute for a matrix (as the output), relative
+// (rel_diff) for a per-row statistic; the per-row registers of the same name ("m", "l") are
+// compared at every step too.
+struct ResultDiff {
+  std::string name;
+  bool matrix = false;
+  double max_diff = 0;
+};
+
 struct CompareReport {
+  // Every result both recordings have, in a's order. The three below are entries of it, named.
+  std::vector<ResultDiff> results;
   double max_abs_output_diff = 0;  // over every output cell
   double max_rel_m_diff = 0;       // over the final m and the m of every compared step
   double max_rel_l_diff = 0;       // the same for l
@@ -38,7 +51,8 @@ double rel_diff(double a, double b);
 // sentences must share. Digits inside a name ("S12", the 4 of "4x4") are kept.
 std::string mask_numbers(std::string_view text);
 
-// Throws std::invalid_argument when a and b are not recordings of the same algorithm and shape.
+// Throws std::invalid_argument when a and b are not recordings of the same algorithm and shape
+// (a matrix result of one shape in a, another in b, included).
 CompareReport compare(const Recording& a, const Recording& b);
 
 }  // namespace flashstep

@@ -69,8 +69,11 @@ Recording start_recording(const Resolved& r, std::string backend, std::string de
   rec.notices = r.notices;
   rec.derived = r.derived;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  rec.m.assign(static_cast<std::size_t>(r.rows), nan);
-  rec.l.assign(static_cast<std::size_t>(r.rows), nan);
+  // Every algorithm's results: the output, then m and l per row (more are declared by the
+  // engines that compute them: lse, ...).
+  rec.output();
+  rec.m().assign(static_cast<std::size_t>(r.rows), nan);
+  rec.l().assign(static_cast<std::size_t>(r.rows), nan);
   return rec;
 }
 

@@ -2,6 +2,8 @@
 
 #include "core/text.h"
 
+#include <stdexcept>
+
 namespace flashstep {
 
 std::uint64_t head_seed(std::uint64_t seed, int h) {
@@ -37,17 +39,31 @@ void check_heads(const Resolved& r, int heads) {
                           heads, r.n, r.d, values, kMaxElements));
 }
 
+// A head's result of the name head 0 has; the heads run one algorithm, so it is there.
+template <class R>
+static const auto& same_result(const R* r, const std::string& name) {
+  if (!r) throw std::logic_error("stack_heads: a head lacks the result '" + name + "' of head 0");
+  return r->values;
+}
+
 Recording stack_heads(std::vector<Recording> heads) {
   Recording out = std::move(heads.front());
   out.heads = static_cast<int>(heads.size());
-  const Eigen::Index N = out.output.rows();
-  if (N > 0) out.output.conservativeResize(N * out.heads, out.output.cols());
+  // Every result, matrix or per row, head after head: each head declares the same ones.
+  for (MatrixResult& m : out.results.matrices) {
+    const Eigen::Index N = m.values.rows();
+    if (N == 0) continue;  // not kept (--output none)
+    m.values.conservativeResize(N * out.heads, m.values.cols());
+    for (std::size_t h = 1; h < heads.size(); ++h)
+      m.values.middleRows(N * static_cast<Eigen::Index>(h), N) = same_result(heads[h].results.find_matrix(m.name), m.name);
+  }
+  for (RowResult& r : out.results.rows)
+    for (std::size_t h = 1; h < heads.size(); ++h) {
+      const std::vector<double>& more = same_result(heads[h].results.find_row(r.name), r.name);
+      r.values.insert(r.values.end(), more.begin(), more.end());
+    }
   for (std::size_t h = 1; h < heads.size(); ++h) {
     const Recording& rec = heads[h];
-    if (N > 0) out.output.middleRows(N * static_cast<Eigen::Index>(h), N) = rec.output;
-    out.m.insert(out.m.end(), rec.m.begin(), rec.m.end());
-    out.l.insert(out.l.end(), rec.l.begin(), rec.l.end());
-    out.lse.insert(out.lse.end(), rec.lse.begin(), rec.lse.end());
     out.io += rec.io;
     out.nonfinite += rec.nonfinite;
   }

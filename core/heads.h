@@ -5,7 +5,8 @@
 // Head 0 is the scenario itself (so one head is exactly the single-head run); head h ≥ 1 draws
 // its Q, K, V from a seed of its own, derived from the scenario's seed and h, so a seed still
 // names the whole problem. A summary run of H heads is the per-head summaries stacked head
-// after head: output (H·N) × d, m, l and lse H·N long, IO counts summed.
+// after head: every result of the recording (output (H·N) × d, m, l and lse H·N long, and any
+// other the algorithm declares), IO counts summed.
 #pragma once
 
 #include "core/recording.h"
@@ -38,8 +39,8 @@ std::string s_and_p_text(double bytes);
 // 1..kMaxHeads, or H·N·d values per matrix beyond kMaxElements.
 void check_heads(const Resolved& r, int heads);
 
-// The per-head summary recordings as one: output, m, l and lse stacked head after head, IO
-// counts and non-finite outputs summed, `heads` set.
+// The per-head summary recordings as one: every result stacked head after head, IO counts and
+// non-finite outputs summed, `heads` set. The heads declare the same results (one algorithm).
 Recording stack_heads(std::vector<Recording> heads);
 
 }  // namespace flashstep

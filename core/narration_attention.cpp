@@ -39,23 +39,73 @@ std::string acc(int i, int j) { return strf("O_{%d}^{(%d)}", i, j); }
 
 // ---- what every attention algorithm shares ---------------------------------------------------
 
+namespace {
+
+// Left to right along the main band (and the stacks over S and P top to bottom), as the
+// matrix view's toolbar lists them.
+enum : int { kOrderQ, kOrderK, kOrderS, kOrderP, kOrderV, kOrderAcc, kOrderO, kOrderStats };
+
+BufferInfo scores(BufferInfo b, int order, std::vector<std::string> titles) {
+  return b.axes(Axis::query, Axis::key).at(Place::centre, order).titled(std::move(titles));
+}
+BufferInfo tiled_scores(BufferInfo b) {
+  return scores(std::move(b), kOrderS, {"S = QKᵀ · s: one tile on chip at a time", "S = QKᵀ", "S"});
+}
+// The tilde drawn over P (markup).
+BufferInfo tiled_p(BufferInfo b) {
+  return scores(std::move(b), kOrderP, {"\\~P = exp(S − m), per tile, not normalized", "\\~P", "P"});
+}
+BufferInfo accumulator(BufferInfo b) {
+  return b.axes(Axis::query, Axis::feature)
+      .at(Place::right, kOrderAcc)
+      .titled({"Oᵢ⁽ʲ⁾: O not yet divided by l", "Oᵢ⁽ʲ⁾", "Oᵢ"})
+      .labelled("Oᵢ⁽ʲ⁾");
+}
+// A column beside O, titled by its name or its first letter; m and l are the Steps tab's columns too.
+BufferInfo per_row(BufferInfo b, int k) {
+  const bool steps = b.name == "m" || b.name == "l";
+  b.axes(Axis::query, Axis::none).at(Place::stats, kOrderStats + k).titled({b.name, b.name.substr(0, 1)});
+  if (steps) b.in_steps();
+  return b;
+}
+
+}  // namespace
+
 AttnNarration::AttnNarration(const Resolved& r, Recorder& rec)
     : r_(r), rec_(rec), N(r.n), d(r.d), scaled_(r.scale != 1.0) {
-  bQ_ = rec.add_buffer({"Q", N, d, Space::hbm, "queries, one row per token"});
-  bK_ = rec.add_buffer({"K", N, d, Space::hbm, "keys, one row per token"});
-  bV_ = rec.add_buffer({"V", N, d, Space::hbm, "values, one row per token"});
-  bO_ = rec.add_buffer({"O", N, d, Space::hbm, "the output O = softmax(S) V, in HBM"});
+  // The matrix view (core/recording.h's Place): rows are queries along the main band, Q left,
+  // S and P in the centre, O_acc and O right, m, l, LSE last; K and V on their side over S and
+  // P, so that k_j and v_j sit above column j. The order is the band's and the toolbar's.
+  const std::string nd = strf(" (%d×%d)", N, d), dn = strf(" (%d×%d)", d, N);
+  bQ_ = rec.add_buffer(BufferInfo{"Q", N, d, Space::hbm, "queries, one row per token"}
+                           .axes(Axis::query, Axis::feature)
+                           .at(Place::left, kOrderQ)
+                           .titled({"Q" + nd, "Q"}));
+  bK_ = rec.add_buffer(BufferInfo{"K", N, d, Space::hbm, "keys, one row per token"}
+                           .axes(Axis::key, Axis::feature)
+                           .at(Place::above, kOrderK, "S")
+                           .titled({"Kᵀ" + dn, "Kᵀ"}));
+  bV_ = rec.add_buffer(BufferInfo{"V", N, d, Space::hbm, "values, one row per token"}
+                           .axes(Axis::key, Axis::feature)
+                           .at(Place::above, kOrderV, "P")
+                           .titled({"Vᵀ" + dn + ": V on its side", "Vᵀ" + dn, "Vᵀ"}));
+  bO_ = rec.add_buffer(BufferInfo{"O", N, d, Space::hbm, "the output O = softmax(S) V, in HBM"}
+                           .axes(Axis::query, Axis::feature)
+                           .at(Place::right, kOrderO)
+                           .titled({"O" + nd, "O"}));
   rec.init(bQ_, r.q);
   rec.init(bK_, r.k);
   rec.init(bV_, r.v);
-  rec.recording().output = MatrixRM::Zero(N, d);
+  rec.recording().output() = MatrixRM::Zero(N, d);
 }
 
 void AttnNarration::finish(const BlockView& O, const BlockView& m, const BlockView& l) {
   set_output(0, O);
+  auto& out = rec_.recording();
+  std::vector<double>&mv = out.m(), &lv = out.l();
   for (int i = 0; i < N; ++i) {
-    rec_.recording().m[i] = m(i, 0);
-    rec_.recording().l[i] = l(i, 0);
+    mv[i] = m(i, 0);
+    lv[i] = l(i, 0);
   }
 }
 
@@ -71,8 +121,9 @@ void AttnNarration::write_block(int b, int r0, int c0, const BlockView& M) {
 }
 
 void AttnNarration::set_output(int r0, const BlockView& O) {
+  MatrixRM& out = rec_.recording().output();
   for (int a = 0; a < O.rows(); ++a)
-    for (int c = 0; c < O.cols(); ++c) rec_.recording().output(r0 + a, c) = O(a, c);
+    for (int c = 0; c < O.cols(); ++c) out(r0 + a, c) = O(a, c);
 }
 
 void AttnNarration::tile_io(int br, int bc) {
@@ -103,10 +154,12 @@ std::string AttnNarration::list(const BlockView& M, int r, int max_items) {
 // ---- attn-naive ------------------------------------------------------------------------------
 
 AttnNaiveNarration::AttnNaiveNarration(const Resolved& r, Recorder& rec) : AttnNarration(r, rec) {
-  bS_ = rec.add_buffer({"S", N, N, Space::hbm, "scores S = QKᵀ · s, materialized in HBM"});
-  bP_ = rec.add_buffer({"P", N, N, Space::hbm, "P = softmax(S) row by row, materialized in HBM"});
-  bm_ = rec.add_buffer({"m", N, 1, Space::reg, "max of each row of S"});
-  bl_ = rec.add_buffer({"l", N, 1, Space::reg, "sum of e^{S − m} of each row"});
+  bS_ = rec.add_buffer(scores({"S", N, N, Space::hbm, "scores S = QKᵀ · s, materialized in HBM"}, kOrderS,
+                              {"S = QKᵀ · s, in HBM", "S = QKᵀ", "S"}));
+  bP_ = rec.add_buffer(scores({"P", N, N, Space::hbm, "P = softmax(S) row by row, materialized in HBM"}, kOrderP,
+                              {"P = softmax(S), in HBM", "P = softmax(S)", "P"}));
+  bm_ = rec.add_buffer(per_row({"m", N, 1, Space::reg, "max of each row of S"}, 0));
+  bl_ = rec.add_buffer(per_row({"l", N, 1, Space::reg, "sum of e^{S − m} of each row"}, 1));
   rec.recording().pass_names = {"kernel 1: S = QKᵀ", "kernel 2: P = softmax(S)", "kernel 3: O = PV"};
 }
 
@@ -132,8 +185,8 @@ void AttnNaiveNarration::softmax_row(int i, double m, double l, const BlockView&
   rec_.io().flops += 4ull * N;
   rec_.io().exps += N;
   rec_.io().hbm_writes += N;
-  rec_.recording().m[i] = m;
-  rec_.recording().l[i] = l;
+  rec_.recording().m()[i] = m;
+  rec_.recording().l()[i] = l;
   if (!rec_.on()) return;
   write_block(bP_, i, 0, P_row);
   rec_.write(bm_, i, 0, m);
@@ -170,11 +223,12 @@ void AttnNaiveNarration::output_row(int i, const BlockView& O_row) {
 // ---- attn-online -----------------------------------------------------------------------------
 
 AttnOnlineNarration::AttnOnlineNarration(const Resolved& r, Recorder& rec) : AttnNarration(r, rec) {
-  bS_ = rec.add_buffer({"S", N, N, Space::reg, "each score Sᵢⱼ = qᵢ · kⱼ · s as it is computed"});
-  bm_ = rec.add_buffer({"m", N, 1, Space::reg, "running max of the scores of row i"});
-  bl_ = rec.add_buffer({"l", N, 1, Space::reg, "running sum of e^{Sᵢⱼ − m} of row i"});
-  bacc_ = rec.add_buffer({"O_acc", N, d, Space::reg,
-                          "the accumulator Oᵢ⁽ʲ⁾: row i's output before the division by l, rescaled as m grows"});
+  bS_ = rec.add_buffer(scores({"S", N, N, Space::reg, "each score Sᵢⱼ = qᵢ · kⱼ · s as it is computed"}, kOrderS,
+                              {"scores Sᵢⱼ = qᵢ·kⱼ·s, one at a time", "S = QKᵀ", "S"}));
+  bm_ = rec.add_buffer(per_row({"m", N, 1, Space::reg, "running max of the scores of row i"}, 0));
+  bl_ = rec.add_buffer(per_row({"l", N, 1, Space::reg, "running sum of e^{Sᵢⱼ − m} of row i"}, 1));
+  bacc_ = rec.add_buffer(accumulator({"O_acc", N, d, Space::reg,
+                                      "the accumulator Oᵢ⁽ʲ⁾: row i's output before the division by l, rescaled as m grows"}));
   auto& names = rec.recording().pass_names;
   for (int i = 0; i < N; ++i) names.push_back(strf("query row %d", i + 1));
 }
@@ -232,8 +286,8 @@ void AttnOnlineNarration::finish_row(int i, double m, double l, const BlockView&
   rec_.io().flops += d;
   rec_.io().hbm_writes += d;
   set_output(i, O_row);
-  rec_.recording().m[i] = m;
-  rec_.recording().l[i] = l;
+  rec_.recording().m()[i] = m;
+  rec_.recording().l()[i] = l;
   if (!rec_.on()) return;
   write_block(bO_, i, 0, O_row);
   Step st;
@@ -253,10 +307,10 @@ void AttnOnlineNarration::finish_row(int i, double m, double l, const BlockView&
 // ---- attn-tiled (FlashAttention-1) -----------------------------------------------------------
 
 AttnTiledNarration::AttnTiledNarration(const Resolved& r, Recorder& rec) : AttnNarration(r, rec) {
-  bS_ = rec.add_buffer({"S", N, N, Space::sram, "Sᵢⱼ tiles as computed on chip (never in HBM)"});
-  bP_ = rec.add_buffer({"P", N, N, Space::sram, "P̃ᵢⱼ = e^{Sᵢⱼ − m̃ᵢⱼ} tiles as computed on chip"});
-  bm_ = rec.add_buffer({"m", N, 1, Space::hbm, "running max mᵢ of each row, kept in HBM"});
-  bl_ = rec.add_buffer({"l", N, 1, Space::hbm, "running sum lᵢ of each row, kept in HBM"});
+  bS_ = rec.add_buffer(tiled_scores({"S", N, N, Space::sram, "Sᵢⱼ tiles as computed on chip (never in HBM)"}));
+  bP_ = rec.add_buffer(tiled_p({"P", N, N, Space::sram, "P̃ᵢⱼ = e^{Sᵢⱼ − m̃ᵢⱼ} tiles as computed on chip"}));
+  bm_ = rec.add_buffer(per_row({"m", N, 1, Space::hbm, "running max mᵢ of each row, kept in HBM"}, 0));
+  bl_ = rec.add_buffer(per_row({"l", N, 1, Space::hbm, "running sum lᵢ of each row, kept in HBM"}, 1));
   auto& names = rec.recording().pass_names;
   for (int j = 0; j < r.Tc; ++j) names.push_back(strf("K/V block j = %d", j + 1));
   // Line 2: O = 0, l = 0, m = −inf in HBM.
@@ -342,15 +396,15 @@ void AttnTiledNarration::tile(int i, int j, bool load_kv, const TileRowNumbers& 
 // ---- attn-tiled-v2 (FlashAttention-2) --------------------------------------------------------
 
 AttnTiledV2Narration::AttnTiledV2Narration(const Resolved& r, Recorder& rec) : AttnNarration(r, rec) {
-  bS_ = rec.add_buffer({"S", N, N, Space::sram, "Sᵢⱼ tiles as computed on chip (never in HBM)"});
-  bP_ = rec.add_buffer({"P", N, N, Space::sram, "P̃ᵢⱼ = e^{Sᵢⱼ − mᵢ⁽ʲ⁾} tiles as computed on chip"});
-  bm_ = rec.add_buffer({"m", N, 1, Space::sram, "running max mᵢ, on chip"});
-  bl_ = rec.add_buffer({"l", N, 1, Space::sram, "running sum lᵢ, on chip"});
-  bacc_ = rec.add_buffer({"O_acc", N, d, Space::sram, "the accumulator Oᵢ⁽ʲ⁾: Oᵢ before the division by l, on chip"});
-  bL_ = rec.add_buffer({"LSE", N, 1, Space::hbm, "Lᵢ = mᵢ + log lᵢ, the log-sum-exp (LSE) of row i, written to HBM for the backward pass; −∞ for a row with no finite score (log 0), where FlashAttention-2's kernel stores +∞"});
+  bS_ = rec.add_buffer(tiled_scores({"S", N, N, Space::sram, "Sᵢⱼ tiles as computed on chip (never in HBM)"}));
+  bP_ = rec.add_buffer(tiled_p({"P", N, N, Space::sram, "P̃ᵢⱼ = e^{Sᵢⱼ − mᵢ⁽ʲ⁾} tiles as computed on chip"}));
+  bm_ = rec.add_buffer(per_row({"m", N, 1, Space::sram, "running max mᵢ, on chip"}, 0));
+  bl_ = rec.add_buffer(per_row({"l", N, 1, Space::sram, "running sum lᵢ, on chip"}, 1));
+  bacc_ = rec.add_buffer(accumulator({"O_acc", N, d, Space::sram, "the accumulator Oᵢ⁽ʲ⁾: Oᵢ before the division by l, on chip"}));
+  bL_ = rec.add_buffer(per_row({"LSE", N, 1, Space::hbm, "Lᵢ = mᵢ + log lᵢ, the log-sum-exp (LSE) of row i, written to HBM for the backward pass; −∞ for a row with no finite score (log 0), where FlashAttention-2's kernel stores +∞"}, 2));
   auto& names = rec.recording().pass_names;
   for (int i = 0; i < r.Tr; ++i) names.push_back(strf("Q block i = %d", i + 1));
-  rec.recording().lse.assign(static_cast<std::size_t>(N), 0.0);
+  rec.recording().lse().assign(static_cast<std::size_t>(N), 0.0);
 }
 
 void AttnTiledV2Narration::start_block(int i) {
@@ -436,10 +490,11 @@ void AttnTiledV2Narration::finish_block(int i, const BlockView& O, const BlockVi
   const int r0 = i * r_.Br, br = std::min(r_.Br, N - r0);
   // Lines 11-13: divide once, log-sum-exp, write O_i and L_i.
   auto& out = rec_.recording();
+  std::vector<double>&Lv = out.lse(), &mv = out.m(), &lv = out.l();
   for (int a = 0; a < br; ++a) {
-    out.lse[r0 + a] = L(a, 0);
-    out.m[r0 + a] = m(a, 0);
-    out.l[r0 + a] = l(a, 0);
+    Lv[r0 + a] = L(a, 0);
+    mv[r0 + a] = m(a, 0);
+    lv[r0 + a] = l(a, 0);
     rec_.write(bL_, r0 + a, 0, L(a, 0));
   }
   auto& io = rec_.io();
@@ -462,7 +517,7 @@ void AttnTiledV2Narration::finish_block(int i, const BlockView& O, const BlockVi
                 : strf("Q block %d done: O%s = diag(l)^{−1} %s (row %d: divided by l = %s once), "
                        "L = m + log l = %s; O%s and L%s written to HBM",
                        i + 1, sub(i + 1).c_str(), o_last.c_str(), r0 + 1, num(l(0, 0)).c_str(),
-                       num(out.lse[r0]).c_str(), sub(i + 1).c_str(), sub(i + 1).c_str());
+                       num(out.lse()[r0]).c_str(), sub(i + 1).c_str(), sub(i + 1).c_str());
   st.reads = {{bacc_, r0, 0, r0 + br, d}, {bm_, r0, 0, r0 + br, 1}, {bl_, r0, 0, r0 + br, 1}};
   st.writes = {{bO_, r0, 0, r0 + br, d}, {bL_, r0, 0, r0 + br, 1}};
   rec_.commit(std::move(st));

@@ -38,8 +38,10 @@ SoftmaxNarration::SoftmaxNarration(const Resolved& r, Recorder& rec)
   bx_ = rec.add_buffer({"x", r.rows, r.n, Space::hbm, "the input scores, in HBM"});
   be_ = rec.add_buffer({"e", r.rows, r.n, Space::reg, "eᵢ = e^{xᵢ − m} as last computed, on chip"});
   by_ = rec.add_buffer({"y", r.rows, r.n, Space::hbm, "the output, written to HBM"});
-  if (a != Algorithm::naive) bm_ = rec.add_buffer({"m", r.rows, 1, Space::reg, "running max of each row"});
-  bl_ = rec.add_buffer({"l", r.rows, 1, Space::reg, "running sum of exponentials of each row"});
+  // m and l are the Steps tab's columns beside each step.
+  if (a != Algorithm::naive)
+    bm_ = rec.add_buffer(BufferInfo{"m", r.rows, 1, Space::reg, "running max of each row"}.in_steps());
+  bl_ = rec.add_buffer(BufferInfo{"l", r.rows, 1, Space::reg, "running sum of exponentials of each row"}.in_steps());
   rec.init(bx_, r.x);
   for (int row = 0; row < r.rows; ++row) {
     if (bm_ >= 0) rec.init(bm_, row, 0, initial_state().m);
@@ -49,7 +51,7 @@ SoftmaxNarration::SoftmaxNarration(const Resolved& r, Recorder& rec)
   switch (a) {
     case Algorithm::naive:
       out.pass_names = {"sum of exponentials", "normalize"};
-      out.m.clear();  // naive softmax has no running max
+      out.m().clear();  // naive softmax has no running max
       normalize_pass_ = 2, normalize_line_ = 6;
       break;
     case Algorithm::safe:
@@ -63,7 +65,7 @@ SoftmaxNarration::SoftmaxNarration(const Resolved& r, Recorder& rec)
     case Algorithm::logsumexp:
       out.pass_names = {"max and sum together", "log-softmax"};
       blse_ = rec.add_buffer({"LSE", r.rows, 1, Space::reg, "the log-sum-exp LSE = m + log l, the quantity FlashAttention-2 stores as L"});
-      out.lse.assign(static_cast<std::size_t>(r.rows), 0.0);
+      out.lse().assign(static_cast<std::size_t>(r.rows), 0.0);
       break;
     case Algorithm::chunked:
       out.pass_names = {"each worker: online (m, l) of its chunk", "merge (m, l) pairs", "normalize"};
@@ -71,7 +73,8 @@ SoftmaxNarration::SoftmaxNarration(const Resolved& r, Recorder& rec)
     default:
       break;
   }
-  out.output = MatrixRM::Constant(r.rows, r.n, 0.0);
+  out.output() = MatrixRM::Constant(r.rows, r.n, 0.0);
+  y_ = &out.output();  // no result is declared after this one
 }
 
 void SoftmaxNarration::load_io() {
@@ -82,7 +85,7 @@ void SoftmaxNarration::load_io() {
 void SoftmaxNarration::store(int row, int i, double y) {
   rec_.io().hbm_writes += 1;
   rec_.write(by_, row, i, y);
-  rec_.recording().output(row, i) = y;
+  (*y_)(row, i) = y;
 }
 
 std::string SoftmaxNarration::x_name(int i) const { return (scaled_ ? "s·x" : "x") + sub(i + 1); }
@@ -208,7 +211,7 @@ void SoftmaxNarration::normalize(int row, int i, double z, double m, double l, d
 
 void SoftmaxNarration::log_sum_exp(int row, double m, double l, double lse) {
   rec_.io().flops += 2;
-  rec_.recording().lse[row] = lse;
+  rec_.recording().lse()[row] = lse;
   if (!rec_.on()) return;
   rec_.write(blse_, row, 0, lse);
   Step st;
@@ -242,8 +245,8 @@ void SoftmaxNarration::log_softmax(int row, int i, double z, double lse, double 
 
 void SoftmaxNarration::finish_row(int row, double m, double l) {
   auto& out = rec_.recording();
-  if (bm_ >= 0) out.m[row] = m;
-  out.l[row] = l;
+  if (bm_ >= 0) out.m()[row] = m;
+  out.l()[row] = l;
 }
 
 // ---- chunked --------------------------------------------------------------------------------

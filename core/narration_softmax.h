@@ -67,6 +67,7 @@ class SoftmaxNarration {
   Recorder& rec_;
   const bool scaled_;
   int bx_, be_, by_, bm_ = -1, bl_, blse_ = -1;
+  MatrixRM* y_ = nullptr;  // the recording's output, written element by element
   int normalize_pass_ = 0, normalize_line_ = 0;
 };
 

@@ -22,6 +22,50 @@ int Recording::find_buffer(std::string_view name) const {
   return -1;
 }
 
+const MatrixResult* Results::find_matrix(std::string_view name) const {
+  for (const MatrixResult& r : matrices)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+const RowResult* Results::find_row(std::string_view name) const {
+  for (const RowResult& r : rows)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+MatrixRM& Results::matrix(std::string_view name, std::string_view group) {
+  for (MatrixResult& r : matrices)
+    if (r.name == name) return r.values;
+  matrices.push_back({std::string(name), std::string(group), {}});
+  return matrices.back().values;
+}
+
+std::vector<double>& Results::row(std::string_view name) {
+  for (RowResult& r : rows)
+    if (r.name == name) return r.values;
+  rows.push_back({std::string(name), {}});
+  return rows.back().values;
+}
+
+namespace {
+const MatrixRM kNoMatrix;
+const std::vector<double> kNoRows;
+
+const std::vector<double>& row_or_empty(const Results& r, std::string_view name) {
+  const RowResult* found = r.find_row(name);
+  return found ? found->values : kNoRows;
+}
+}  // namespace
+
+const MatrixRM& Recording::output() const {
+  const MatrixResult* found = results.find_matrix("output");
+  return found ? found->values : kNoMatrix;
+}
+const std::vector<double>& Recording::m() const { return row_or_empty(results, "m"); }
+const std::vector<double>& Recording::l() const { return row_or_empty(results, "l"); }
+const std::vector<double>& Recording::lse() const { return row_or_empty(results, "lse"); }
+
 static std::size_t state_bytes(const State& s) {
   std::size_t b = 0;
   for (const auto& v : s.values) b += v.capacity() * sizeof(double);
@@ -39,14 +83,16 @@ std::size_t Recording::memory_bytes() const {
          s.parts.capacity() * sizeof(StepPart);
   for (const auto& s : steps)
     for (const auto& p : s.parts) b += p.text.capacity();
-  b += static_cast<std::size_t>(output.size()) * sizeof(double);
+  for (const MatrixResult& r : results.matrices) b += static_cast<std::size_t>(r.values.size()) * sizeof(double);
+  for (const RowResult& r : results.rows) b += r.values.capacity() * sizeof(double);
   return b;
 }
 
 long long Recording::count_nonfinite_outputs() const {
   long long count = 0;
-  for (Eigen::Index i = 0; i < output.size(); ++i)
-    if (!std::isfinite(output.data()[i])) ++count;
+  const MatrixRM& out = output();
+  for (Eigen::Index i = 0; i < out.size(); ++i)
+    if (!std::isfinite(out.data()[i])) ++count;
   return count;
 }
 

@@ -12,7 +12,11 @@
 // −inf because the algorithm sets it so; y before pass 3 is undefined).
 //
 // A summary-only Recording (keep_steps == false) has no steps, no deltas and no buffer
-// contents: only the output, the final per-row statistics and the IO totals.
+// contents: only its results (the output, the final per-row statistics, ...) and the IO totals.
+//
+// Results are a list of named values that the engine declares and fills: matrices ("output",
+// later the gradients) and per-row statistics ("m", "l", "lse", later "D"). compare(), the JSON
+// report and the stacking of heads go through the list, so a new result needs no code of theirs.
 #pragma once
 
 #include "core/io_counters.h"
@@ -29,11 +33,79 @@ namespace flashstep {
 enum class Space : std::uint8_t { hbm, sram, reg };
 std::string_view space_name(Space s);
 
+// What an axis of a buffer runs over: the matrix view aligns axes of the same role and names
+// a tile by the block index of its rows' role (a key-row buffer's tile is dK_j, not dK_i).
+enum class Axis : std::uint8_t { none, query, key, feature, split, device };
+
+// Where the matrix view places a buffer (app/ui/views/matrix_layout.h):
+//                  above: transposed, stacked over its host (its key rows along the columns)
+//     left   centre   right   stats     (the main band: rows are queries, in `order`)
+enum class Place : std::uint8_t { hidden, left, centre, right, stats, above };
+
 struct BufferInfo {
+  BufferInfo() = default;
+  BufferInfo(std::string name_, int rows_, int cols_, Space space_, std::string description_ = "")
+      : name(std::move(name_)), rows(rows_), cols(cols_), space(space_), description(std::move(description_)) {}
+  // Declarations for the matrix view, chained: BufferInfo{...}.axes(Axis::key, Axis::feature).at(Place::above)
+  BufferInfo& axes(Axis rows_role, Axis cols_role) {
+    row_axis = rows_role, col_axis = cols_role;
+    return *this;
+  }
+  BufferInfo& at(Place p, int order_ = 0, std::string host_name = "") {
+    place = p, order = order_, host = std::move(host_name);
+    return *this;
+  }
+  BufferInfo& labelled(std::string l) {
+    label = std::move(l);
+    return *this;
+  }
+  BufferInfo& titled(std::vector<std::string> t) {
+    titles = std::move(t);
+    return *this;
+  }
+  BufferInfo& in_steps() {
+    step_column = true;
+    return *this;
+  }
+
   std::string name;  // "x", "y", "m", "l", "Q", "K", "V", "S", "P", "O", "LSE", ...
   int rows = 0, cols = 0;
   Space space = Space::hbm;
   std::string description;  // one line for tooltips: "running max of each row"
+  Axis row_axis = Axis::none, col_axis = Axis::none;
+  Place place = Place::hidden;
+  int order = 0;     // along the band, top to bottom in a stack, and in the view's toolbar
+  std::string host;  // above: the buffer it stacks on ("S" for K); absent or not shown: the first centre one
+  // Titles over the matrix in markup, longest first; the first that fits is drawn (none: the name).
+  std::vector<std::string> titles;
+  std::string label;  // the toolbar's name for it (empty: the last title)
+  bool step_column = false;  // a per-row register the Steps tab shows beside each step (m, l)
+};
+
+// A matrix result ("output": softmax rows × n, attention N × d) and the JSON object it goes in
+// ("" : the top level, "grads": beside the others of its kind).
+struct MatrixResult {
+  std::string name;
+  std::string group;
+  MatrixRM values;
+};
+
+// A statistic per row ("m", "l", "lse"), written under "stats". Declared but empty: the algorithm
+// does not compute it (naive softmax has no running max), null in every row.
+struct RowResult {
+  std::string name;
+  std::vector<double> values;
+};
+
+struct Results {
+  std::vector<MatrixResult> matrices;
+  std::vector<RowResult> rows;
+
+  const MatrixResult* find_matrix(std::string_view name) const;
+  const RowResult* find_row(std::string_view name) const;
+  // The named result, declared (empty, at the end of the list) when absent.
+  MatrixRM& matrix(std::string_view name, std::string_view group = "");
+  std::vector<double>& row(std::string_view name);
 };
 
 // Cells [r0, r1) × [c0, c1) of one buffer.
@@ -103,14 +175,12 @@ struct Recording {
   std::vector<Step> steps;
   bool keep_steps = true;
 
-  // Results, also in a summary-only recording.
-  MatrixRM output;                    // softmax: rows × n; attention: N × d
-  std::vector<double> m, l;           // final per row (NaN where never defined)
-  std::vector<double> lse;            // logsumexp and attn-tiled-v2: m + log l per row
+  // Results, also in a summary-only recording (see Results above).
+  Results results;
   IoCounters io;                      // totals
   long long nonfinite = 0;            // inf/nan entries in the output (also when not kept)
-  // Attention summaries of several heads (core/heads.h): output, m, l and lse hold them head
-  // after head ((heads·N) × d, heads·N); n and d are one head's.
+  // Attention summaries of several heads (core/heads.h): every result holds them head after
+  // head ((heads·N) × d, heads·N); n and d are one head's.
   int heads = 1;
   // A GPU recording: the milliseconds of its compute dispatches alone (the GL timer query, or
   // the wall clock up to glFinish() where the driver's queries leave compute out); −1 on the CPU.
@@ -122,6 +192,17 @@ struct Recording {
   std::vector<State> keyframes;
   std::vector<int> keyframe_steps;
   std::vector<Delta> deltas;
+
+  // The results every algorithm has, by name. The non-const ones declare the result when absent;
+  // the const ones give an empty value then.
+  MatrixRM& output() { return results.matrix("output"); }             // softmax: rows × n; attention: N × d
+  std::vector<double>& m() { return results.row("m"); }               // final per row (NaN where never defined)
+  std::vector<double>& l() { return results.row("l"); }
+  std::vector<double>& lse() { return results.row("lse"); }           // logsumexp and attn-tiled-v2: m + log l
+  const MatrixRM& output() const;
+  const std::vector<double>& m() const;
+  const std::vector<double>& l() const;
+  const std::vector<double>& lse() const;
 
   int step_count() const { return static_cast<int>(steps.size()); }
   int pass_count() const { return static_cast<int>(pass_names.size()); }

@@ -3,6 +3,7 @@
 #include "core/engine.h"
 #include "core/markup.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace flashstep {
@@ -23,6 +24,14 @@ static Json list_json(const std::vector<double>& v) {
   Json out = Json::array();
   for (double x : v) out.push_back(number_json(x));
   return out;
+}
+
+// A one-row matrix (a softmax of one row) as one list, else a list of rows.
+static Json matrix_json(const MatrixRM& m) {
+  if (m.rows() == 1) return row_json(m, 0);
+  Json rows = Json::array();
+  for (Eigen::Index r = 0; r < m.rows(); ++r) rows.push_back(row_json(m, r));
+  return rows;
 }
 
 // One entry per row of a rows × 1 buffer: its value, or null while undefined.
@@ -60,20 +69,19 @@ Json recording_json(const Recording& rec, bool include_steps, bool include_outpu
   std::vector<std::string> notices = rec.notices;
   notices.insert(notices.end(), rec.derived.begin(), rec.derived.end());
   j["notices"] = notices;
-  if (include_output) {
-    if (rec.output.rows() == 1) {
-      j["output"] = row_json(rec.output, 0);
-    } else {
-      Json rows = Json::array();
-      for (Eigen::Index r = 0; r < rec.output.rows(); ++r) rows.push_back(row_json(rec.output, r));
-      j["output"] = std::move(rows);
+  // Every matrix result under its name, at the top level ("output") or in its group ("grads").
+  if (include_output)
+    for (const MatrixResult& m : rec.results.matrices) {
+      Json& at = m.group.empty() ? j[m.name] : j[m.group][m.name];
+      at = matrix_json(m.values);
     }
-  }
-  // An algorithm without a running max (naive) has m undefined in every row: null.
-  Json stats = {{"m", rec.m.empty() ? Json(std::vector<std::nullptr_t>(rec.l.size(), nullptr))
-                                     : list_json(rec.m)},
-                {"l", list_json(rec.l)}};
-  if (!rec.lse.empty()) stats["lse"] = list_json(rec.lse);
+  // Every per-row result under "stats". One the algorithm does not compute (naive softmax has
+  // no running max) is null in every row.
+  std::size_t rows = 0;
+  for (const RowResult& r : rec.results.rows) rows = std::max(rows, r.values.size());
+  Json stats = Json::object();
+  for (const RowResult& r : rec.results.rows)
+    stats[r.name] = r.values.empty() ? Json(std::vector<std::nullptr_t>(rows, nullptr)) : list_json(r.values);
   j["stats"] = std::move(stats);
   Json io = Json::object();
   for (const IoCounterInfo& c : kIoCounters) io[std::string(c.key)] = rec.io.*c.field;
@@ -83,8 +91,13 @@ Json recording_json(const Recording& rec, bool include_steps, bool include_outpu
   if (include_steps && rec.keep_steps) {
     Json steps = Json::array();
     Cursor cur(rec);
+    // Each step has the m and l columns (null where the algorithm has no such buffer), and the
+    // column of every other per-row register the recording shows beside its steps.
     const int bm = rec.find_buffer("m"), bl = rec.find_buffer("l");
-    const int rows = bm >= 0 ? rec.buffers[bm].rows : (bl >= 0 ? rec.buffers[bl].rows : rec.rows);
+    const int row_count = bm >= 0 ? rec.buffers[bm].rows : (bl >= 0 ? rec.buffers[bl].rows : rec.rows);
+    std::vector<int> columns;
+    for (int b = 0; b < static_cast<int>(rec.buffers.size()); ++b)
+      if (rec.buffers[b].step_column && b != bm && b != bl) columns.push_back(b);
     for (int k = 0; k < rec.step_count(); ++k) {
       cur.seek(k);
       const Step& s = rec.steps[k];
@@ -98,8 +111,9 @@ Json recording_json(const Recording& rec, bool include_steps, bool include_outpu
           parts.push_back({{"lines", {p.line, p.line_end}}, {"text", plain_text(p.text)}});
         st["parts"] = std::move(parts);
       }
-      st["m"] = column_json(cur, bm, rows);
-      st["l"] = column_json(cur, bl, rows);
+      st["m"] = column_json(cur, bm, row_count);
+      st["l"] = column_json(cur, bl, row_count);
+      for (int b : columns) st[rec.buffers[b].name] = column_json(cur, b, rec.buffers[b].rows);
       steps.push_back(std::move(st));
     }
     j["steps"] = std::move(steps);

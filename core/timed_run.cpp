@@ -50,11 +50,11 @@ void fill_summary(Recording& rec, const Resolved& r, const MatRM<float>& out, co
                   const std::vector<float>& l, bool keep_output) {
   rec = start_recording(r, "cpu", "CPU");
   rec.keep_steps = false;
-  rec.m.assign(m.begin(), m.end());
-  rec.l.assign(l.begin(), l.end());
+  rec.m().assign(m.begin(), m.end());
+  rec.l().assign(l.begin(), l.end());
   rec.io = expected_io(r);
   rec.nonfinite = count_nonfinite(out.data(), static_cast<std::size_t>(out.size()));
-  if (keep_output) rec.output = out.cast<double>();
+  if (keep_output) rec.output() = out.cast<double>();
 }
 
 }  // namespace
@@ -101,7 +101,8 @@ TimedRun run_timed(const Resolved& asked, int repeat, bool keep_output, bool war
   if (!has_fast_kernel(r)) {
     Recording rec;
     time_best(repeat, run, [&] { rec = record(r, RecordOptions{false}); });
-    if (!keep_output) rec.output.resize(0, 0);
+    if (!keep_output)
+      for (MatrixResult& m : rec.results.matrices) m.values.resize(0, 0);
     run.rec = std::move(rec);
     run.kernel = "reference";
     return run;
@@ -137,7 +138,7 @@ TimedRun run_timed(const Resolved& asked, int repeat, bool keep_output, bool war
     });
   }
   fill_summary(run.rec, r, out, m, l, keep_output);
-  run.rec.lse.assign(lse.begin(), lse.end());
+  if (!lse.empty()) run.rec.lse().assign(lse.begin(), lse.end());  // FlashAttention-2 stores L
   return run;
 }
 

@@ -30,13 +30,13 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; 
 
 void check_same_recording(const Recording& a, const Recording& b) {
   REQUIRE(a.step_count() == b.step_count());
-  REQUIRE(a.output.rows() == b.output.rows());
-  REQUIRE(a.output.cols() == b.output.cols());
-  for (Eigen::Index i = 0; i < a.output.rows(); ++i)
-    for (Eigen::Index j = 0; j < a.output.cols(); ++j) CHECK(same_bits(a.output(i, j), b.output(i, j)));
-  REQUIRE(a.m.size() == b.m.size());
-  for (std::size_t i = 0; i < a.m.size(); ++i) CHECK(same_bits(a.m[i], b.m[i]));
-  for (std::size_t i = 0; i < a.l.size(); ++i) CHECK(same_bits(a.l[i], b.l[i]));
+  REQUIRE(a.output().rows() == b.output().rows());
+  REQUIRE(a.output().cols() == b.output().cols());
+  for (Eigen::Index i = 0; i < a.output().rows(); ++i)
+    for (Eigen::Index j = 0; j < a.output().cols(); ++j) CHECK(same_bits(a.output()(i, j), b.output()(i, j)));
+  REQUIRE(a.m().size() == b.m().size());
+  for (std::size_t i = 0; i < a.m().size(); ++i) CHECK(same_bits(a.m()[i], b.m()[i]));
+  for (std::size_t i = 0; i < a.l().size(); ++i) CHECK(same_bits(a.l()[i], b.l()[i]));
   // Every step's label, text and counters as `flashstep run` writes them.
   CHECK(recording_json(a, true, true).dump() == recording_json(b, true, true).dump());
 }
@@ -97,8 +97,8 @@ TEST_CASE("document: explicit Q, K, V in a scenario file are used as they are an
   Fresh app;
   REQUIRE(open_document(app, path));
   const Recording& rec = *app.played.rec;
-  REQUIRE(rec.output.rows() == 3);
-  REQUIRE(rec.output.cols() == 2);
+  REQUIRE(rec.output().rows() == 3);
+  REQUIRE(rec.output().cols() == 2);
   CHECK(app.timeline.playhead() == 3);
   // Row 0 by hand: scores q0·k = (1, 0, 2), softmax, times V.
   const long double s[3] = {1, 0, 2};
@@ -117,8 +117,8 @@ TEST_CASE("document: explicit Q, K, V in a scenario file are used as they are an
       tolerance::attention_row(r.scenario.algorithm, r.q, r.k, r.v, 0, r.scale, false, r.Tc, r.scenario.precision,
                                tolerance::Exp::cpu)
           .output;
-  CHECK(std::fabs(rec.output(0, 0) - static_cast<double>(o[0])) <= tol);
-  CHECK(std::fabs(rec.output(0, 1) - static_cast<double>(o[1])) <= tol);
+  CHECK(std::fabs(rec.output()(0, 0) - static_cast<double>(o[0])) <= tol);
+  CHECK(std::fabs(rec.output()(0, 1) - static_cast<double>(o[1])) <= tol);
 
   const std::string again = dir.file("again.json");
   REQUIRE(save_document(app, again));

@@ -152,13 +152,13 @@ void check_same(const Recording& a, const Recording& b) {
   for (std::size_t i = 0; i < a.deltas.size(); ++i)
     if (a.deltas[i].index != b.deltas[i].index || !same_number(a.deltas[i].value, b.deltas[i].value)) ++differ;
   CHECK(differ == 0);
-  REQUIRE(a.output.rows() == b.output.rows());
-  REQUIRE(a.output.cols() == b.output.cols());
-  CHECK(a.output == b.output);
-  REQUIRE(a.m.size() == b.m.size());
-  for (std::size_t i = 0; i < a.m.size(); ++i) {
-    CHECK(same_number(a.m[i], b.m[i]));
-    CHECK(same_number(a.l[i], b.l[i]));
+  REQUIRE(a.output().rows() == b.output().rows());
+  REQUIRE(a.output().cols() == b.output().cols());
+  CHECK(a.output() == b.output());
+  REQUIRE(a.m().size() == b.m().size());
+  for (std::size_t i = 0; i < a.m().size(); ++i) {
+    CHECK(same_number(a.m()[i], b.m()[i]));
+    CHECK(same_number(a.l()[i], b.l()[i]));
   }
   CHECK(a.io.hbm_accesses() == b.io.hbm_accesses());
 }

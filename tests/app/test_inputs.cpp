@@ -266,7 +266,7 @@ TEST_CASE("inputs: the attention presets make a score overflow to -inf in every 
       REQUIRE(bS >= 0);
       const State end = replay(one, one.step_count() - 1);
       CHECK(end.at(bS, 0, 0, 4) == -std::numeric_limits<double>::infinity());
-      for (Eigen::Index k = 0; k < one.output.size(); ++k) CHECK(std::isfinite(one.output.data()[k]));
+      for (Eigen::Index k = 0; k < one.output().size(); ++k) CHECK(std::isfinite(one.output().data()[k]));
       // Row 1's other scores are 1·1, 1·(−1), 1·0.5, scaled by 1/√2: O₁ is their softmax mix of
       // v₂, v₃, v₄ (the −∞ score's v₁ weighs 0). Plain long double here.
       const long double s = 1.0L / std::sqrt(2.0L);
@@ -277,16 +277,16 @@ TEST_CASE("inputs: the attention presets make a score overflow to -inf in every 
       // division (u): under 16u relative on values of at most 2, so 32u absolute.
       const double u = std::ldexp(1.0, p == Precision::fp64 ? -53 : p == Precision::fp32 ? -24 : p == Precision::fp16 ? -11 : -8);
       const double tol = 32 * u;
-      CHECK(std::fabs(one.output(0, 0) - static_cast<double>(o0)) <= tol);
-      CHECK(std::fabs(one.output(0, 1) - static_cast<double>(o1)) <= tol);
+      CHECK(std::fabs(one.output()(0, 0) - static_cast<double>(o0)) <= tol);
+      CHECK(std::fabs(one.output()(0, 1) - static_cast<double>(o1)) <= tol);
       // "a row with no finite score": row 1 has no probability mass.
       set_attention_preset(in, 1);
       const Recording none = record(scenario_from(in));
-      CHECK(none.output(0, 0) == 0.0);
-      CHECK(none.output(0, 1) == 0.0);
-      CHECK(none.l[0] == 0.0);
-      CHECK(none.m[0] == -std::numeric_limits<double>::infinity());
-      for (Eigen::Index r = 1; r < 4; ++r) CHECK(std::isfinite(none.output(r, 0)));
+      CHECK(none.output()(0, 0) == 0.0);
+      CHECK(none.output()(0, 1) == 0.0);
+      CHECK(none.l()[0] == 0.0);
+      CHECK(none.m()[0] == -std::numeric_limits<double>::infinity());
+      for (Eigen::Index r = 1; r < 4; ++r) CHECK(std::isfinite(none.output()(r, 0)));
     }
 }
 

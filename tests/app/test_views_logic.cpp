@@ -192,7 +192,7 @@ TEST_CASE("log y = −∞ is explained by its own element: x = −∞ with a fin
   REQUIRE(by >= 0);
   REQUIRE(cell_kind(true, cur.value(by, 0, 0)) == CellKind::neg_inf);
   // LSE = log(e¹ + e²) ≈ 2.3133: finite, so it is not the reason.
-  const double lse = rec.lse[0];
+  const double lse = rec.lse()[0];
   CHECK(std::isfinite(lse));
   const std::string why = nonfinite_reason(rec, cur.state(), by, 0, 0);
   CAPTURE(why);

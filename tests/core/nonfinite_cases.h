@@ -188,21 +188,21 @@ inline void check_softmax(const std::string& what, const Recording& rec, const S
   for (double v : c.x) x.push_back(static_cast<LD>(v));
   const RowRef ref = softmax_ref(x, log, a == Algorithm::naive);
   const double tol = softmax_tolerance(a, c.x, p, chunks, e);
-  REQUIRE(rec.output.cols() == static_cast<Eigen::Index>(c.x.size()));
+  REQUIRE(rec.output().cols() == static_cast<Eigen::Index>(c.x.size()));
   int bad = 0;
   for (std::size_t i = 0; i < c.x.size(); ++i)
-    if (!same(rec.output(0, static_cast<Eigen::Index>(i)), ref.y[i], tol)) {
+    if (!same(rec.output()(0, static_cast<Eigen::Index>(i)), ref.y[i], tol)) {
       if (bad++ < 3)
-        MESSAGE("y[" << i << "] = " << rec.output(0, static_cast<Eigen::Index>(i)) << ", want " << show(ref.y[i]));
+        MESSAGE("y[" << i << "] = " << rec.output()(0, static_cast<Eigen::Index>(i)) << ", want " << show(ref.y[i]));
     }
   CHECK(bad == 0);
   if (a != Algorithm::naive) {  // naive has no max
-    REQUIRE(rec.m.size() == 1);
-    CHECK_MESSAGE(same(rec.m[0], ref.m, 0.0), "m = " << rec.m[0] << ", want " << show(ref.m));
+    REQUIRE(rec.m().size() == 1);
+    CHECK_MESSAGE(same(rec.m()[0], ref.m, 0.0), "m = " << rec.m()[0] << ", want " << show(ref.m));
   }
-  REQUIRE(rec.l.size() == 1);
+  REQUIRE(rec.l().size() == 1);
   const double ltol = std::isfinite(static_cast<double>(ref.l)) ? 1e-2 * static_cast<double>(ref.l) : 0;
-  CHECK_MESSAGE(same(rec.l[0], ref.l, ltol), "l = " << rec.l[0] << ", want " << show(ref.l));
+  CHECK_MESSAGE(same(rec.l()[0], ref.l, ltol), "l = " << rec.l()[0] << ", want " << show(ref.l));
 }
 
 struct AttnCase {
@@ -240,26 +240,26 @@ inline void check_attention(const std::string& what, const Recording& rec, const
   CAPTURE(what);
   const AttnRef ref = attention_ref(c.q, c.k, c.v, c.causal, p);
   const std::size_t N = c.q.size(), d = c.v[0].size();
-  REQUIRE(rec.output.rows() == static_cast<Eigen::Index>(N));
+  REQUIRE(rec.output().rows() == static_cast<Eigen::Index>(N));
   // The weights here are exactly 0 or 1 (an exp that underflows, or exp(0)), so a finite O is
   // v itself up to the few roundings of l·O/l: 8 unit roundoffs of the format.
   const double u = tolerance::unit_roundoff(p);
   for (std::size_t i = 0; i < N; ++i) {
     CAPTURE(i);
     for (std::size_t col = 0; col < d; ++col) {
-      const double got = rec.output(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(col));
+      const double got = rec.output()(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(col));
       const LD want = ref.O[i][col];
       CHECK_MESSAGE(same(got, want, 8 * u * std::fabs(static_cast<double>(want))),
                     "O = " << got << ", want " << show(want));
     }
-    REQUIRE(rec.m.size() == N);
-    CHECK_MESSAGE(same(rec.m[i], ref.m[i], 8 * u * std::fabs(static_cast<double>(ref.m[i]))),
-                  "m = " << rec.m[i] << ", want " << show(ref.m[i]));
-    CHECK_MESSAGE(same(rec.l[i], ref.l[i], 8 * u * std::fabs(static_cast<double>(ref.l[i]))),
-                  "l = " << rec.l[i] << ", want " << show(ref.l[i]));
-    if (lse && rec.lse.size() == N)
-      CHECK_MESSAGE(same(rec.lse[i], ref.lse[i], 8 * u * (1 + std::fabs(static_cast<double>(ref.lse[i])))),
-                    "LSE = " << rec.lse[i] << ", want " << show(ref.lse[i]));
+    REQUIRE(rec.m().size() == N);
+    CHECK_MESSAGE(same(rec.m()[i], ref.m[i], 8 * u * std::fabs(static_cast<double>(ref.m[i]))),
+                  "m = " << rec.m()[i] << ", want " << show(ref.m[i]));
+    CHECK_MESSAGE(same(rec.l()[i], ref.l[i], 8 * u * std::fabs(static_cast<double>(ref.l[i]))),
+                  "l = " << rec.l()[i] << ", want " << show(ref.l[i]));
+    if (lse && rec.lse().size() == N)
+      CHECK_MESSAGE(same(rec.lse()[i], ref.lse[i], 8 * u * (1 + std::fabs(static_cast<double>(ref.lse[i])))),
+                    "LSE = " << rec.lse()[i] << ", want " << show(ref.lse[i]));
   }
 }
 

@@ -61,17 +61,17 @@ TEST_CASE("every attention algorithm in every precision matches the reference, w
           s.block_cols = 8;
           const Resolved r = resolve(s);
           const Recording rec = record(r);
-          REQUIRE(rec.output.rows() == N);
-          REQUIRE(rec.output.cols() == d);
-          CHECK(max_error(rec.output, want) <= tolerance::of_run(r, tolerance::Exp::cpu).output);
+          REQUIRE(rec.output().rows() == N);
+          REQUIRE(rec.output().cols() == d);
+          CHECK(max_error(rec.output(), want) <= tolerance::of_run(r, tolerance::Exp::cpu).output);
           for (int i = 0; i < N; ++i) {
             CAPTURE(i);
             const ref::RowStats st = ref::row_stats(ref::scores(in.q, in.k, i, scale, causal));
             const tolerance::Bound b =
                 tolerance::attention_row(a, r.q, r.k, r.v, i, r.scale, causal, r.Tc, p, tolerance::Exp::cpu);
-            CHECK(std::fabs(rec.m[i] - st.m) <= b.m * std::max(1.0L, std::fabs(st.m)));
-            CHECK(std::fabs(rec.l[i] - st.l) <= b.l * st.l);
-            if (a == Algorithm::attn_tiled_v2) CHECK(std::fabs(rec.lse[i] - st.lse) <= b.lse);
+            CHECK(std::fabs(rec.m()[i] - st.m) <= b.m * std::max(1.0L, std::fabs(st.m)));
+            CHECK(std::fabs(rec.l()[i] - st.l) <= b.l * st.l);
+            if (a == Algorithm::attn_tiled_v2) CHECK(std::fabs(rec.lse()[i] - st.lse) <= b.lse);
           }
         }
     }
@@ -103,8 +103,8 @@ TEST_CASE("FlashAttention-1 and -2 equal the reference and attn-naive in fp32 at
       };
       const Recording naive = run(Algorithm::attn_naive);
       const tolerance::Bound b_naive = bound(attention_scenario(Algorithm::attn_naive, Precision::fp32, in, causal, mode));
-      CHECK(max_error(naive.output, want) <= b_naive.output);
-      CHECK(max_error(run(Algorithm::attn_online).output, want) <=
+      CHECK(max_error(naive.output(), want) <= b_naive.output);
+      CHECK(max_error(run(Algorithm::attn_online).output(), want) <=
             bound(attention_scenario(Algorithm::attn_online, Precision::fp32, in, causal, mode)).output);
       for (const Blocks& b : blocks)
         for (Algorithm a : {Algorithm::attn_tiled, Algorithm::attn_tiled_v2}) {
@@ -120,15 +120,15 @@ TEST_CASE("FlashAttention-1 and -2 equal the reference and attn-naive in fp32 at
           const tolerance::Bound tol = bound(s);
           CHECK(rec.Br == b.want_Br);
           CHECK(rec.Bc == b.want_Bc);
-          CHECK(max_error(rec.output, want) <= tol.output);
+          CHECK(max_error(rec.output(), want) <= tol.output);
           double vs_naive = 0;
-          for (Eigen::Index i = 0; i < rec.output.size(); ++i)
-            vs_naive = std::max(vs_naive, std::fabs(rec.output.data()[i] - naive.output.data()[i]));
+          for (Eigen::Index i = 0; i < rec.output().size(); ++i)
+            vs_naive = std::max(vs_naive, std::fabs(rec.output().data()[i] - naive.output().data()[i]));
           CHECK(vs_naive <= tol.output + b_naive.output);
           if (a == Algorithm::attn_tiled_v2) {
             for (int i = 0; i < N; ++i) {
               const ref::RowStats st = ref::row_stats(ref::scores(in.q, in.k, i, scale, causal));
-              CHECK(std::fabs(rec.lse[i] - st.lse) <= tol.lse);
+              CHECK(std::fabs(rec.lse()[i] - st.lse) <= tol.lse);
             }
           }
         }
@@ -156,16 +156,16 @@ TEST_CASE("fp32 with unscaled standard-normal inputs is limited by the rounding 
     const ref::Mat want = ref::attention(r.scenario.q, r.scenario.k, r.scenario.v, 1.0L, causal);
     const double b_naive = tolerance::of_run(r, tolerance::Exp::cpu).output;
     const Recording naive = record(r, RecordOptions{false});
-    CHECK(max_error(naive.output, want) <= b_naive);
+    CHECK(max_error(naive.output(), want) <= b_naive);
     for (Algorithm a : {Algorithm::attn_online, Algorithm::attn_tiled, Algorithm::attn_tiled_v2}) {
       CAPTURE(algorithm_id(a));
       s.algorithm = a;
       const Resolved ra = resolve(s);
       const double b = tolerance::of_run(ra, tolerance::Exp::cpu).output;
-      const MatrixRM O = record(ra, RecordOptions{false}).output;
+      const MatrixRM O = record(ra, RecordOptions{false}).output();
       MESSAGE(algorithm_id(a) << (causal ? " causal" : "") << ": observed / limit " << max_error(O, want) << " / " << b);
       CHECK(max_error(O, want) <= b);
-      CHECK((O - naive.output).cwiseAbs().maxCoeff() <= b + b_naive);
+      CHECK((O - naive.output()).cwiseAbs().maxCoeff() <= b + b_naive);
     }
   }
 }
@@ -259,6 +259,6 @@ TEST_CASE("a numeric scale (1/temperature) multiplies every attention score") {
     s.scale_value = 0.3;
     s.block_rows = 3;
     s.block_cols = 4;
-    CHECK(max_error(record(s).output, want) <= tolerance::of_run(resolve(s), tolerance::Exp::cpu).output);
+    CHECK(max_error(record(s).output(), want) <= tolerance::of_run(resolve(s), tolerance::Exp::cpu).output);
   }
 }

@@ -162,10 +162,10 @@ TEST_CASE("a summary-only run gives the same output, m, l and IO totals as a ful
     CHECK(summary.deltas.empty());
     CHECK(summary.keyframes.empty());
     CHECK(full.step_count() > 0);
-    CHECK(support::same_matrix(full.output, summary.output));
-    CHECK(support::same_vector(full.m, summary.m));
-    CHECK(support::same_vector(full.l, summary.l));
-    CHECK(support::same_vector(full.lse, summary.lse));
+    CHECK(support::same_matrix(full.output(), summary.output()));
+    CHECK(support::same_vector(full.m(), summary.m()));
+    CHECK(support::same_vector(full.l(), summary.l()));
+    CHECK(support::same_vector(full.lse(), summary.lse()));
     CHECK(full.io == summary.io);
     // The counters a full run stamps on its last step are the totals.
     CHECK(full.steps.back().io == full.io);

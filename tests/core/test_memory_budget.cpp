@@ -49,5 +49,5 @@ TEST_CASE("a recording above the memory budget is refused with the estimate") {
   }
   // A summary-only run of the same scenario is not limited by the recording budget.
   opt.keep_steps = false;
-  CHECK(record(r, opt).output.rows() == 200);
+  CHECK(record(r, opt).output().rows() == 200);
 }

@@ -36,7 +36,7 @@ TEST_CASE("every lesson's scenario survives a save and a load, and records the s
     CHECK(back.layout == doc.layout);
     const Recording a = record(doc.scenario), b = record(back.scenario);
     REQUIRE(a.step_count() == b.step_count());
-    CHECK(same(a.output, b.output));
+    CHECK(same(a.output(), b.output()));
     CHECK(a.io == b.io);
   }
 }

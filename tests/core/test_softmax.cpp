@@ -36,8 +36,8 @@ double as_fp16(double x) {
 void check_rows(const Recording& rec, const Rows& x, long double scale) {
   const Precision p = rec.precision;
   const int n = rec.n;
-  REQUIRE(rec.output.rows() == static_cast<Eigen::Index>(x.size()));
-  REQUIRE(rec.output.cols() == n);
+  REQUIRE(rec.output().rows() == static_cast<Eigen::Index>(x.size()));
+  REQUIRE(rec.output().cols() == n);
   for (int r = 0; r < rec.rows; ++r) {
     CAPTURE(r);
     const auto& row = x[r];
@@ -51,29 +51,29 @@ void check_rows(const Recording& rec, const Rows& x, long double scale) {
       for (int i = 0; i < n; ++i) {
         CAPTURE(i);
         if (std::isinf(want[i])) {
-          CHECK(rec.output(r, i) == want[i]);
+          CHECK(rec.output()(r, i) == want[i]);
           continue;
         }
-        CHECK(std::fabs(rec.output(r, i) - want[i]) <= each[i]);
+        CHECK(std::fabs(rec.output()(r, i) - want[i]) <= each[i]);
       }
-      REQUIRE(rec.lse.size() == static_cast<std::size_t>(rec.rows));
-      CHECK(std::fabs(rec.lse[r] - lse) <= b.lse);
+      REQUIRE(rec.lse().size() == static_cast<std::size_t>(rec.rows));
+      CHECK(std::fabs(rec.lse()[r] - lse) <= b.lse);
     } else {
       const ref::Vec want = ref::softmax(row, scale);
       for (int i = 0; i < n; ++i) {
         CAPTURE(i);
-        CHECK(std::fabs(rec.output(r, i) - want[i]) <= each[i]);
+        CHECK(std::fabs(rec.output()(r, i) - want[i]) <= each[i]);
       }
     }
     if (rec.algorithm == Algorithm::naive) {
       // Naive softmax's l is the plain sum of exp(x_j): no max was subtracted.
       long double sum = 0;
       for (double v : row) sum += std::exp(scale * v);
-      CHECK(std::fabs(rec.l[r] - sum) <= b.l * sum);
+      CHECK(std::fabs(rec.l()[r] - sum) <= b.l * sum);
     } else {
       // The max involves no arithmetic, so it is exact in every format.
-      CHECK(rec.m[r] == static_cast<double>(ml.m));
-      CHECK(std::fabs(rec.l[r] - ml.l) <= b.l * ml.l);
+      CHECK(rec.m()[r] == static_cast<double>(ml.m));
+      CHECK(std::fabs(rec.l()[r] - ml.l) <= b.l * ml.l);
     }
   }
 }
@@ -120,7 +120,7 @@ TEST_CASE("each row of a matrix is its own softmax, with its own m and l") {
       CAPTURE(precision_name(p));
       const Recording rec = record(softmax_scenario(a, p, x, 3));
       check_rows(rec, x, 1.0L);
-      if (a != Algorithm::naive) CHECK(rec.m[1] - rec.m[0] == 20.0);
+      if (a != Algorithm::naive) CHECK(rec.m()[1] - rec.m()[0] == 20.0);
     }
 }
 
@@ -141,7 +141,7 @@ TEST_CASE("a numeric scale (1/temperature) multiplies every score") {
           const ref::Vec want = ref::softmax(x[r], scale);
           std::vector<double> each;
           tolerance::softmax_row(a, x[r], scale, p, tolerance::Exp::cpu, 4, &each);
-          for (int i = 0; i < 24; ++i) CHECK(std::fabs(rec.output(r, i) - want[i]) <= each[i]);
+          for (int i = 0; i < 24; ++i) CHECK(std::fabs(rec.output()(r, i) - want[i]) <= each[i]);
         }
       }
 }
@@ -226,10 +226,10 @@ TEST_CASE("chunked equals safe for every K from 1 to n, whether or not K divides
           std::vector<double> each_c, each_s;
           const tolerance::Bound bc = tolerance::softmax_row(Algorithm::chunked, x[r], 1.0, p, tolerance::Exp::cpu, K, &each_c);
           const tolerance::Bound bs = tolerance::softmax_row(Algorithm::safe, x[r], 1.0, p, tolerance::Exp::cpu, 1, &each_s);
-          CHECK(chunked.m[r] == safe.m[r]);
-          CHECK(std::fabs(chunked.l[r] - safe.l[r]) <= (bc.l + bs.l) * safe.l[r]);
+          CHECK(chunked.m()[r] == safe.m()[r]);
+          CHECK(std::fabs(chunked.l()[r] - safe.l()[r]) <= (bc.l + bs.l) * safe.l()[r]);
           for (int i = 0; i < n; ++i)
-            CHECK(std::fabs(chunked.output(r, i) - safe.output(r, i)) <= each_c[i] + each_s[i]);
+            CHECK(std::fabs(chunked.output()(r, i) - safe.output()(r, i)) <= each_c[i] + each_s[i]);
         }
       }
     }
@@ -290,8 +290,8 @@ TEST_CASE("fp16: naive softmax overflows once x >= 11.1 while safe, online and c
     const Rows x = {{big, 0.0, 1.0, -2.0}};
     const Rows seen = {{as_fp16(big), 0.0, 1.0, -2.0}};
     const Recording naive = record(softmax_scenario(Algorithm::naive, Precision::fp16, x));
-    CHECK(std::isinf(naive.l[0]));
-    CHECK(std::isnan(naive.output(0, 0)));  // inf / inf
+    CHECK(std::isinf(naive.l()[0]));
+    CHECK(std::isnan(naive.output()(0, 0)));  // inf / inf
     CHECK(naive.count_nonfinite_outputs() >= 1);
     for (Algorithm a : {Algorithm::safe, Algorithm::online, Algorithm::chunked, Algorithm::logsumexp}) {
       CAPTURE(algorithm_id(a));
@@ -313,11 +313,11 @@ TEST_CASE("fp16 exp overflows exactly where e^x rounds past 65504, as on hardwar
   CHECK(as_fp16(11.0859375) == 11.0859375);
   CHECK(as_fp16(11.09375) == 11.09375);
   const Recording below = record(softmax_scenario(Algorithm::naive, Precision::fp16, {{11.0859375, -3.0}}));
-  CHECK(std::isfinite(below.l[0]));
-  CHECK(below.output(0, 0) == 1.0);
+  CHECK(std::isfinite(below.l()[0]));
+  CHECK(below.output()(0, 0) == 1.0);
   const Recording above = record(softmax_scenario(Algorithm::naive, Precision::fp16, {{11.09375, -3.0}}));
-  CHECK(std::isinf(above.l[0]));
-  CHECK(std::isnan(above.output(0, 0)));
+  CHECK(std::isinf(above.l()[0]));
+  CHECK(std::isnan(above.output()(0, 0)));
 }
 
 TEST_CASE("naive softmax overflows around 88.72 in fp32 and bf16 and 709.78 in fp64") {
@@ -336,14 +336,14 @@ TEST_CASE("naive softmax overflows around 88.72 in fp32 and bf16 and 709.78 in f
     CAPTURE(precision_name(c.p));
     const Recording ok = record(softmax_scenario(Algorithm::naive, c.p, {{c.finite, 0.0}}));
     CHECK(ok.count_nonfinite_outputs() == 0);
-    CHECK(ok.output(0, 0) == doctest::Approx(1.0));
+    CHECK(ok.output()(0, 0) == doctest::Approx(1.0));
     const Recording bad = record(softmax_scenario(Algorithm::naive, c.p, {{c.overflows, 0.0}}));
-    CHECK(std::isinf(bad.l[0]));
-    CHECK(std::isnan(bad.output(0, 0)));
+    CHECK(std::isinf(bad.l()[0]));
+    CHECK(std::isnan(bad.output()(0, 0)));
     for (Algorithm a : {Algorithm::safe, Algorithm::online}) {
       const Recording rec = record(softmax_scenario(a, c.p, {{c.overflows, 0.0}}));
       CHECK(rec.count_nonfinite_outputs() == 0);
-      CHECK(rec.output(0, 0) == 1.0);
+      CHECK(rec.output()(0, 0) == 1.0);
     }
   }
 }

@@ -80,14 +80,14 @@ TEST_CASE("a perturbation of twice the tolerance is caught") {
       CHECK(tolerance::within(compare(base, base), b, "unperturbed"));
 
       Recording moved = base;
-      const Eigen::Index cell = moved.output.size() / 2;
-      moved.output.data()[cell] += 2.0 * b.output;
+      const Eigen::Index cell = moved.output().size() / 2;
+      moved.output().data()[cell] += 2.0 * b.output;
       const CompareReport rep = compare(base, moved);
       CHECK(rep.max_abs_output_diff == doctest::Approx(2.0 * b.output));
       CHECK_FALSE(tolerance::within(rep, b, "output moved by 2 x limit"));
 
       Recording heavier = base;
-      heavier.l.back() += 2.0 * b.l * std::max(1.0, heavier.l.back()) / (1.0 - 2.0 * b.l);
+      heavier.l().back() += 2.0 * b.l * std::max(1.0, heavier.l().back()) / (1.0 - 2.0 * b.l);
       CHECK_FALSE(tolerance::within(compare(base, heavier), b, "l moved by 2 x limit"));
     }
 }

@@ -51,8 +51,8 @@ TEST_CASE("a recording compared with itself differs by nothing") {
 TEST_CASE("output, final m and l, and per-step l differences are each reported") {
   const Recording a = online_of({3, 2, 5, 1});
   Recording b = a;
-  b.output(0, 2) += 0.125;
-  b.m[0] = 5.5;  // relative 0.5 / 5.5
+  b.output()(0, 2) += 0.125;
+  b.m()[0] = 5.5;  // relative 0.5 / 5.5
   const int bl = b.find_buffer("l");
   // Alter l in the deltas of step 1 only; the final l stays equal.
   for (std::uint32_t i = b.delta_begin(1); i < b.steps[1].delta_end; ++i)
@@ -66,7 +66,7 @@ TEST_CASE("output, final m and l, and per-step l differences are each reported")
 TEST_CASE("a NaN on one side only is an infinite difference") {
   const Recording a = online_of({3, 2, 5, 1});
   Recording b = a;
-  b.output(0, 0) = kNan;
+  b.output()(0, 0) = kNan;
   CHECK(std::isinf(compare(a, b).max_abs_output_diff));
   Recording c = online_of({1000, 2000, kNan});
   CHECK(compare(c, c).max_abs_output_diff == 0.0);  // NaN against NaN: the same pattern

@@ -38,10 +38,10 @@ double worst(const MatrixRM& a, Eigen::Index a0, const MatrixRM& b, Eigen::Index
 void check_heads(const Resolved& r, int H, const Recording& gpu) {
   const int N = r.n;
   REQUIRE(gpu.heads == H);
-  REQUIRE(gpu.output.rows() == static_cast<Eigen::Index>(H) * N);
-  REQUIRE(gpu.l.size() == static_cast<std::size_t>(H) * N);
+  REQUIRE(gpu.output().rows() == static_cast<Eigen::Index>(H) * N);
+  REQUIRE(gpu.l().size() == static_cast<std::size_t>(H) * N);
   const Recording cpu = run_timed_heads(r, H, 1, true).rec;
-  REQUIRE(cpu.output.rows() == gpu.output.rows());
+  REQUIRE(cpu.output().rows() == gpu.output().rows());
   for (int h = 0; h < H; ++h) {
     CAPTURE(h);
     const Resolved head = h == 0 ? r : resolve_head(r, h);
@@ -49,11 +49,11 @@ void check_heads(const Resolved& r, int H, const Recording& gpu) {
     double to_ref = 0;
     for (int i = 0; i < N; ++i)
       for (int c = 0; c < r.d; ++c)
-        to_ref = std::max(to_ref, std::fabs(gpu.output(h * N + i, c) - static_cast<double>(O[i][c])));
+        to_ref = std::max(to_ref, std::fabs(gpu.output()(h * N + i, c) - static_cast<double>(O[i][c])));
     const tolerance::Bound glsl = tolerance::of_run(head, tolerance::Exp::glsl);
     const tolerance::Bound both = glsl + tolerance::of_run(head, tolerance::Exp::cpu);  // CPU against GPU
     const double limit = glsl.output, between = both.output;
-    const double to_cpu = worst(gpu.output, h * N, cpu.output, h * N, N);
+    const double to_cpu = worst(gpu.output(), h * N, cpu.output(), h * N, N);
     const std::string what = std::string(algorithm_id(r.scenario.algorithm)) + (r.scenario.causal ? " causal" : "");
     MESSAGE(what << ", head " << h << ": observed / limit: |O - O_ref| " << to_ref << " / " << limit
                  << ", |O_gpu - O_cpu| " << to_cpu << " / " << between);
@@ -61,9 +61,9 @@ void check_heads(const Resolved& r, int H, const Recording& gpu) {
     CHECK(to_cpu <= between);
     double l_rel = 0;
     for (int i = 0; i < N; ++i)
-      l_rel = std::max(l_rel, std::fabs(gpu.l[h * N + i] - cpu.l[h * N + i]) / std::fabs(cpu.l[h * N + i]));
+      l_rel = std::max(l_rel, std::fabs(gpu.l()[h * N + i] - cpu.l()[h * N + i]) / std::fabs(cpu.l()[h * N + i]));
     CHECK(l_rel <= both.l);
-    if (h > 0) CHECK(worst(gpu.output, h * N, gpu.output, 0, N) > 100 * between);
+    if (h > 0) CHECK(worst(gpu.output(), h * N, gpu.output(), 0, N) > 100 * between);
   }
 }
 
@@ -88,7 +88,7 @@ TEST_CASE("three heads on the GPU: each equals the CPU's head and a long-double 
       check_heads(r, 3, gpu);
       // Head 0 is the single-head run.
       const Recording one = gpu_test::engine().record(r, summary());
-      CHECK(worst(gpu.output, 0, one.output, 0, r.n) == 0.0);
+      CHECK(worst(gpu.output(), 0, one.output(), 0, r.n) == 0.0);
     }
 }
 
@@ -161,7 +161,7 @@ TEST_CASE("the loop cap is measured at start-up: llvmpipe's 65535 refuses up fro
       const ref::Mat O = ref::attention(rows_of(edge.q), rows_of(edge.k), rows_of(edge.v), edge.scale, false);
       double to_ref = 0;
       for (int i = 0; i < edge.n; ++i)
-        for (int c = 0; c < edge.d; ++c) to_ref = std::max(to_ref, std::fabs(rec.output(i, c) - static_cast<double>(O[i][c])));
+        for (int c = 0; c < edge.d; ++c) to_ref = std::max(to_ref, std::fabs(rec.output()(i, c) - static_cast<double>(O[i][c])));
       CHECK(to_ref <= tolerance::of_run(edge, tolerance::Exp::glsl).output);
     } catch (const gpu::Unsupported& e) {
       MESSAGE("refused after the run: " << std::string(e.what()));
@@ -175,7 +175,7 @@ TEST_CASE("the loop cap is measured at start-up: llvmpipe's 65535 refuses up fro
     const ref::Mat O = ref::attention(rows_of(r.q), rows_of(r.k), rows_of(r.v), r.scale, false);
     double to_ref = 0;
     for (int i = 0; i < r.n; ++i)
-      for (int c = 0; c < r.d; ++c) to_ref = std::max(to_ref, std::fabs(rec.output(i, c) - static_cast<double>(O[i][c])));
+      for (int c = 0; c < r.d; ++c) to_ref = std::max(to_ref, std::fabs(rec.output()(i, c) - static_cast<double>(O[i][c])));
     CHECK(to_ref <= tolerance::of_run(r, tolerance::Exp::glsl).output);
   }
 }

@@ -42,9 +42,9 @@ OverflowRun run_overflow(double x, Precision p) {
   out.y_naive = final_row(naive, "y");
   out.exp_safe = final_row(safe, "e");
   out.y_safe = final_row(safe, "y");
-  out.l_naive = naive.l.empty() ? 0 : naive.l[0];
-  out.m_safe = safe.m.empty() ? 0 : safe.m[0];
-  out.l_safe = safe.l.empty() ? 0 : safe.l[0];
+  out.l_naive = naive.l().empty() ? 0 : naive.l()[0];
+  out.m_safe = safe.m().empty() ? 0 : safe.m()[0];
+  out.l_safe = safe.l().empty() ? 0 : safe.l()[0];
   // The engines keep e as "last computed"; recompute the full column so the table is complete.
   if (out.exp_naive.size() == out.x.size())
     for (std::size_t i = 0; i < out.x.size(); ++i) out.exp_naive[i] = round_to(p, std::exp(out.x[i]));

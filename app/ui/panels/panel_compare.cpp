@@ -141,8 +141,8 @@ void draw_compare(AppState& app) {
                 std::string(algorithm_id(c.b)).c_str(), count(ib.hbm_accesses()).c_str(),
                 static_cast<double>(ia.hbm_accesses()) / static_cast<double>(ib.hbm_accesses()));
   // The same algorithm on two backends: how far apart are their outputs?
-  const MatrixRM& oa = c.left.rec->output;
-  const MatrixRM& ob = c.right.rec->output;
+  const MatrixRM& oa = c.left.rec->output();
+  const MatrixRM& ob = c.right.rec->output();
   if (c.a == c.b && c.left.rec->backend != c.right.rec->backend && oa.rows() == ob.rows() &&
       oa.cols() == ob.cols() && oa.size() > 0) {
     double most = 0;
