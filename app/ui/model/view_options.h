@@ -7,10 +7,12 @@
 #include "app/ui/views/view_logic.h"
 #include "core/algorithms.h"
 
+#include <algorithm>
 #include <any>
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -31,9 +33,17 @@ struct VectorViewOptions {
 // The matrix view of the attention lessons (views/view_matrix.h).
 struct MatrixViewOptions {
   static constexpr ViewKind kKind = ViewKind::matrix;
-  bool show_q = true, show_kt = true, show_s = true, show_p = true, show_vt = true;
-  bool show_o_acc = true, show_o = true;
-  bool show_stats = true;   // m, l, LSE columns beside O
+  // The buffers the toolbar has hidden, by name (every buffer a recording places is shown until
+  // then); kStatsName: the per-row columns beside O (m, l, LSE) together.
+  static constexpr const char* kStatsName = "stats";
+  std::vector<std::string> hidden;
+  bool shows(const std::string& name) const {
+    return std::find(hidden.begin(), hidden.end(), name) == hidden.end();
+  }
+  void show(const std::string& name, bool on) {
+    hidden.erase(std::remove(hidden.begin(), hidden.end(), name), hidden.end());
+    if (!on) hidden.push_back(name);
+  }
   bool show_values = true;  // numbers in cells when they fit
   bool show_tiles = true;   // the Br × Bc tile grid
   bool show_close_up = true;  // at "fit", when cells are too small for numbers: the step's close-up

@@ -1,6 +1,7 @@
 #include "app/ui/views/view_matrix.h"
 
 #include "app/ui/views/heat_image.h"
+#include "app/ui/views/matrix_layout.h"
 #include "app/ui/views/tile_states.h"
 #include "app/ui/views/view_close_up.h"
 #include "app/ui/views/view_matrix_controls.h"
@@ -359,20 +360,13 @@ void hover(const Ctx& c, const Mat& m) {
                       (ch.new_defined ? display_number(ch.new_value) : "not computed yet");
   if (m.transposed) title += strf("   (shown as %sᵀ[%d,%d])", b.name.c_str(), r + 1, col + 1);
   std::string body;
-  if (b.name == "S" || b.name == "P")
+  if (b.row_axis == Axis::query && b.col_axis == Axis::key)
     body = strf("query %d, key %d", br + 1, bc + 1);
   else if (b.cols == 1)
-    body = strf("query row %d", br + 1);
+    body = strf("%s row %d", b.row_axis == Axis::key ? "key" : "query", br + 1);
   else
     body = strf("row %d, column %d of %d", br + 1, bc + 1, b.cols);
-  if (c.rec.Br > 0 && c.rec.Bc > 0) {
-    if (b.name == "S" || b.name == "P")
-      body += strf(" · tile (i=%d, j=%d)", br / c.rec.Br + 1, bc / c.rec.Bc + 1);
-    else if (b.name == "K" || b.name == "V")
-      body += strf(" · block K/V j=%d", br / c.rec.Bc + 1);
-    else
-      body += strf(" · block i=%d", br / c.rec.Br + 1);
-  }
+  if (const std::string block = block_name(c.rec, b, br, bc); !block.empty()) body += " · " + block;
   body += " · in " + std::string(space_name(b.space)) + "\n" + b.description;
   if (ch.changed())
     body += "\nThis step changed it: " +
@@ -428,7 +422,7 @@ void draw_title(const Ctx& c, const Mat& m, float max_w) {
 }
 
 // Row indices (or block labels i = …) left of the first matrix, block labels j = … under S, P.
-void draw_axes(const Ctx& c, const MatrixLayout& L, const std::vector<Mat>& mats, float origin_x) {
+void draw_axes(const Ctx& c, const ItemsLayout& L, const std::vector<Mat>& mats, float origin_x) {
   const float cell = L.cell;
   const Rect* left = nullptr;
   for (const Mat& m : mats)
@@ -519,12 +513,11 @@ void scroll_to_step(const Ctx& c, const std::vector<Mat>& mats, ImVec2 origin, I
 }  // namespace
 
 bool matrix_view_draws(const Recording& rec) {
-  return rec.find_buffer("Q") >= 0 && rec.n > 0 && rec.d > 0 && !rec.initial.values.empty();
+  return !placed_in_order(rec).empty() && rec.n > 0 && rec.d > 0 && !rec.initial.values.empty();
 }
 
 static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   const Recording& rec = in.rec;
-  const int bQ = rec.find_buffer("Q");
   if (!matrix_view_draws(rec)) {
     ImGui::TextDisabled("This lesson has no matrices to show.");
     return;
@@ -542,12 +535,11 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   const TileStates tiles = tile_states(rec, in.playhead);
   Ctx c{in, rec, in.cursor.state(), in.palette, nullptr, s, fs, opt, content, opt.drawn, rg, tiles};
 
-  const int bK = rec.find_buffer("K"), bV = rec.find_buffer("V"), bS = rec.find_buffer("S"),
-            bP = rec.find_buffer("P"), bO = rec.find_buffer("O"), bA = rec.find_buffer("O_acc");
-  std::vector<int> stat_buffers;
-  if (opt.show_stats)
-    for (const char* n : {"m", "l", "LSE"})
-      if (rec.find_buffer(n) >= 0) stat_buffers.push_back(rec.find_buffer(n));
+  // The buffers the recording places and the toolbar keeps (core/recording.h's Place).
+  const PlacedBuffers placed = placed_buffers(rec, [&](int b) {
+    const BufferInfo& info = rec.buffers[static_cast<std::size_t>(b)];
+    return opt.shows(info.place == Place::stats ? MatrixViewOptions::kStatsName : info.name);
+  });
 
   // The legend: one line, two for the tiled lessons' longer list (it wraps where it must).
   // The legend wraps onto as many lines as the width and the font need: its height is what it
@@ -571,17 +563,9 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 inner = in_child ? ImGui::GetContentRegionAvail() : child;
 
-  MatrixLayoutIn li;
+  ItemsLayoutIn li;
   li.N = rec.n;
-  li.d = rec.d;
-  li.q = opt.show_q;
-  li.kt = opt.show_kt && bK >= 0;
-  li.s = opt.show_s && bS >= 0;
-  li.p = opt.show_p && bP >= 0;
-  li.vt = opt.show_vt && bV >= 0;
-  li.o_acc = opt.show_o_acc && bA >= 0;
-  li.o = opt.show_o && bO >= 0;
-  li.stat_cols = static_cast<int>(stat_buffers.size());
+  li.items = placed.items;
   li.gap = std::max(12.0f * s, c.fs * 0.5f);
   li.title_h = c.fs + 6 * s;
   li.margin_left = ImGui::CalcTextSize("i=10").x + 8 * s;
@@ -595,7 +579,7 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   // A stat column is at least as wide as its name; wider when its numbers fit in the rows.
   const float narrow = ImGui::CalcTextSize("m").x + 8 * s;
   li.stat_min_w = opt.show_values ? ImGui::CalcTextSize("−0.000").x + 8 * s : narrow;
-  MatrixLayout L = layout_matrices(li);
+  ItemsLayout L = layout_items(li);
   // At "fit", cells too small for a number (about "−0.00" at the smallest size): the step's
   // close-up goes under the matrices, at a height that is the same at every step.
   CloseUpDraw cud{in, c.st, rg, s, c.fs, li.avail_h * 0.65f};
@@ -624,14 +608,14 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
       // No row for colour scales under the matrices: the close-up sits there (a scale is drawn
       // beside its title where it fits).
       li.margin_bottom = axis_h + 2 * s;
-      L = layout_matrices(li);
+      L = layout_items(li);
     } else {
       close_h = 0;
     }
   }
   if (L.cell < 12.0f * s && li.stat_min_w > narrow) {  // rows too short for numbers anyway
     li.stat_min_w = narrow;
-    L = layout_matrices(li);
+    L = layout_items(li);
   }
 
   std::vector<Mat> mats;
@@ -656,26 +640,20 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
     m.below_offset = axis_h;
     mats.push_back(std::move(m));
   };
-  const std::string kt = pick("Kᵀ", 0x1D40, "K^T"), vt = pick("Vᵀ", 0x1D40, "V^T");
-  const std::string shape_nd = strf(" (%d×%d)", rec.n, rec.d), shape_dn = strf(" (%d×%d)", rec.d, rec.n);
-  const bool tiled = rec.Br > 0;
-  const std::string p_tilde = "\\~P";  // markup: the tilde drawn over P
-  add(bQ, false, L.q, true, false, {"Q" + shape_nd, "Q"});
-  add(bK, true, L.kt, false, true, {kt + shape_dn, kt});
-  add(bS, false, L.s, true, true,
-      {tiled ? "S = Q" + kt + " · s: one tile on chip at a time"
-             : (rec.buffers[bS >= 0 ? bS : 0].space == Space::hbm ? "S = Q" + kt + " · s, in HBM"
-                                                                  : "scores Sᵢⱼ = qᵢ·kⱼ·s, one at a time"),
-       "S = Q" + kt, "S"});
-  add(bP, false, L.p, true, true,
-      {tiled ? p_tilde + " = exp(S − m), per tile, not normalized" : "P = softmax(S), in HBM",
-       tiled ? p_tilde : "P = softmax(S)", "P"});
-  add(bV, true, L.vt, false, true, {vt + shape_dn + ": V on its side", vt + shape_dn, vt});
-  add(bA, false, L.o_acc, true, false, {"Oᵢ⁽ʲ⁾: O not yet divided by l", "Oᵢ⁽ʲ⁾", "Oᵢ"});
-  add(bO, false, L.o, true, false, {"O" + shape_nd, "O"});
-  for (std::size_t k = 0; k < stat_buffers.size(); ++k)
-    add(stat_buffers[k], false, L.stats[k], true, false,
-        {rec.buffers[stat_buffers[k]].name, rec.buffers[stat_buffers[k]].name.substr(0, 1)});
+  // In the declared order; each drawn on its side when placed above, its rows and columns
+  // aligned with the others of the same role (queries down the band, keys across S and P).
+  std::vector<std::size_t> order(placed.items.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return placed.items[a].order < placed.items[b].order; });
+  for (std::size_t k : order) {
+    const BufferInfo& b = rec.buffers[static_cast<std::size_t>(placed.buffers[k])];
+    std::vector<std::string> titles;
+    for (const std::string& t : b.titles) titles.push_back(with_transpose_mark(t));
+    if (titles.empty()) titles.push_back(b.name);
+    add(placed.buffers[k], b.place == Place::above, L.rects[k], display_row_axis(b) == Axis::query,
+        display_col_axis(b) == Axis::key, std::move(titles));
+  }
 
   for (const Mat& m : mats) draw_cells(c, m, rg[m.buffer]);
   for (const Mat& m : mats) draw_tile_states(c, m, tiles);

@@ -23,9 +23,26 @@ const std::vector<ValueRange>& matrix_ranges(const Recording& rec, MatrixViewOpt
   return k.ranges;
 }
 
+std::string with_transpose_mark(std::string text) {
+  static const std::string mark = "ᵀ";
+  const char* shown = pick("ᵀ", 0x1D40, "^T");
+  if (shown == mark) return text;
+  for (std::size_t at = text.find(mark); at != std::string::npos; at = text.find(mark, at + 2))
+    text.replace(at, mark.size(), shown);
+  return text;
+}
+
+std::vector<int> placed_in_order(const Recording& rec) {
+  std::vector<int> out;
+  for (int b = 0; b < static_cast<int>(rec.buffers.size()); ++b)
+    if (rec.buffers[static_cast<std::size_t>(b)].place != Place::hidden) out.push_back(b);
+  std::stable_sort(out.begin(), out.end(), [&](int a, int b) {
+    return rec.buffers[static_cast<std::size_t>(a)].order < rec.buffers[static_cast<std::size_t>(b)].order;
+  });
+  return out;
+}
+
 void draw_matrix_toolbar(const Recording& rec, MatrixViewOptions& opt, float s) {
-  const char* kt = pick("Kᵀ", 0x1D40, "K^T");
-  const char* vt = pick("Vᵀ", 0x1D40, "V^T");
   // The items flow onto a second line rather than run off a narrow panel.
   bool first = true;
   auto next = [&](float w) {
@@ -36,14 +53,25 @@ void draw_matrix_toolbar(const Recording& rec, MatrixViewOptions& opt, float s) 
     next(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x);
     ImGui::Checkbox(label, v);
   };
-  box("Q", &opt.show_q);
-  box(kt, &opt.show_kt);
-  box("S", &opt.show_s);
-  if (rec.find_buffer("P") >= 0) box("P", &opt.show_p);
-  box(vt, &opt.show_vt);
-  if (rec.find_buffer("O_acc") >= 0) box("Oᵢ⁽ʲ⁾", &opt.show_o_acc);
-  box("O", &opt.show_o);
-  box("m, l", &opt.show_stats);
+  auto toggle = [&](const std::string& label, const std::string& name) {
+    bool on = opt.shows(name);
+    box(label.c_str(), &on);
+    opt.show(name, on);
+  };
+  // One box per matrix the recording places, in its order; one for the per-row columns, named
+  // by those the Steps tab shows too (m, l).
+  std::string stats, all_stats;
+  for (int b : placed_in_order(rec)) {
+    const BufferInfo& info = rec.buffers[static_cast<std::size_t>(b)];
+    if (info.place == Place::stats) {
+      if (info.step_column) stats += (stats.empty() ? "" : ", ") + info.name;
+      all_stats += (all_stats.empty() ? "" : ", ") + info.name;
+      continue;
+    }
+    const std::string label = !info.label.empty() ? info.label : !info.titles.empty() ? info.titles.back() : info.name;
+    toggle(with_transpose_mark(label), info.name);
+  }
+  if (!all_stats.empty()) toggle(stats.empty() ? all_stats : stats, MatrixViewOptions::kStatsName);
   next(ImGui::CalcTextSize("|").x);
   ImGui::TextDisabled("|");
   box("numbers", &opt.show_values);

@@ -4,12 +4,19 @@
 
 #include "app/ui/views/view_matrix.h"
 
+#include <string>
 #include <vector>
 
 namespace flashstep::ui {
 
 // The colour range of every buffer of `rec`, recomputed only when the recording changes.
 const std::vector<ValueRange>& matrix_ranges(const Recording& rec, MatrixViewOptions& opt);
+
+// `text` with ᵀ written ^T where the font lacks the glyph.
+std::string with_transpose_mark(std::string text);
+
+// The buffers a recording places in the matrix view, in their declared order.
+std::vector<int> placed_in_order(const Recording& rec);
 
 void draw_matrix_toolbar(const Recording& rec, MatrixViewOptions& opt, float scale);
 
