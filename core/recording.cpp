@@ -285,6 +285,14 @@ State replay(const Recording& rec, int k) {
   return s;
 }
 
+std::vector<StepColumn> step_columns(const Recording& rec) {
+  std::vector<StepColumn> out = {{"m", rec.find_buffer("m")}, {"l", rec.find_buffer("l")}};
+  for (int b = 0; b < static_cast<int>(rec.buffers.size()); ++b)
+    if (rec.buffers[static_cast<std::size_t>(b)].step_column && b != out[0].buffer && b != out[1].buffer)
+      out.push_back({rec.buffers[static_cast<std::size_t>(b)].name, b});
+  return out;
+}
+
 std::vector<int> pass_starts(const Recording& rec) {
   std::vector<int> starts;
   for (int i = 0; i < rec.step_count(); ++i)

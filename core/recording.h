@@ -244,6 +244,15 @@ int normal_part(const Recording& rec, int k, int part);
 // when `part` means the whole step.
 Step step_as_of_part(const Recording& rec, int k, int part);
 
+// The per-row registers shown beside every step (the Steps tab, the steps of the JSON report):
+// m and l always (buffer −1 where the algorithm has none: an empty column), then every other
+// buffer the recording declares a step column, in its order.
+struct StepColumn {
+  std::string name;
+  int buffer = -1;
+};
+std::vector<StepColumn> step_columns(const Recording& rec);
+
 // Replays deltas from the initial state to step k: the plain definition seek() must equal.
 State replay(const Recording& rec, int k);
 

@@ -91,13 +91,11 @@ Json recording_json(const Recording& rec, bool include_steps, bool include_outpu
   if (include_steps && rec.keep_steps) {
     Json steps = Json::array();
     Cursor cur(rec);
-    // Each step has the m and l columns (null where the algorithm has no such buffer), and the
-    // column of every other per-row register the recording shows beside its steps.
-    const int bm = rec.find_buffer("m"), bl = rec.find_buffer("l");
+    // Each step has the step columns: m and l (null where the algorithm has no such buffer),
+    // then every other per-row register the recording shows beside its steps.
+    const std::vector<StepColumn> columns = step_columns(rec);
+    const int bm = columns[0].buffer, bl = columns[1].buffer;
     const int row_count = bm >= 0 ? rec.buffers[bm].rows : (bl >= 0 ? rec.buffers[bl].rows : rec.rows);
-    std::vector<int> columns;
-    for (int b = 0; b < static_cast<int>(rec.buffers.size()); ++b)
-      if (rec.buffers[b].step_column && b != bm && b != bl) columns.push_back(b);
     for (int k = 0; k < rec.step_count(); ++k) {
       cur.seek(k);
       const Step& s = rec.steps[k];
@@ -111,9 +109,8 @@ Json recording_json(const Recording& rec, bool include_steps, bool include_outpu
           parts.push_back({{"lines", {p.line, p.line_end}}, {"text", plain_text(p.text)}});
         st["parts"] = std::move(parts);
       }
-      st["m"] = column_json(cur, bm, row_count);
-      st["l"] = column_json(cur, bl, row_count);
-      for (int b : columns) st[rec.buffers[b].name] = column_json(cur, b, rec.buffers[b].rows);
+      for (const StepColumn& col : columns)
+        st[col.name] = column_json(cur, col.buffer, col.buffer >= 0 ? rec.buffers[col.buffer].rows : row_count);
       steps.push_back(std::move(st));
     }
     j["steps"] = std::move(steps);

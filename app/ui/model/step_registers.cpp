@@ -11,8 +11,11 @@ StepRegisters step_registers(const Recording& rec) {
   const int count = rec.step_count();
   out.m.resize(static_cast<std::size_t>(count));
   out.l.resize(static_cast<std::size_t>(count));
-  const int bm = rec.find_buffer("m"), bl = rec.find_buffer("l");
-  if (count == 0 || (bm < 0 && bl < 0)) return out;
+  const std::vector<StepColumn> columns = step_columns(rec);
+  const int bm = columns[0].buffer, bl = columns[1].buffer;
+  for (std::size_t c = 2; c < columns.size(); ++c)
+    out.more.push_back({columns[c].name, std::vector<std::optional<double>>(static_cast<std::size_t>(count))});
+  if (count == 0 || (columns.size() == 2 && bm < 0 && bl < 0)) return out;
   Cursor cur(rec);
   auto read = [&](int buffer, int row) -> std::optional<double> {
     if (buffer < 0 || row < 0 || row >= rec.buffers[static_cast<std::size_t>(buffer)].rows) return std::nullopt;
@@ -24,6 +27,8 @@ StepRegisters step_registers(const Recording& rec) {
     const int row = step_register_row(rec, rec.steps[static_cast<std::size_t>(k)]);
     out.m[static_cast<std::size_t>(k)] = read(bm, row);
     out.l[static_cast<std::size_t>(k)] = read(bl, row);
+    for (std::size_t c = 2; c < columns.size(); ++c)
+      out.more[c - 2].values[static_cast<std::size_t>(k)] = read(columns[c].buffer, row);
   }
   return out;
 }
@@ -34,6 +39,7 @@ StepRow step_row(const StepRegisters& regs, int step, int playhead) {
   r.shown = true;
   r.m = regs.m[static_cast<std::size_t>(step)];
   r.l = regs.l[static_cast<std::size_t>(step)];
+  for (const auto& c : regs.more) r.more.push_back(c.values[static_cast<std::size_t>(step)]);
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include "core/recording.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace flashstep::ui {
@@ -13,9 +14,15 @@ namespace flashstep::ui {
 // The row a step is about: its softmax or query row, the first row of its tile, else 0.
 int step_register_row(const Recording& rec, const Step& st);
 
+// The step columns of core's step_columns(): m and l, then the others the recording declares.
 struct StepRegisters {
   // Per step; nullopt where the recording has no such buffer or the value is not defined yet.
   std::vector<std::optional<double>> m, l;
+  struct Column {
+    std::string name;
+    std::vector<std::optional<double>> values;
+  };
+  std::vector<Column> more;  // after m and l
 };
 StepRegisters step_registers(const Recording& rec);
 
@@ -24,6 +31,7 @@ StepRegisters step_registers(const Recording& rec);
 struct StepRow {
   bool shown = false;
   std::optional<double> m, l;
+  std::vector<std::optional<double>> more;  // StepRegisters::more's, in order
 };
 StepRow step_row(const StepRegisters& regs, int step, int playhead);
 

@@ -1,5 +1,6 @@
 // The Steps tab: every recorded step of the lesson in a table (pass, label, the sentence with
-// its numbers, m and l of the step's row as they stand right after that step). Clicking a row
+// its numbers, m and l of the step's row as they stand right after that step, and any other
+// per-row register the recording declares a step column). Clicking a row
 // moves the playhead there; the table follows the playhead. Steps after the playhead have not
 // happened yet: their m and l stay empty.
 #include "app/ui/model/step_registers.h"
@@ -39,19 +40,21 @@ void draw_steps_table(AppState& app) {
     return;
   }
   const int playhead = app.timeline.playhead();
-  const bool has_m = rec.find_buffer("m") >= 0, has_l = rec.find_buffer("l") >= 0;
+  // The step columns (core's step_columns): m and l, then any other the recording declares.
+  const std::vector<StepColumn> columns = step_columns(rec);
+  const bool has_m = columns[0].buffer >= 0, has_l = columns[1].buffer >= 0;
   const StepRegisters& regs = registers_of(app.played.rec);
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable;
-  if (!ImGui::BeginTable("steps", 6, flags)) return;
+  if (!ImGui::BeginTable("steps", 4 + static_cast<int>(columns.size()), flags)) return;
   const float s = app.ui_scale;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed, 48 * s);
   ImGui::TableSetupColumn("pass", ImGuiTableColumnFlags_WidthFixed, 40 * s);
   ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, 150 * s);
   ImGui::TableSetupColumn("explanation", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableSetupColumn("m", ImGuiTableColumnFlags_WidthFixed, 70 * s);
-  ImGui::TableSetupColumn("l", ImGuiTableColumnFlags_WidthFixed, 70 * s);
+  for (const StepColumn& col : columns)
+    ImGui::TableSetupColumn(col.name.c_str(), ImGuiTableColumnFlags_WidthFixed, 70 * s);
   ImGui::TableHeadersRow();
   static int followed = -2;  // the playhead the table last scrolled to
   const bool follow = followed != playhead;
@@ -79,6 +82,10 @@ void draw_steps_table(AppState& app) {
         ImGui::TextUnformatted(register_text(row.m, has_m).c_str());
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(register_text(row.l, has_l).c_str());
+        for (const std::optional<double>& v : row.more) {
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(register_text(v, true).c_str());
+        }
       }
     }
   }

@@ -21,9 +21,10 @@ std::string region_name(const Recording& rec, const Step& step, const Region& g)
   const bool one_cell = one_row && g.c1 - g.c0 == 1;
   if (step.tile_i >= 0 || step.tile_j >= 0) {
     const std::string i = sub(step.tile_i + 1), j = sub(step.tile_j + 1);
-    if (n == "K" || n == "V") return n + j;
-    if (n == "S") return "S" + i + j;
-    if (n == "P") return "\\~P" + i + j;  // markup: the tilde drawn over P
+    // The block index of the rows' role: a key-row buffer's tile is K_j, a score's S_ij.
+    if (b.row_axis == Axis::key) return n + j;
+    if (b.row_axis == Axis::query && b.col_axis == Axis::key)
+      return (n == "P" ? std::string("\\~P") : n) + i + j;  // markup: the tilde drawn over the tiles' P
     if (n == "O_acc")  // after tile j, or after the last tile when the Q block is done
       return strf("O%s^{(%d)} (not yet divided)", i.c_str(), step.tile_j >= 0 ? step.tile_j + 1 : rec.Tc);
     return n + i;
