@@ -1,6 +1,6 @@
-// The matrix view of the attention lessons: Q, Kᵀ, S, P, Vᵀ, O (and O_acc) as heatmaps with
-// the per-row m, l (and LSE) columns, arranged so rows are queries and the columns of the top
-// band are keys (see layout_matrices in view_logic.h):
+// The matrix view: every buffer a recording places (core/recording.h's Place, order and axis
+// roles) drawn as a heatmap (heatmap.h), arranged by matrix_layout.h so rows are queries and the
+// columns of the top band are keys. For attention:
 //
 //                 Kᵀ (d×N)      Vᵀ (d×N)
 //     Q (N×d)     S (N×N)       P (N×N)      O_acc   O   m  l  LSE
