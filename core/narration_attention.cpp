@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/attention_buffers.h"
 #include "core/initial_state.h"
 #include "core/markup.h"
 #include "core/mask.h"
@@ -39,60 +40,14 @@ std::string acc(int i, int j) { return strf("O_{%d}^{(%d)}", i, j); }
 
 // ---- what every attention algorithm shares ---------------------------------------------------
 
-namespace {
-
-// Left to right along the main band (and the stacks over S and P top to bottom), as the
-// matrix view's toolbar lists them.
-enum : int { kOrderQ, kOrderK, kOrderS, kOrderP, kOrderV, kOrderAcc, kOrderO, kOrderStats };
-
-BufferInfo scores(BufferInfo b, int order, std::vector<std::string> titles) {
-  return b.axes(Axis::query, Axis::key).at(Place::centre, order).titled(std::move(titles));
-}
-BufferInfo tiled_scores(BufferInfo b) {
-  return scores(std::move(b), kOrderS, {"S = QKᵀ · s: one tile on chip at a time", "S = QKᵀ", "S"});
-}
-// The tilde drawn over P (markup).
-BufferInfo tiled_p(BufferInfo b) {
-  return scores(std::move(b), kOrderP, {"\\~P = exp(S − m), per tile, not normalized", "\\~P", "P"});
-}
-BufferInfo accumulator(BufferInfo b) {
-  return b.axes(Axis::query, Axis::feature)
-      .at(Place::right, kOrderAcc)
-      .titled({"Oᵢ⁽ʲ⁾: O not yet divided by l", "Oᵢ⁽ʲ⁾", "Oᵢ"})
-      .labelled("Oᵢ⁽ʲ⁾");
-}
-// A column beside O, titled by its name or its first letter; m and l are the Steps tab's columns too.
-BufferInfo per_row(BufferInfo b, int k) {
-  const bool steps = b.name == "m" || b.name == "l";
-  b.axes(Axis::query, Axis::none).at(Place::stats, kOrderStats + k).titled({b.name, b.name.substr(0, 1)});
-  if (steps) b.in_steps();
-  return b;
-}
-
-}  // namespace
+using namespace attention_buffers;
 
 AttnNarration::AttnNarration(const Resolved& r, Recorder& rec)
     : r_(r), rec_(rec), N(r.n), d(r.d), scaled_(r.scale != 1.0) {
-  // The matrix view (core/recording.h's Place): rows are queries along the main band, Q left,
-  // S and P in the centre, O_acc and O right, m, l, LSE last; K and V on their side over S and
-  // P, so that k_j and v_j sit above column j. The order is the band's and the toolbar's.
-  const std::string nd = strf(" (%d×%d)", N, d), dn = strf(" (%d×%d)", d, N);
-  bQ_ = rec.add_buffer(BufferInfo{"Q", N, d, Space::hbm, "queries, one row per token"}
-                           .axes(Axis::query, Axis::feature)
-                           .at(Place::left, kOrderQ)
-                           .titled({"Q" + nd, "Q"}));
-  bK_ = rec.add_buffer(BufferInfo{"K", N, d, Space::hbm, "keys, one row per token"}
-                           .axes(Axis::key, Axis::feature)
-                           .at(Place::above, kOrderK, "S")
-                           .titled({"Kᵀ" + dn, "Kᵀ"}));
-  bV_ = rec.add_buffer(BufferInfo{"V", N, d, Space::hbm, "values, one row per token"}
-                           .axes(Axis::key, Axis::feature)
-                           .at(Place::above, kOrderV, "P")
-                           .titled({"Vᵀ" + dn + ": V on its side", "Vᵀ" + dn, "Vᵀ"}));
-  bO_ = rec.add_buffer(BufferInfo{"O", N, d, Space::hbm, "the output O = softmax(S) V, in HBM"}
-                           .axes(Axis::query, Axis::feature)
-                           .at(Place::right, kOrderO)
-                           .titled({"O" + nd, "O"}));
+  bQ_ = rec.add_buffer(queries(N, d));
+  bK_ = rec.add_buffer(keys(N, d));
+  bV_ = rec.add_buffer(values(N, d));
+  bO_ = rec.add_buffer(output(N, d));
   rec.init(bQ_, r.q);
   rec.init(bK_, r.k);
   rec.init(bV_, r.v);
