@@ -3,7 +3,10 @@
 
 #include "core/engine.h"
 #include "core/io_model.h"
+#include "core/text.h"
+#include "core/timed_run.h"
 
+#include <algorithm>
 #include <iterator>
 
 namespace flashstep {
@@ -20,10 +23,12 @@ std::vector<AlgorithmInfo> make_table() {
     a.family = Family::softmax;
     a.view = ViewKind::vector;
     a.has_max = false;
+    a.inputs = {&kInputX};
+    a.group = "softmax";
+    a.passes = {"sum of exponentials", "normalize"};
     a.record = record_naive;
     a.io = io_naive;
     a.size = size_naive;
-    a.fast = false;
     a.gpu = true;
     a.pseudocode = {
         "l_{0} ← 0",
@@ -45,10 +50,13 @@ std::vector<AlgorithmInfo> make_table() {
     a.short_name = "safe softmax";
     a.family = Family::softmax;
     a.view = ViewKind::vector;
+    a.inputs = {&kInputX};
+    a.group = "softmax";
+    a.passes = {"max", "sum of exponentials", "normalize"};
     a.record = record_safe;
     a.io = io_safe;
     a.size = size_safe;
-    a.fast = true;
+    a.fast = fast_safe;
     a.gpu = true;
     a.pseudocode = {
         "m_{0} ← −∞",
@@ -75,10 +83,13 @@ std::vector<AlgorithmInfo> make_table() {
     a.family = Family::softmax;
     a.view = ViewKind::vector;
     a.rescales = true;
+    a.inputs = {&kInputX};
+    a.group = "softmax";
+    a.passes = {"max and sum together", "normalize"};
     a.record = record_online;
     a.io = io_online;
     a.size = size_online;
-    a.fast = true;
+    a.fast = fast_online;
     a.gpu = true;
     a.pseudocode = {
         "m_{0} ← −∞,  l_{0} ← 0",
@@ -104,10 +115,13 @@ std::vector<AlgorithmInfo> make_table() {
     a.rescales = true;
     a.global_max = true;
     a.takes_workers = true;
+    a.inputs = {&kInputX};
+    a.group = "softmax";
+    a.passes = {"each worker: online (m, l) of its chunk", "merge (m, l) pairs", "normalize"};
     a.record = record_chunked;
     a.io = io_chunked;
     a.size = size_chunked;
-    a.fast = true;
+    a.fast = fast_chunked;
     a.gpu = true;
     a.pseudocode = {
         "split x into n_{w} chunks; worker k owns chunk k",
@@ -131,10 +145,13 @@ std::vector<AlgorithmInfo> make_table() {
     a.family = Family::softmax;
     a.view = ViewKind::vector;
     a.rescales = true;
+    a.inputs = {&kInputX};
+    a.group = "softmax";
+    a.stores_lse = true;
+    a.passes = {"max and sum together", "log-softmax"};
     a.record = record_logsumexp;
     a.io = io_logsumexp;
     a.size = size_logsumexp;
-    a.fast = false;
     a.gpu = true;
     a.pseudocode = {
         "m_{0} ← −∞,  l_{0} ← 0",
@@ -158,10 +175,16 @@ std::vector<AlgorithmInfo> make_table() {
     a.short_name = "naive attention";
     a.family = Family::attention;
     a.view = ViewKind::matrix;
+    a.inputs = {&kInputQ, &kInputK, &kInputV};
+    a.takes_mask = true;
+    a.group = "attention";
+    a.square = {"S", "P"};
+    a.window_max_n = kWindowMaxN;
+    a.passes = {"kernel 1: S = QKᵀ", "kernel 2: P = softmax(S)", "kernel 3: O = PV"};
     a.record = record_attn_naive;
     a.io = io_attn_naive;
     a.size = size_attn_naive;
-    a.fast = true;
+    a.fast = fast_attn_naive;
     a.gpu = true;
     a.pseudocode = {
         "Load Q, K by blocks from HBM, compute S = QKᵀ · s, write S to HBM",
@@ -181,10 +204,15 @@ std::vector<AlgorithmInfo> make_table() {
     a.family = Family::attention;
     a.view = ViewKind::matrix;
     a.rescales = true;
+    a.inputs = {&kInputQ, &kInputK, &kInputV};
+    a.takes_mask = true;
+    a.group = "attention";
+    a.window_max_n = kWindowMaxN;
+    a.passes = {"query row "};
+    a.passes_per = PassesPer::query_row;
     a.record = record_attn_online;
     a.io = io_attn_online;
     a.size = size_attn_online;
-    a.fast = false;
     a.gpu = true;
     a.pseudocode = {
         "for each query row i do",
@@ -211,10 +239,17 @@ std::vector<AlgorithmInfo> make_table() {
     a.view = ViewKind::matrix;
     a.rescales = true;
     a.takes_blocks = true;
+    a.inputs = {&kInputQ, &kInputK, &kInputV};
+    a.takes_mask = true;
+    a.group = "attention";
+    a.tile = kForwardTile;
+    a.window_max_n = kWindowMaxN;
+    a.passes = {"K/V block j = "};
+    a.passes_per = PassesPer::kv_block;
     a.record = record_attn_tiled;
     a.io = io_attn_tiled;
     a.size = size_attn_tiled;
-    a.fast = true;
+    a.fast = fast_attn_tiled;
     a.gpu = true;
     a.pseudocode = {
         "Set block sizes B_{c} = ⌈M/4d⌉, B_{r} = min(⌈M/4d⌉, d)",
@@ -247,10 +282,18 @@ std::vector<AlgorithmInfo> make_table() {
     a.view = ViewKind::matrix;
     a.rescales = true;
     a.takes_blocks = true;
+    a.inputs = {&kInputQ, &kInputK, &kInputV};
+    a.takes_mask = true;
+    a.group = "attention";
+    a.tile = kForwardTile;
+    a.window_max_n = kWindowMaxN;
+    a.stores_lse = true;
+    a.passes = {"Q block i = "};
+    a.passes_per = PassesPer::q_block;
     a.record = record_attn_tiled_v2;
     a.io = io_attn_tiled_v2;
     a.size = size_attn_tiled_v2;
-    a.fast = true;
+    a.fast = fast_attn_tiled_v2;
     a.gpu = true;
     a.pseudocode = {
         "Divide Q into T_{r} blocks Q_{i} of B_{r} × d; K, V into T_{c} blocks K_{j}, V_{j} of B_{c} × d",
@@ -329,6 +372,86 @@ const std::vector<std::string>& pseudocode(Algorithm a) { return info(a).pseudoc
 std::string no_gpu_engine(const AlgorithmInfo& row) {
   if (row.gpu) return "";
   return std::string(row.id) + " has no GPU engine: it runs on the CPU only (--backend cpu)";
+}
+
+// ---- questions answered from the traits ----------------------------------------------------
+
+std::string_view extent_name(Extent e) {
+  switch (e) {
+    case Extent::n: return "n";
+    case Extent::rows: return "rows";
+    case Extent::N: return "N";
+    case Extent::d: return "d";
+  }
+  return "?";
+}
+
+const std::vector<const InputSpec*>& all_inputs() {
+  static const std::vector<const InputSpec*> inputs = [] {
+    std::vector<const InputSpec*> out;
+    for (const AlgorithmInfo& a : algorithm_table())
+      for (const InputSpec* in : a.inputs)
+        if (std::find(out.begin(), out.end(), in) == out.end()) out.push_back(in);
+    return out;
+  }();
+  return inputs;
+}
+
+bool takes(Algorithm a, const InputSpec& input) {
+  for (const InputSpec* in : info(a).inputs)
+    if (in == &input) return true;
+  return false;
+}
+
+bool same_group(Algorithm a, Algorithm b) { return info(a).group == info(b).group; }
+
+std::vector<Algorithm> group_of(Algorithm a) {
+  std::vector<Algorithm> out;
+  for (const AlgorithmInfo& row : algorithm_table())
+    if (row.group == info(a).group) out.push_back(row.algorithm);
+  return out;
+}
+
+Algorithm materialized_of(Algorithm a) {
+  for (Algorithm b : group_of(a))
+    if (!info(b).square.empty()) return b;
+  return a;
+}
+
+std::string square_names(Algorithm a) {
+  const auto& sq = info(a).square;
+  std::string out;
+  for (std::size_t k = 0; k < sq.size(); ++k)
+    out += (k == 0 ? "" : k + 1 == sq.size() ? " and " : ", ") + std::string(sq[k]);
+  return out;
+}
+
+double square_bytes(Algorithm a, long long N, int heads, double value_bytes) {
+  return static_cast<double>(info(a).square.size()) * heads * static_cast<double>(N) *
+         static_cast<double>(N) * value_bytes;
+}
+
+int pseudocode_line(Algorithm a, std::string_view start) {
+  const auto& lines = info(a).pseudocode;
+  for (std::size_t k = 0; k < lines.size(); ++k)
+    if (std::string_view(lines[k]).substr(0, start.size()) == start) return static_cast<int>(k) + 1;
+  return 0;
+}
+
+std::vector<std::string> pass_names(const Resolved& r) {
+  const AlgorithmInfo& a = info(r.scenario.algorithm);
+  std::vector<std::string> out;
+  int count = 0;
+  switch (a.passes_per) {
+    case PassesPer::fixed:
+      for (std::string_view p : a.passes) out.emplace_back(p);
+      return out;
+    case PassesPer::query_row: count = r.n; break;
+    case PassesPer::q_block: count = r.Tr; break;
+    case PassesPer::kv_block: count = r.Tc; break;
+  }
+  for (int k = 1; k <= count; ++k) out.push_back(std::string(a.passes.at(0)) + std::to_string(k));
+  return out;
 }
 
 }  // namespace flashstep

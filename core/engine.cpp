@@ -23,30 +23,46 @@ void check_memory_budget(const Resolved& r, const RecordOptions& opt) {
                           opt.memory_budget / 1073741824.0));
 }
 
+// "attn-tiled or attn-tiled-v2": the rows of a's group that hold no N × N matrix and have a
+// fast kernel, which time the same problem where a's matrices do not fit.
+static std::string without_square(Algorithm a) {
+  std::vector<std::string> ids;
+  for (Algorithm b : group_of(a))
+    if (info(b).square.empty() && info(b).fast) ids.emplace_back(algorithm_id(b));
+  std::string out;
+  for (std::size_t k = 0; k < ids.size(); ++k) out += (k == 0 ? "" : k + 1 == ids.size() ? " or " : ", ") + ids[k];
+  return out;
+}
+
 void check_s_and_p_fit(const Resolved& r, Precision p, int heads) {
-  if (r.scenario.algorithm != Algorithm::attn_naive) return;
+  const Algorithm a = r.scenario.algorithm;
+  const AlgorithmInfo& row = info(a);
+  if (row.square.empty()) return;
   const double phys = static_cast<double>(physical_memory_bytes());
   const double value_bytes = static_cast<double>(with_scalar(p, [](auto x) { return sizeof x; }));
-  // A naive layer computes S and P of every head before it uses them (the GPU's grid covers all
-  // heads at once); the CPU runs the heads one after another but refuses what the GPU refuses.
-  const double H = heads, need = s_and_p_bytes(r.n, heads, value_bytes);
+  // A layer computes its N × N matrices for every head before it uses them (the GPU's grid covers
+  // all heads at once); the CPU runs the heads one after another but refuses what the GPU refuses.
+  const double H = heads, count = static_cast<double>(row.square.size());
+  const double need = square_bytes(a, r.n, heads, value_bytes);
   if (phys <= 0 || need <= phys) return;
-  // The largest N whose S and P fit: 2·H·N²·bytes ≤ physical memory.
-  auto fits = [&](long long n) { return 2.0 * H * static_cast<double>(n) * static_cast<double>(n) * value_bytes <= phys; };
-  auto largest = static_cast<long long>(std::sqrt(phys / (2.0 * H * value_bytes)));
+  // The largest N whose matrices fit: count·H·N²·bytes ≤ physical memory.
+  auto fits = [&](long long n) { return count * H * static_cast<double>(n) * static_cast<double>(n) * value_bytes <= phys; };
+  auto largest = static_cast<long long>(std::sqrt(phys / (count * H * value_bytes)));
   while (fits(largest + 1)) ++largest;
   while (largest > 0 && !fits(largest)) --largest;
-  const std::string prec(precision_name(p));
+  const std::string prec(precision_name(p)), id(row.id), names = square_names(a), others = without_square(a);
+  const int k = static_cast<int>(row.square.size());
   if (heads == 1)
-    throw InputError(strf("attn-naive at N = %d needs S and P, 2·N² %s values = %s, more than this "
-                          "machine's %s of memory; use attn-tiled or attn-tiled-v2 (no N×N matrix), "
+    throw InputError(strf("%s at N = %d needs %s, %d·N² %s values = %s, more than this "
+                          "machine's %s of memory; use %s (no N×N matrix), "
                           "or N ≤ %lld",
-                          r.n, prec.c_str(), bytes_text(need).c_str(), bytes_text(phys).c_str(), largest));
-  throw InputError(strf("attn-naive at N = %d with H = %d heads: a naive layer holds S and P of every head at "
-                        "once, 2·H·N² %s values = %s, more than this machine's %s of memory; use attn-tiled or "
-                        "attn-tiled-v2 (no N×N matrix), fewer heads, or N ≤ %lld",
-                        r.n, heads, prec.c_str(), s_and_p_text(need).c_str(), bytes_text(phys).c_str(),
-                        largest));
+                          id.c_str(), r.n, names.c_str(), k, prec.c_str(), bytes_text(need).c_str(),
+                          bytes_text(phys).c_str(), others.c_str(), largest));
+  throw InputError(strf("%s at N = %d with H = %d heads: a layer holds %s of every head at "
+                        "once, %d·H·N² %s values = %s, more than this machine's %s of memory; use %s "
+                        "(no N×N matrix), fewer heads, or N ≤ %lld",
+                        id.c_str(), r.n, heads, names.c_str(), k, prec.c_str(), s_and_p_text(need).c_str(), bytes_text(phys).c_str(),
+                        others.c_str(), largest));
 }
 
 Recording start_recording(const Resolved& r, std::string backend, std::string device) {

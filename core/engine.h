@@ -56,11 +56,11 @@ Recording record(const Resolved& r, const RecordOptions& opt = {});
 // opt.memory_budget (InputError), and start a Recording that describes r (shape, blocks,
 // notices, m and l not yet defined) with nothing recorded.
 void check_memory_budget(const Resolved& r, const RecordOptions& opt);
-// attn-naive materializes S and P, N × N each, in the values of precision p, for each of
-// `heads` heads. Where those alone (2·H·N² values) are more than this machine's physical
-// memory, throws an InputError before anything is allocated, naming the size, the algorithms
-// without an N × N matrix and the largest N that fits. Does nothing for the other algorithms.
-// record() and run_timed() call it.
+// A row that holds N × N matrices (its `square` trait: attn-naive's S and P) materializes them
+// in the values of precision p, for each of `heads` heads. Where those alone (|square|·H·N²
+// values) are more than this machine's physical memory, throws an InputError before anything
+// is allocated, naming the size, the rows of its group without an N × N matrix and the largest
+// N that fits. Does nothing for the other algorithms. record() and run_timed() call it.
 void check_s_and_p_fit(const Resolved& r, Precision p, int heads = 1);
 Recording start_recording(const Resolved& r, std::string backend, std::string device);
 // Lets the recorder report progress, stop on cancel, and reserve room for the deltas.

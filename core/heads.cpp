@@ -1,5 +1,6 @@
 #include "core/heads.h"
 
+#include "core/algorithms.h"
 #include "core/text.h"
 
 #include <stdexcept>
@@ -27,7 +28,7 @@ Resolved resolve_head(const Resolved& r, int h) {
 }
 
 void check_heads(const Resolved& r, int heads) {
-  if (!is_attention(r.scenario.algorithm))
+  if (!takes_qkv(r.scenario.algorithm))  // a head draws its own Q, K, V
     throw InputError(strf("heads: %s is a softmax; heads are for the attention algorithms",
                           std::string(algorithm_id(r.scenario.algorithm)).c_str()));
   if (heads < 1 || heads > kMaxHeads)

@@ -1,5 +1,6 @@
 #include "core/measure.h"
 
+#include "core/algorithms.h"
 #include "core/engine.h"
 #include "core/fast.h"
 #include "core/text.h"
@@ -13,8 +14,7 @@
 namespace flashstep {
 
 std::int64_t extra_bytes_needed(Algorithm a, std::int64_t n) {
-  if (a == Algorithm::attn_naive) return 2 * n * n * static_cast<std::int64_t>(sizeof(float));
-  return 0;
+  return static_cast<std::int64_t>(info(a).square.size()) * n * n * static_cast<std::int64_t>(sizeof(float));
 }
 
 std::int64_t default_memory_budget() {
@@ -70,7 +70,7 @@ bool measure(const MeasurePlan& plan, const std::atomic<bool>* cancel, const Mea
     MeasurePoint p;
     p.algorithm = job.a;
     p.n = job.n;
-    p.d = is_attention(job.a) ? plan.d : 0;
+    p.d = takes_qkv(job.a) ? plan.d : 0;
     p.gpu = job.gpu;
     const std::int64_t need = extra_bytes_needed(job.a, job.n);
     if (job.gpu) {
@@ -91,8 +91,8 @@ bool measure(const MeasurePlan& plan, const std::atomic<bool>* cancel, const Mea
       }
     } else if (need > budget) {
       p.skipped = true;
-      p.note = strf("would need %.1f GiB for S and P; the budget is %.1f GiB", need / 1073741824.0,
-                    budget / 1073741824.0);
+      p.note = strf("would need %.1f GiB for %s; the budget is %.1f GiB", need / 1073741824.0,
+                    square_names(job.a).c_str(), budget / 1073741824.0);
     } else {
       const TimedRun run = run_timed(resolve(scenario_of(job.a, job.n, plan.d)), plan.repeat, /*keep_output=*/false,
                                      /*warm=*/false);

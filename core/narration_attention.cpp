@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/attention_buffers.h"
+#include "core/algorithms.h"
 #include "core/initial_state.h"
 #include "core/markup.h"
 #include "core/mask.h"
@@ -115,7 +116,7 @@ AttnNaiveNarration::AttnNaiveNarration(const Resolved& r, Recorder& rec) : AttnN
                               {"P = softmax(S), in HBM", "P = softmax(S)", "P"}));
   bm_ = rec.add_buffer(per_row({"m", N, 1, Space::reg, "max of each row of S"}, 0));
   bl_ = rec.add_buffer(per_row({"l", N, 1, Space::reg, "sum of e^{S − m} of each row"}, 1));
-  rec.recording().pass_names = {"kernel 1: S = QKᵀ", "kernel 2: P = softmax(S)", "kernel 3: O = PV"};
+  rec.recording().pass_names = pass_names(r);
 }
 
 void AttnNaiveNarration::scores_row(int i, const BlockView& S_row) {
@@ -184,8 +185,7 @@ AttnOnlineNarration::AttnOnlineNarration(const Resolved& r, Recorder& rec) : Att
   bl_ = rec.add_buffer(per_row({"l", N, 1, Space::reg, "running sum of e^{Sᵢⱼ − m} of row i"}, 1));
   bacc_ = rec.add_buffer(accumulator({"O_acc", N, d, Space::reg,
                                       "the accumulator Oᵢ⁽ʲ⁾: row i's output before the division by l, rescaled as m grows"}));
-  auto& names = rec.recording().pass_names;
-  for (int i = 0; i < N; ++i) names.push_back(strf("query row %d", i + 1));
+  rec.recording().pass_names = pass_names(r);
 }
 
 void AttnOnlineNarration::start_row(int i) {
@@ -266,8 +266,7 @@ AttnTiledNarration::AttnTiledNarration(const Resolved& r, Recorder& rec) : AttnN
   bP_ = rec.add_buffer(tiled_p({"P", N, N, Space::sram, "P̃ᵢⱼ = e^{Sᵢⱼ − m̃ᵢⱼ} tiles as computed on chip"}));
   bm_ = rec.add_buffer(per_row({"m", N, 1, Space::hbm, "running max mᵢ of each row, kept in HBM"}, 0));
   bl_ = rec.add_buffer(per_row({"l", N, 1, Space::hbm, "running sum lᵢ of each row, kept in HBM"}, 1));
-  auto& names = rec.recording().pass_names;
-  for (int j = 0; j < r.Tc; ++j) names.push_back(strf("K/V block j = %d", j + 1));
+  rec.recording().pass_names = pass_names(r);
   // Line 2: O = 0, l = 0, m = −inf in HBM.
   for (int i = 0; i < N; ++i) {
     rec.init(bm_, i, 0, initial_state().m);
@@ -357,8 +356,7 @@ AttnTiledV2Narration::AttnTiledV2Narration(const Resolved& r, Recorder& rec) : A
   bl_ = rec.add_buffer(per_row({"l", N, 1, Space::sram, "running sum lᵢ, on chip"}, 1));
   bacc_ = rec.add_buffer(accumulator({"O_acc", N, d, Space::sram, "the accumulator Oᵢ⁽ʲ⁾: Oᵢ before the division by l, on chip"}));
   bL_ = rec.add_buffer(per_row({"LSE", N, 1, Space::hbm, "Lᵢ = mᵢ + log lᵢ, the log-sum-exp (LSE) of row i, written to HBM for the backward pass; −∞ for a row with no finite score (log 0), where FlashAttention-2's kernel stores +∞"}, 2));
-  auto& names = rec.recording().pass_names;
-  for (int i = 0; i < r.Tr; ++i) names.push_back(strf("Q block i = %d", i + 1));
+  rec.recording().pass_names = pass_names(r);
   rec.recording().lse().assign(static_cast<std::size_t>(N), 0.0);
 }
 

@@ -1,5 +1,6 @@
 #include "core/narration_softmax.h"
 
+#include "core/algorithms.h"
 #include "core/initial_state.h"
 #include "core/text.h"
 
@@ -39,39 +40,23 @@ SoftmaxNarration::SoftmaxNarration(const Resolved& r, Recorder& rec)
   be_ = rec.add_buffer({"e", r.rows, r.n, Space::reg, "eᵢ = e^{xᵢ − m} as last computed, on chip"});
   by_ = rec.add_buffer({"y", r.rows, r.n, Space::hbm, "the output, written to HBM"});
   // m and l are the Steps tab's columns beside each step.
-  if (a != Algorithm::naive)
-    bm_ = rec.add_buffer(BufferInfo{"m", r.rows, 1, Space::reg, "running max of each row"}.in_steps());
+  const AlgorithmInfo& row = info(a);
+  if (row.has_max) bm_ = rec.add_buffer(BufferInfo{"m", r.rows, 1, Space::reg, "running max of each row"}.in_steps());
   bl_ = rec.add_buffer(BufferInfo{"l", r.rows, 1, Space::reg, "running sum of exponentials of each row"}.in_steps());
   rec.init(bx_, r.x);
-  for (int row = 0; row < r.rows; ++row) {
-    if (bm_ >= 0) rec.init(bm_, row, 0, initial_state().m);
-    rec.init(bl_, row, 0, initial_state().l);
+  for (int row_k = 0; row_k < r.rows; ++row_k) {
+    if (bm_ >= 0) rec.init(bm_, row_k, 0, initial_state().m);
+    rec.init(bl_, row_k, 0, initial_state().l);
   }
-  // The passes, and where the last one sits in each algorithm's pseudocode.
-  switch (a) {
-    case Algorithm::naive:
-      out.pass_names = {"sum of exponentials", "normalize"};
-      out.m().clear();  // naive softmax has no running max
-      normalize_pass_ = 2, normalize_line_ = 6;
-      break;
-    case Algorithm::safe:
-      out.pass_names = {"max", "sum of exponentials", "normalize"};
-      normalize_pass_ = 3, normalize_line_ = 10;
-      break;
-    case Algorithm::online:
-      out.pass_names = {"max and sum together", "normalize"};
-      normalize_pass_ = 2, normalize_line_ = 7;
-      break;
-    case Algorithm::logsumexp:
-      out.pass_names = {"max and sum together", "log-softmax"};
-      blse_ = rec.add_buffer({"LSE", r.rows, 1, Space::reg, "the log-sum-exp LSE = m + log l, the quantity FlashAttention-2 stores as L"});
-      out.lse().assign(static_cast<std::size_t>(r.rows), 0.0);
-      break;
-    case Algorithm::chunked:
-      out.pass_names = {"each worker: online (m, l) of its chunk", "merge (m, l) pairs", "normalize"};
-      break;
-    default:
-      break;
+  // The passes come from the row; the normalizing step is the last pass, at the pseudocode's
+  // line that writes y.
+  out.pass_names = pass_names(r);
+  if (!row.has_max) out.m().clear();  // naive softmax has no running max
+  normalize_pass_ = static_cast<int>(out.pass_names.size());
+  normalize_line_ = pseudocode_line(a, "    y_{i} ←");
+  if (row.stores_lse) {
+    blse_ = rec.add_buffer({"LSE", r.rows, 1, Space::reg, "the log-sum-exp LSE = m + log l, the quantity FlashAttention-2 stores as L"});
+    out.lse().assign(static_cast<std::size_t>(r.rows), 0.0);
   }
   out.output() = MatrixRM::Constant(r.rows, r.n, 0.0);
   y_ = &out.output();  // no result is declared after this one

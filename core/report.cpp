@@ -1,5 +1,6 @@
 #include "core/report.h"
 
+#include "core/algorithms.h"
 #include "core/engine.h"
 #include "core/markup.h"
 
@@ -53,7 +54,7 @@ Json recording_json(const Recording& rec, bool include_steps, bool include_outpu
   j["shape"] = {{"rows", rec.rows}, {"n", rec.n}, {"d", rec.d}};
   j["scale"] = number_json(rec.scale);
   j["causal"] = rec.causal;
-  if (is_attention(rec.algorithm)) j["heads"] = rec.heads;
+  if (takes_qkv(rec.algorithm)) j["heads"] = rec.heads;
   if (rec.Br > 0) j["blocks"] = {{"Br", rec.Br}, {"Bc", rec.Bc}, {"Tr", rec.Tr}, {"Tc", rec.Tc}};
   if (rec.chunks > 0) j["chunks"] = rec.chunks;
   // The parameters declared since format 1 that the algorithm takes (core/params.h).

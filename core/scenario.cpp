@@ -2,6 +2,7 @@
 
 #include "core/algorithms.h"
 #include "core/text.h"
+#include "core/tiles.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -188,94 +189,162 @@ static std::string derived_blocks_notice(const Scenario& s, int M, int bc_rule, 
   return out;
 }
 
+// ---- the inputs a row takes -----------------------------------------------------------------
+
+namespace {
+
+// Where a scenario keeps an extent when the inputs are random.
+int scenario_extent(const Scenario& s, Extent e) {
+  switch (e) {
+    case Extent::n: return s.n;
+    case Extent::rows: return s.rows;
+    case Extent::N: return s.n;
+    case Extent::d: return s.d;
+  }
+  return 0;
+}
+
+// "Q, K, V must all be N x d: got Q 2 x 2, K 1 x 2, V 2 x 2": inputs that share a letter of
+// their shapes must agree on it.
+void check_agree(const std::vector<const InputSpec*>& inputs, const Scenario& s) {
+  auto rows = [&](const InputSpec* in) { return (s.*(in->given)).size(); };
+  auto cols = [&](const InputSpec* in) { return (s.*(in->given))[0].size(); };
+  auto extent = [&](const InputSpec* in, Extent e, std::size_t& v) {
+    if (in->rows == e) v = rows(in);
+    else if (in->cols == e) v = cols(in);
+    else return false;
+    return true;
+  };
+  bool agree = true;
+  for (Extent e : {Extent::n, Extent::rows, Extent::N, Extent::d}) {
+    std::size_t first = 0;
+    bool seen = false;
+    for (const InputSpec* in : inputs) {
+      std::size_t v = 0;
+      if (!extent(in, e, v)) continue;
+      if (seen && v != first) agree = false;
+      if (!seen) first = v, seen = true;
+    }
+  }
+  if (agree) return;
+  std::string names, got;
+  bool same_shape = true;
+  for (const InputSpec* in : inputs) {
+    names += (names.empty() ? "" : ", ") + std::string(in->name);
+    got += strf("%s%s %zu x %zu", got.empty() ? "" : ", ", std::string(in->name).c_str(), rows(in), cols(in));
+    same_shape &= in->rows == inputs[0]->rows && in->cols == inputs[0]->cols;
+  }
+  std::string want;
+  if (same_shape) {
+    want = names + " must all be " + std::string(extent_name(inputs[0]->rows)) + " x " +
+           std::string(extent_name(inputs[0]->cols));
+  } else {
+    for (const InputSpec* in : inputs)
+      want += (want.empty() ? "" : ", ") + std::string(in->name) + " " + std::string(extent_name(in->rows)) + " x " +
+              std::string(extent_name(in->cols));
+    want = "the inputs must be " + want;
+  }
+  throw InputError(want + ": got " + got);
+}
+
+// Refuses a given matrix the row does not take, naming what it does take.
+void check_not_given(const Scenario& s, const AlgorithmInfo& row) {
+  for (const InputSpec* in : all_inputs()) {
+    if ((s.*(in->given)).empty() || takes(row.algorithm, *in)) continue;
+    const std::string id(row.id);
+    if (takes(row.algorithm, kInputX))
+      throw InputError(id + " is a softmax: give it a vector (input), not Q, K, V");
+    if (takes_qkv(row.algorithm) && in == &kInputX)
+      throw InputError(id + " is attention: give it Q, K, V (or N, d and a seed), not a vector");
+    std::string names;
+    for (const InputSpec* own : row.inputs) names += (names.empty() ? "" : ", ") + std::string(own->name);
+    throw InputError(strf("%s takes %s; it takes no %s", id.c_str(), names.c_str(), std::string(in->name).c_str()));
+  }
+}
+
+// The row's inputs: as given (checked, shapes agreeing) or standard normal from the seed, one
+// stream drawn in the row's order so that a seed names the whole problem; then rounded.
+void resolve_inputs(const AlgorithmInfo& row, const Scenario& s, Resolved& r) {
+  const std::vector<const InputSpec*>& inputs = row.inputs;
+  bool given = false;
+  for (const InputSpec* in : inputs) given |= !(s.*(in->given)).empty();
+  if (given) {
+    for (const InputSpec* in : inputs) check_shape(std::string(in->field).c_str(), s.*(in->given));
+    check_agree(inputs, s);
+    const auto& first = s.*(inputs[0]->given);
+    check_size(std::string(inputs[0]->field).c_str(), static_cast<long long>(first.size()),
+               static_cast<long long>(first[0].size()));
+  } else {
+    // The extents in a fixed order (n before rows), each once; d was checked first of all.
+    for (Extent e : {Extent::n, Extent::rows, Extent::N}) {
+      bool used = false;
+      for (const InputSpec* in : inputs) used |= in->rows == e || in->cols == e;
+      if (used) check_positive(std::string(extent_name(e)).c_str(), scenario_extent(s, e));
+    }
+    for (const InputSpec* in : inputs)
+      check_size(std::string(in->field).c_str(), scenario_extent(s, in->rows), scenario_extent(s, in->cols));
+    std::mt19937_64 gen(s.seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    for (const InputSpec* in : inputs) {
+      auto& m = r.scenario.*(in->given);
+      m.assign(static_cast<std::size_t>(scenario_extent(s, in->rows)),
+               std::vector<double>(static_cast<std::size_t>(scenario_extent(s, in->cols))));
+      for (auto& row_values : m)
+        for (double& v : row_values) v = normal(gen);
+    }
+  }
+  for (const InputSpec* in : inputs) r.*(in->value) = to_matrix(r.scenario.*(in->given), s.precision);
+  // The sizes, read back from the inputs: rows × n for a softmax; N queries (the rows) × d.
+  for (const InputSpec* in : inputs) {
+    const int rows = static_cast<int>((r.*(in->value)).rows()), cols = static_cast<int>((r.*(in->value)).cols());
+    for (auto [e, v] : {std::pair{in->rows, rows}, std::pair{in->cols, cols}}) {
+      if (e == Extent::rows) r.rows = v;
+      if (e == Extent::n) r.n = v;
+      if (e == Extent::N) r.rows = r.n = r.scenario.n = v;
+      if (e == Extent::d) r.d = r.scenario.d = v;
+    }
+  }
+}
+
+}  // namespace
+
 Resolved resolve(const Scenario& s) {
   Resolved r;
   r.scenario = s;
   check_positive("d", s.d);
   if (s.scale_mode == ScaleMode::value && !std::isfinite(s.scale_value))
     throw InputError("scale = " + num(s.scale_value) + ": must be a finite number");
-  r.scale = scale_factor(s.scale_mode, s.scale_value, s.d);
-
-  if (!is_attention(s.algorithm)) {
-    if (s.causal)
-      throw InputError(std::string("causal mask: applies to the attention algorithms only, not "
-                                   "to ") + std::string(algorithm_id(s.algorithm)));
-    if (!s.q.empty() || !s.k.empty() || !s.v.empty())
-      throw InputError(std::string(algorithm_id(s.algorithm)) +
-                       " is a softmax: give it a vector (input), not Q, K, V");
-    if (s.x.empty()) {
-      check_positive("n", s.n);
-      check_positive("rows", s.rows);
-      check_size("input", s.rows, s.n);
-      r.scenario.x = random_normal(s.rows, s.n, s.seed);
-    } else {
-      check_shape("input", s.x);
-      check_size("input", static_cast<long long>(s.x.size()), static_cast<long long>(s.x[0].size()));
-    }
-    r.x = to_matrix(r.scenario.x, s.precision);
-    r.rows = static_cast<int>(r.x.rows());
-    r.n = static_cast<int>(r.x.cols());
-    r.d = s.d;
-    check_params(s);
-    if (info(s.algorithm).takes_workers) {
-      r.chunks = s.chunks;
-      // A worker needs at least one element; more workers than elements is clamped (as a
-      // block size is clamped to N), so the default 4 also runs on a row of three.
-      if (r.chunks > r.n) {
-        r.notices.push_back(strf("%d workers are more than the n = %d elements; using %d workers",
-                                 r.chunks, r.n, r.n));
-        r.chunks = r.n;
-      }
-    }
-    return r;
-  }
-
-  // Attention.
-  if (!s.x.empty())
-    throw InputError(std::string(algorithm_id(s.algorithm)) +
-                     " is attention: give it Q, K, V (or N, d and a seed), not a vector");
-  const bool given = !s.q.empty() || !s.k.empty() || !s.v.empty();
-  if (given) {
-    check_shape("Q", s.q);
-    check_shape("K", s.k);
-    check_shape("V", s.v);
-    if (s.k.size() != s.q.size() || s.v.size() != s.q.size() || s.k[0].size() != s.q[0].size() ||
-        s.v[0].size() != s.q[0].size())
-      throw InputError(strf("Q, K, V must all be N x d: got Q %zu x %zu, K %zu x %zu, V %zu x %zu",
-                            s.q.size(), s.q[0].size(), s.k.size(), s.k[0].size(), s.v.size(),
-                            s.v[0].size()));
-    check_size("Q", static_cast<long long>(s.q.size()), static_cast<long long>(s.q[0].size()));
-    r.scenario.d = static_cast<int>(s.q[0].size());
-    r.scale = scale_factor(s.scale_mode, s.scale_value, r.scenario.d);
-  } else {
-    check_positive("N", s.n);
-    check_size("Q", s.n, s.d);
-    // One stream for all three, so a seed names the whole problem.
-    auto all = random_normal(3 * s.n, s.d, s.seed);
-    r.scenario.q.assign(all.begin(), all.begin() + s.n);
-    r.scenario.k.assign(all.begin() + s.n, all.begin() + 2 * s.n);
-    r.scenario.v.assign(all.begin() + 2 * s.n, all.end());
-  }
-  r.q = to_matrix(r.scenario.q, s.precision);
-  r.k = to_matrix(r.scenario.k, s.precision);
-  r.v = to_matrix(r.scenario.v, s.precision);
-  r.rows = r.n = static_cast<int>(r.q.rows());
-  r.d = static_cast<int>(r.q.cols());
-  r.scenario.n = r.n;
-  r.scenario.d = r.d;
+  const AlgorithmInfo& row = info(s.algorithm);
+  if (s.causal && !row.takes_mask)
+    throw InputError(std::string("causal mask: applies to the attention algorithms only, not "
+                                 "to ") + std::string(row.id));
+  check_not_given(s, row);
+  r.d = s.d;  // the d of 1/√d for a row whose inputs have none
+  resolve_inputs(row, s, r);
+  r.scale = scale_factor(s.scale_mode, s.scale_value, r.d);
 
   check_params(s);
-  if (info(s.algorithm).takes_blocks) {
+  if (row.takes_workers) {
+    r.chunks = s.chunks;
+    // A worker needs at least one element; more workers than elements is clamped (as a
+    // block size is clamped to N), so the default 4 also runs on a row of three.
+    if (r.chunks > r.n) {
+      r.notices.push_back(strf("%d workers are more than the n = %d elements; using %d workers",
+                               r.chunks, r.n, r.n));
+      r.chunks = r.n;
+    }
+  }
+
+  if (row.takes_blocks) {
     if (s.sram > 0 && s.sram < 4 * r.d)
       throw InputError(strf("sram M = %d elements is too small: one row of each of Qᵢ, Kⱼ, Vⱼ, "
                             "Oᵢ needs 4·d = %d",
                             s.sram, 4 * r.d));
     const int M = s.sram > 0 ? s.sram : kDefaultSram;
-    // The FlashAttention paper's rule: Bc = ceil(M / 4d), Br = min(Bc, d). A block size of 0
-    // (or none given) means "from M"; the notice says which values the rule gave. In 64 bits:
-    // M + 4d overflows an int for M near its largest value. The result is at most M.
-    const int bc_rule = static_cast<int>((M + 4LL * r.d - 1) / (4LL * r.d));
-    const int br_rule = std::min(bc_rule, r.d);
+    // The FlashAttention paper's rule (core/tiles.h). A block size of 0 (or none given) means
+    // "from M"; the notice says which values the rule gave.
+    const SramBlocks rule = sram_blocks(M, r.d);
+    const int bc_rule = rule.Bc, br_rule = rule.Br;
     r.Bc = s.block_cols > 0 ? s.block_cols : bc_rule;
     r.Br = s.block_rows > 0 ? s.block_rows : br_rule;
     if (r.Br > r.n) {

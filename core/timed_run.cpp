@@ -59,6 +59,68 @@ void fill_summary(Recording& rec, const Resolved& r, const MatRM<float>& out, co
 
 }  // namespace
 
+// ---- the rows' fast kernels: inputs prepared once, then the body timed ----------------------
+
+namespace {
+
+// The scale is applied to the input once, outside the timed kernel, as a framework would fold
+// it into the producer of the scores.
+MatRM<float> scaled_x(const Resolved& r, FastRun& run) {
+  MatRM<float> x = (r.x * r.scale).cast<float>();
+  run.out.setZero(r.rows, r.n);  // touched now, so page faults stay out of the timing
+  return x;
+}
+
+struct Qkv {
+  MatRM<float> Q, K, V;
+  float s;
+  Mask mask;
+};
+Qkv qkv_of(const Resolved& r, FastRun& run) {
+  Qkv in{r.q.cast<float>(), r.k.cast<float>(), r.v.cast<float>(), static_cast<float>(r.scale), Mask::of(r)};
+  run.out.setZero(r.n, r.d);
+  return in;
+}
+
+}  // namespace
+
+void fast_safe(const Resolved& r, FastRun& run) {
+  const MatRM<float> x = scaled_x(r, run);
+  run.time([&] { fast::softmax_safe(x.data(), run.out.data(), r.rows, r.n, run.m.data(), run.l.data()); });
+}
+
+void fast_online(const Resolved& r, FastRun& run) {
+  const MatRM<float> x = scaled_x(r, run);
+  run.time([&] { fast::softmax_online(x.data(), run.out.data(), r.rows, r.n, run.m.data(), run.l.data()); });
+}
+
+void fast_chunked(const Resolved& r, FastRun& run) {
+  const MatRM<float> x = scaled_x(r, run);
+  run.time([&] {
+    fast::softmax_chunked(x.data(), run.out.data(), r.rows, r.n, r.chunks, run.m.data(), run.l.data());
+  });
+}
+
+void fast_attn_naive(const Resolved& r, FastRun& run) {
+  const Qkv in = qkv_of(r, run);
+  run.time([&] { fast::attention_naive(in.Q, in.K, in.V, in.s, in.mask, run.out, run.m.data(), run.l.data()); });
+}
+
+void fast_attn_tiled(const Resolved& r, FastRun& run) {
+  const Qkv in = qkv_of(r, run);
+  run.time([&] {
+    fast::attention_tiled(in.Q, in.K, in.V, in.s, in.mask, r.Br, r.Bc, run.out, run.m.data(), run.l.data());
+  });
+}
+
+void fast_attn_tiled_v2(const Resolved& r, FastRun& run) {
+  const Qkv in = qkv_of(r, run);
+  run.time([&] {
+    fast::attention_tiled_v2(in.Q, in.K, in.V, in.s, in.mask, r.Br, r.Bc, run.out, &run.lse, run.m.data(),
+                             run.l.data());
+  });
+}
+
 bool takes_kernel_blocks(const Resolved& r) {
   const Scenario& s = r.scenario;
   return has_fast_kernel(r) && info(s.algorithm).takes_blocks && s.block_rows == 0 && s.block_cols == 0 &&
@@ -87,7 +149,7 @@ Resolved with_kernel_blocks(const Resolved& r) {
 }
 
 bool has_fast_kernel(const Resolved& r) {
-  return r.scenario.precision == Precision::fp32 && info(r.scenario.algorithm).fast;
+  return r.scenario.precision == Precision::fp32 && info(r.scenario.algorithm).fast != nullptr;
 }
 
 TimedRun run_timed(const Resolved& asked, int repeat, bool keep_output, bool warm) {
@@ -110,35 +172,13 @@ TimedRun run_timed(const Resolved& asked, int repeat, bool keep_output, bool war
   run.kernel = "fast";
   run.kernel_blocks = own_blocks;
   if (warm && repeat > 1) fast::warm_up(fast::kWarmUpSeconds);
-  const Algorithm a = r.scenario.algorithm;
-  std::vector<float> m(static_cast<std::size_t>(r.rows)), l(static_cast<std::size_t>(r.rows));
-  std::vector<float> lse;
-  MatRM<float> out;
-  if (!is_attention(a)) {
-    // The scale is applied to the input once, outside the timed kernel, as a framework would
-    // fold it into the producer of the scores.
-    const MatRM<float> x = (r.x * r.scale).cast<float>();
-    out.setZero(r.rows, r.n);  // touched now, so page faults stay out of the timing
-    time_best(repeat, run, [&] {
-      if (a == Algorithm::safe) fast::softmax_safe(x.data(), out.data(), r.rows, r.n, m.data(), l.data());
-      if (a == Algorithm::online) fast::softmax_online(x.data(), out.data(), r.rows, r.n, m.data(), l.data());
-      if (a == Algorithm::chunked)
-        fast::softmax_chunked(x.data(), out.data(), r.rows, r.n, r.chunks, m.data(), l.data());
-    });
-  } else {
-    const MatRM<float> Q = r.q.cast<float>(), K = r.k.cast<float>(), V = r.v.cast<float>();
-    out.setZero(r.n, r.d);
-    const float s = static_cast<float>(r.scale);
-    const Mask mask = Mask::of(r);
-    time_best(repeat, run, [&] {
-      if (a == Algorithm::attn_naive) fast::attention_naive(Q, K, V, s, mask, out, m.data(), l.data());
-      if (a == Algorithm::attn_tiled) fast::attention_tiled(Q, K, V, s, mask, r.Br, r.Bc, out, m.data(), l.data());
-      if (a == Algorithm::attn_tiled_v2)
-        fast::attention_tiled_v2(Q, K, V, s, mask, r.Br, r.Bc, out, &lse, m.data(), l.data());
-    });
-  }
-  fill_summary(run.rec, r, out, m, l, keep_output);
-  if (!lse.empty()) run.rec.lse().assign(lse.begin(), lse.end());  // FlashAttention-2 stores L
+  FastRun fr;
+  fr.m.resize(static_cast<std::size_t>(r.rows));
+  fr.l.resize(static_cast<std::size_t>(r.rows));
+  fr.time = [&](const std::function<void()>& body) { time_best(repeat, run, body); };
+  info(r.scenario.algorithm).fast(r, fr);
+  fill_summary(run.rec, r, fr.out, fr.m, fr.l, keep_output);
+  run.rec.lse().assign(fr.lse.begin(), fr.lse.end());
   return run;
 }
 

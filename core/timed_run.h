@@ -6,6 +6,7 @@
 #include "core/scenario.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,21 @@ struct TimedRun {
   std::string kernel;           // "fast" or "reference"
   bool kernel_blocks = false;   // the tiled kernel ran with its own blocks (fast::kernel_blocks)
 };
+
+// What a row's fast kernel (AlgorithmInfo::fast) fills: it prepares its fp32 inputs once, outside
+// the timing, then hands `time` the body to time, which writes out, m, l (and lse).
+struct FastRun {
+  MatRM<float> out;
+  std::vector<float> m, l, lse;
+  std::function<void(const std::function<void()>&)> time;
+};
+// The rows' fast kernels (core/fast.h).
+void fast_safe(const Resolved& r, FastRun& run);
+void fast_online(const Resolved& r, FastRun& run);
+void fast_chunked(const Resolved& r, FastRun& run);
+void fast_attn_naive(const Resolved& r, FastRun& run);
+void fast_attn_tiled(const Resolved& r, FastRun& run);
+void fast_attn_tiled_v2(const Resolved& r, FastRun& run);
 
 // True where a fast kernel computes this scenario (fp32: safe, online, chunked, attn-naive,
 // attn-tiled, attn-tiled-v2).

@@ -66,6 +66,6 @@ TEST_CASE("the table's fast flag is what --steps none runs") {
     Scenario s;
     s.algorithm = a.algorithm;
     if (a.family == Family::softmax) s.x = {{3, 2, 5, 1}};
-    CHECK(has_fast_kernel(resolve(s)) == a.fast);
+    CHECK(has_fast_kernel(resolve(s)) == (a.fast != nullptr));
   }
 }
