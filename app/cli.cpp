@@ -110,7 +110,7 @@ std::string version_text() {
 // What did not fit when an allocation failed, and what to ask for instead. attn-naive's S and
 // P are refused before they are allocated (check_s_and_p_fit); this is for the rest.
 std::string out_of_memory(const Scenario& s, const RunSettings& set) {
-  const bool attention = is_attention(s.algorithm);
+  const bool attention = takes_qkv(s.algorithm);  // its size is N and d rather than rows × n
   const std::string shape = attention ? strf("N = %d, d = %d", s.n, s.d) : strf("rows × n = %d × %d", s.rows, s.n);
   return strf("out of memory: %s at %s did not fit in this machine's %s; use %sa smaller %s",
               std::string(algorithm_id(s.algorithm)).c_str(), shape.c_str(),

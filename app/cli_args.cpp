@@ -145,9 +145,13 @@ static void check_heads_option(const RunOptions& o, const Scenario& s) {
   if (o.heads < 1 || o.heads > kMaxHeads)
     throw UsageError(strf("--heads %d: use 1 to %d heads", o.heads, kMaxHeads));
   if (o.heads == 1) return;
-  if (!is_attention(s.algorithm))
-    throw UsageError("--heads is for the attention algorithms (attn-naive, attn-online, attn-tiled, "
-                     "attn-tiled-v2); " + std::string(algorithm_id(s.algorithm)) + " is a softmax");
+  if (!takes_qkv(s.algorithm)) {
+    std::string ids;  // the rows whose heads draw their own Q, K, V
+    for (const AlgorithmInfo& a : algorithm_table())
+      if (takes_qkv(a.algorithm)) ids += (ids.empty() ? "" : ", ") + std::string(a.id);
+    throw UsageError("--heads is for the attention algorithms (" + ids + "); " +
+                     std::string(algorithm_id(s.algorithm)) + " is a softmax");
+  }
   if (!o.qkv.empty())
     throw UsageError("--heads with --qkv: the file gives one head's Q, K, V; leave --heads out, or let "
                      "--n, --d and --seed draw the heads");
@@ -216,7 +220,7 @@ Scenario run_scenario(const RunOptions& o, const CLI::App& cmd, FileAccess files
                        std::string(algorithm_id(s.algorithm)) + " " + (p.lacks.empty() ? "does not take it" : p.lacks));
   // Given means given: an empty --input is refused, not taken for "random input".
   if (cmd.count("--input") > 0) {
-    if (is_attention(s.algorithm))
+    if (!takes(s.algorithm, kInputX))
       throw UsageError("--input is for the softmax algorithms; attention takes --qkv FILE or --n, --d, --seed");
     if (o.input.find_first_not_of(" \t\r\n") == std::string::npos)
       throw UsageError("--input '" + o.input + "' is empty: give numbers such as 3,2,5,1, or leave "

@@ -2,6 +2,7 @@
 
 #include "app/gui.h"
 #include "app/ui/model/app_state.h"
+#include "core/algorithms.h"
 #include "core/scenario.h"
 
 #include <epoxy/gl.h>
@@ -41,7 +42,7 @@ BenchRecordings& bench_recordings() {
 }  // namespace
 
 void bench_setup(ui::AppState& app, const GuiOptions& opt) {
-  if (!is_attention(app.inputs.algorithm)) return;
+  if (!takes_qkv(app.inputs.algorithm)) return;  // N and d set the size
   app.inputs.N = opt.bench_n;
   app.inputs.d = opt.bench_d;
   app.inputs.blocks = ui::BlockChoice::from_sram;
@@ -63,7 +64,7 @@ void bench_step(ui::AppState& app) {
     b.total_ms += now_ms() - b.started_ms;
   }
   Scenario s = ui::scenario_from(app.inputs_in_use());
-  if (!is_attention(s.algorithm)) return;
+  if (!takes_qkv(s.algorithm)) return;
   s.n = kBenchRecordN;
   s.q.clear();
   s.k.clear();

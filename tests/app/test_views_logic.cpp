@@ -5,6 +5,7 @@
 #include "app/ui/views/view_logic.h"
 #include "app/ui/widgets.h"
 
+#include "core/algorithms.h"
 #include "core/engine.h"
 #include "core/io_model.h"
 #include "core/lessons.h"
@@ -311,13 +312,13 @@ TEST_CASE("what a FlashAttention-1 tile step has on chip and what it writes back
   CHECK_FALSE(find("S₂₁")->loaded);
   CHECK(find("S₂₁")->space == Space::sram);
 
-  const TileBudget t = tile_budget(4, 4, 4, 64);
+  const TileBudget t = tile_budget(info(Algorithm::attn_tiled).tile, 4, 4, 4, 64);
   CHECK(t.kv == 32);
   CHECK(t.qo == 32);
   CHECK(t.s == 16);
   CHECK(t.fits_paper());
   CHECK_FALSE(t.fits_with_s());
-  CHECK_FALSE(tile_budget(4, 4, 4, 0).fits_paper());
+  CHECK_FALSE(tile_budget(info(Algorithm::attn_tiled).tile, 4, 4, 4, 0).fits_paper());
 }
 
 TEST_CASE("region names follow the papers") {

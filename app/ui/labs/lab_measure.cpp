@@ -2,6 +2,7 @@
 
 #include "app/ui/model/record_job.h"
 #include "app/ui/widgets.h"
+#include "core/algorithms.h"
 #include "core/fast.h"
 #include "core/text.h"
 
@@ -112,7 +113,7 @@ void plot(const char* id, const std::vector<MeasurePoint>& points, std::initiali
     for (const MeasurePoint& p : points)
       if (s.has(p) && !p.skipped && value(p) > 0) last_n = p.n;
     const std::string value_text =
-        prev.x >= 0 ? figure_text(last_value, unit, last_n, is_attention(s.algorithm)) : std::string();
+        prev.x >= 0 ? figure_text(last_value, unit, last_n, takes_qkv(s.algorithm)) : std::string();
     if (prev.x >= 0 && !legend_below) {
       const ImVec2 ts = ImGui::CalcTextSize(value_text.c_str());
       ImVec2 at(std::min(prev.x - ts.x * 0.5f, b.x - ts.x - 2), prev.y - ts.y - 4);

@@ -2,6 +2,7 @@
 
 #include "app/ui/model/inputs.h"
 #include "app/ui/views/view_logic.h"
+#include "core/algorithms.h"
 #include "core/io_model.h"
 #include "core/text.h"
 
@@ -165,8 +166,10 @@ std::string safe_verdict(const OverflowRun& r, Precision p) {
 // ---- HBM traffic --------------------------------------------------------------------------
 
 std::string streaming_traffic_note(const Recording& rec) {
-  if (!is_attention(rec.algorithm) || rec.Br > 0) return {};
-  const IoCounters naive = expected_io(comparable(rec, Algorithm::attn_naive));
+  // For an untiled row of a group whose materialized row moves less than it does.
+  const Algorithm materialized = materialized_of(rec.algorithm);
+  if (materialized == rec.algorithm || info(rec.algorithm).tile.tiled()) return {};
+  const IoCounters naive = expected_io(comparable(rec, materialized));
   const std::uint64_t total = rec.io.hbm_accesses();
   if (total <= naive.hbm_accesses()) return {};
   const std::uint64_t q = static_cast<std::uint64_t>(rec.n) * static_cast<std::uint64_t>(rec.d);

@@ -1,5 +1,7 @@
 #include "app/ui/model/inputs.h"
 
+#include "core/algorithms.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -18,12 +20,13 @@ bool operator==(const Inputs& a, const Inputs& b) {
 
 std::string window_limits(const Scenario& s) {
   char buf[300];
-  if (is_attention(s.algorithm)) {
+  const int max_n = info(s.algorithm).window_max_n;
+  if (max_n > 0) {
     const long long N = s.q.empty() ? s.n : static_cast<long long>(s.q.size());
     const long long d = s.q.empty() || s.q[0].empty() ? s.d : static_cast<long long>(s.q[0].size());
-    if (N > kMaxAttentionN) {
+    if (N > max_n) {
       std::snprintf(buf, sizeof buf, "N = %lld: the window records every step and shows N×N matrices; it takes "
-                                     "N ≤ %d (flashstep run --steps none takes more)", N, kMaxAttentionN);
+                                     "N ≤ %d (flashstep run --steps none takes more)", N, max_n);
       return buf;
     }
     if (d > kMaxHeadDim) {
@@ -64,14 +67,14 @@ Inputs inputs_from(const Scenario& s, Backend backend) {
       in.temperature = s.scale_value != 0 ? 1.0 / s.scale_value : 1.0;
       break;
   }
-  if (is_attention(s.algorithm) && !s.q.empty() && !s.q[0].empty()) {
+  if (takes_qkv(s.algorithm) && !s.q.empty() && !s.q[0].empty()) {
     in.q = s.q, in.k = s.k, in.v = s.v;
     in.N = static_cast<int>(s.q.size());
     in.d = static_cast<int>(s.q[0].size());
   }
   if (!s.x.empty()) {
     set_vector(in, s.x);
-  } else if (!is_attention(s.algorithm)) {
+  } else if (takes(s.algorithm, kInputX)) {
     set_vector(in, random_normal(std::max(s.rows, 1), std::max(s.n, 1), s.seed));
   }
   if (s.block_rows > 0 || s.block_cols > 0) {
@@ -82,7 +85,7 @@ Inputs inputs_from(const Scenario& s, Backend backend) {
   } else {
     in.blocks = BlockChoice::from_sram;
     in.M = s.sram > 0 ? s.sram : kDefaultSram;
-    blocks_from_sram(in.M, std::max(in.d, 1), in.Br, in.Bc);
+    blocks_from_sram(in.M, in.d, in.Br, in.Bc);
   }
   return in;
 }
@@ -111,9 +114,9 @@ Scenario scenario_from(const Inputs& in) {
       s.scale_value = 1.0 / in.temperature;
       break;
   }
-  if (is_attention(in.algorithm)) {
+  if (takes_qkv(in.algorithm)) {
     s.n = in.N;
-    s.causal = in.causal;
+    s.causal = in.causal && info(in.algorithm).takes_mask;
     s.q = in.q, s.k = in.k, s.v = in.v;
     if (in.blocks == BlockChoice::explicit_blocks) {
       s.block_rows = in.Br;
@@ -157,15 +160,15 @@ void set_form_param(Inputs& in, const ParamDecl& p, long long value) {
 
 std::string check_inputs(const Inputs& in) {
   char buf[200];
-  const bool attention = is_attention(in.algorithm);
-  if (!attention && !in.vector_error.empty()) return in.vector_error;
+  const int max_n = info(in.algorithm).window_max_n;
+  if (takes(in.algorithm, kInputX) && !in.vector_error.empty()) return in.vector_error;
   if (in.d > kMaxHeadDim) {
     std::snprintf(buf, sizeof buf, "d = %d: the window takes head dimensions up to %d", in.d, kMaxHeadDim);
     return buf;
   }
-  if (attention && in.N > kMaxAttentionN) {
+  if (max_n > 0 && in.N > max_n) {
     std::snprintf(buf, sizeof buf, "N = %d: the window records every step and shows N×N matrices; "
-                                   "use N ≤ %d", in.N, kMaxAttentionN);
+                                   "use N ≤ %d", in.N, max_n);
     return buf;
   }
   if (in.scale == ScaleChoice::temperature && !(std::isfinite(in.temperature) && in.temperature > 0)) {
@@ -282,21 +285,14 @@ std::vector<double> random_vector(int n, std::uint64_t seed) {
   return rows[0];
 }
 
-long long tile_elements_without_s(int Br, int Bc, int d) {
-  return 2LL * Bc * d + 2LL * Br * d;
-}
+long long tile_elements_without_s(int Br, int Bc, int d) { return tile_budget(kForwardTile, Br, Bc, d, 0).paper; }
 
-long long tile_elements(int Br, int Bc, int d) {
-  return tile_elements_without_s(Br, Bc, d) + static_cast<long long>(Br) * Bc;
-}
+long long tile_elements(int Br, int Bc, int d) { return tile_budget(kForwardTile, Br, Bc, d, 0).with_s; }
 
 void blocks_from_sram(int M, int d, int& Br, int& Bc) {
-  // In 64 bits: a typed d or M near the largest int must not overflow 4d or M + 4d (nor make
-  // 4d wrap to 0 and divide by it). The result is at most max(M, 1).
-  const long long dd = std::max(d, 1), mm = std::max(M, 1);
-  const long long bc = std::max(1LL, (mm + 4 * dd - 1) / (4 * dd));
-  Bc = static_cast<int>(bc);
-  Br = static_cast<int>(std::min(bc, dd));
+  const SramBlocks b = sram_blocks(M, d);  // in 64 bits: a typed d or M near the largest int
+  Br = b.Br;
+  Bc = b.Bc;
 }
 
 }  // namespace flashstep::ui

@@ -7,6 +7,7 @@
 // comma may end a row).
 #pragma once
 
+#include "core/algorithms.h"
 #include "core/scenario.h"
 
 #include <cstdint>
@@ -21,7 +22,7 @@ enum class Backend { cpu, gpu };
 
 // Limits of the GUI's fields: a recording keeps every step, so it must fit in memory.
 inline constexpr int kMaxVectorN = 100000;
-inline constexpr int kMaxAttentionN = 512;
+inline constexpr int kMaxAttentionN = kWindowMaxN;  // the rows' window_max_n (core/algorithms.h)
 inline constexpr int kMaxHeadDim = 1024;
 
 struct Inputs {
@@ -94,12 +95,12 @@ const std::vector<VectorPreset>& vector_presets();
 // n values rounded to two decimals: standard normal times 3, so exp() spreads visibly.
 std::vector<double> random_vector(int n, std::uint64_t seed);
 
-// The SRAM a FlashAttention tile step holds: K_j and V_j (2·Bc·d), Q_i and O_i (2·Br·d) and
-// the score tile S_ij (Br·Bc).
+// The SRAM a FlashAttention forward tile step holds (core/tiles.h's kForwardTile): K_j and V_j
+// (2·Bc·d), Q_i and O_i (2·Br·d) and the score tile S_ij (Br·Bc).
 long long tile_elements(int Br, int Bc, int d);
 long long tile_elements_without_s(int Br, int Bc, int d);
 inline bool tile_fits(int Br, int Bc, int d, int M) { return tile_elements(Br, Bc, d) <= M; }
-// Br and Bc the paper's rule picks for M (Bc = ⌈M/4d⌉, Br = min(Bc, d)), before clamping to N.
+// Br and Bc the paper's rule picks for M (core/tiles.h's sram_blocks), before clamping to N.
 void blocks_from_sram(int M, int d, int& Br, int& Bc);
 
 // The presets of the attention lessons: Q, K, V chosen so that scores overflow to −∞ in the

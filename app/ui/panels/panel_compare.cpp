@@ -14,13 +14,13 @@ namespace flashstep::ui {
 
 namespace {
 
-bool algorithm_combo(const char* label, Algorithm* a, bool attention) {
+// The rows Compare may pair with `group`'s (its group, core/algorithms.h).
+bool algorithm_combo(const char* label, Algorithm* a, Algorithm group) {
   bool changed = false;
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.5f);
   const std::string cur(algorithm_id(*a));
   if (ImGui::BeginCombo(label, cur.c_str())) {
-    for (Algorithm x : kAllAlgorithms) {
-      if (is_attention(x) != attention) continue;
+    for (Algorithm x : group_of(group)) {
       const std::string id(algorithm_id(x));
       if (ImGui::Selectable(id.c_str(), x == *a)) {
         *a = x;
@@ -79,7 +79,7 @@ void side(AppState& app, Played& p, int playhead, ViewStates& views, float heigh
 
 void draw_compare(AppState& app) {
   CompareState& c = app.compare;
-  const bool attention = is_attention(c.a);
+  const Algorithm group = c.a;
   const ImGuiStyle& style = ImGui::GetStyle();
   const std::vector<ComparePreset>& presets = compare_presets();
   for (const ComparePreset& p : presets) {
@@ -93,15 +93,15 @@ void draw_compare(AppState& app) {
     if (ImGui::IsItemHovered()) tooltip(name.c_str(), why.c_str());
   }
   flow_next(ImGui::GetFontSize() * 19.0f);
-  if (algorithm_combo("##a", &c.a, attention)) c.dirty = true;
+  if (algorithm_combo("##a", &c.a, group)) c.dirty = true;
   ImGui::SameLine();
   ImGui::TextUnformatted("vs");
   ImGui::SameLine();
-  if (is_attention(c.b) != is_attention(c.a)) {
+  if (!same_group(c.b, c.a)) {
     c.b = info(c.a).compare_b;
     c.dirty = true;
   }
-  if (algorithm_combo("##b", &c.b, is_attention(c.a))) c.dirty = true;
+  if (algorithm_combo("##b", &c.b, c.a)) c.dirty = true;
   help_marker("Both run on the lesson's input (the Inputs panel): the vector for the softmax "
               "algorithms, N, d and the seed for attention. One playhead moves both.");
   ImGui::SameLine(0, 16 * app.ui_scale);

@@ -45,7 +45,7 @@ bool vector_field(AppState& app) {
   bool changed = false;
   // The vector in use is the recording's, unless the form's is (refused text, or a vector that
   // parses but is refused for another reason).
-  const bool refused = !app.input_error.empty() && !is_attention(app.scenario.algorithm) &&
+  const bool refused = !app.input_error.empty() && takes(app.scenario.algorithm, kInputX) &&
                        (!in.vector_error.empty() || app.scenario.x != in.x);
   // A text field lays out every character of its text each frame: a vector of 100,000 values
   // (700 kB of text) would cost the window its frame rate. Long vectors are shown as a summary
@@ -385,7 +385,7 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
                                     "Each lesson keeps its own inputs and playhead while you visit others."))
     app.reset_inputs();
   Inputs& in = app.inputs;
-  const bool attention = is_attention(in.algorithm);
+  const bool attention = takes_qkv(in.algorithm);  // N, d and a seed rather than a vector
   bool changed = false;
   // The messages' place, filled once the fields have said what they need (draw_messages).
   const ImVec2 messages_at = ImGui::GetCursorScreenPos();
@@ -398,7 +398,7 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
     ImGui::SameLine();
     changed |= vector_field(app);
   } else {
-    const bool same_family = is_attention(app.scenario.algorithm);
+    const bool same_family = takes_qkv(app.scenario.algorithm);
     bool shape = int_field(app, "N", &in.N, "Sequence length: Q, K and V are N×d, S and P are N×N.",
                            running(app, app.scenario.n, same_family));
     shape |= int_field(app, "d", &in.d, "Head dimension: the length of each q, k, v.",
@@ -438,8 +438,8 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
   changed |= scale_field(app, in);
   if (!attention && in.scale == ScaleChoice::inv_sqrt_d)
     changed |= int_field(app, "d", &in.d, "The head dimension whose √d divides the scores.",
-                         running(app, app.scenario.d, !is_attention(app.scenario.algorithm)));
-  if (attention) {
+                         running(app, app.scenario.d, takes(app.scenario.algorithm, kInputX)));
+  if (info(in.algorithm).takes_mask) {
     if (ImGui::Checkbox("causal mask", &in.causal)) changed = true;
     help_marker("Query i may only attend to keys j ≤ i (a decoder): the upper triangle of S is "
                 "−∞ and whole tiles above the diagonal are skipped.");

@@ -2,6 +2,7 @@
 // budget and the recording's shape for another algorithm (view_logic.h).
 #include "app/ui/views/view_logic.h"
 
+#include "core/algorithms.h"
 #include "core/text.h"
 
 #include <algorithm>
@@ -35,7 +36,7 @@ std::string region_name(const Recording& rec, const Step& step, const Region& g)
     if (g.c0 == b.cols - 1) return "global (m, l)";
     return strf("(m, l) of merge %d", g.c0 - rec.chunks + 1);
   }
-  if (is_attention(rec.algorithm)) {
+  if (takes_qkv(rec.algorithm)) {  // rows are queries or keys: q₃, k₃, O₃
     if (g.r0 == 0 && g.r1 == b.rows && whole_cols) return n;
     if (one_cell && (n == "S" || n == "P")) return strf("%s_{%d,%d}", n.c_str(), g.r0 + 1, g.c0 + 1);
     if (one_row && whole_cols) {
@@ -93,27 +94,14 @@ std::vector<OnChip> on_chip(const Recording& rec, const Step& step) {
   return out;
 }
 
-TileBudget tile_budget(int Br, int Bc, int d, int M) {
-  TileBudget t;
-  t.kv = 2LL * Bc * d;
-  t.qo = 2LL * Br * d;
-  t.s = static_cast<long long>(Br) * Bc;
-  t.ml = 2LL * Br;
-  t.paper = t.kv + t.qo;
-  t.with_s = t.paper + t.s;
-  t.M = M;
-  return t;
-}
-
 void paper_blocks(int M, int N, int d, int& Br, int& Bc) {
   if (d <= 0 || N <= 0 || M <= 0) {
     Br = Bc = 0;
     return;
   }
-  Bc = (M + 4 * d - 1) / (4 * d);
-  Br = std::min(Bc, d);
-  Bc = std::min(Bc, N);
-  Br = std::min(Br, N);
+  const SramBlocks b = sram_blocks(M, d);
+  Bc = std::min(b.Bc, N);
+  Br = std::min(b.Br, N);
 }
 
 Resolved comparable(const Recording& rec, Algorithm a) {

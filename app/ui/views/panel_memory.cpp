@@ -3,6 +3,7 @@
 #include "app/ui/model/explain.h"
 #include "app/ui/views/view_logic.h"
 #include "app/ui/widgets.h"
+#include "core/algorithms.h"
 #include "core/io_model.h"
 #include "core/text.h"
 
@@ -220,17 +221,21 @@ void draw_budget(const ViewInput& in, const MemoryPanelOptions& opt, const std::
     return;
   }
   const bool default_m = opt.sram_budget <= 0;
-  const TileBudget t = tile_budget(rec.Br, rec.Bc, rec.d, default_m ? kDefaultSram : opt.sram_budget);
-  ImGui::Text("Kⱼ, Vⱼ: 2·Bc·d = 2·%d·%d = %lld    Qᵢ, Oᵢ: 2·Br·d = 2·%d·%d = %lld    Sᵢⱼ: Br·Bc = %lld",
-              rec.Bc, rec.d, t.kv, rec.Br, rec.d, t.qo, t.s);
+  // The row's tile (core/tiles.h): what one tile step holds, by shape.
+  const TileShape& shape = info(rec.algorithm).tile;
+  const TileBudget t = tile_budget(shape, rec.Br, rec.Bc, rec.d, default_m ? kDefaultSram : opt.sram_budget);
+  const std::string kv(shape.key_names), qo(shape.query_names), sc(shape.score_names), sum(shape.paper_sum);
+  ImGui::Text("%s: %d·Bc·d = %d·%d·%d = %lld    %s: %d·Br·d = %d·%d·%d = %lld    %s: Br·Bc = %lld", kv.c_str(),
+              shape.key_tiles, shape.key_tiles, rec.Bc, rec.d, t.kv, qo.c_str(), shape.query_tiles, shape.query_tiles,
+              rec.Br, rec.d, t.qo, sc.c_str(), t.s);
   help_marker(tile_rule_help().c_str());
   const ImVec4 ok = ImGui::ColorConvertU32ToFloat4(pal.sram),
                bad = ImGui::ColorConvertU32ToFloat4(pal.nonfinite);
-  ImGui::TextColored(t.fits_paper() ? ok : bad, "Qᵢ + Kⱼ + Vⱼ + Oᵢ = %lld %s M = %d%s: %s", t.paper,
+  ImGui::TextColored(t.fits_paper() ? ok : bad, "%s = %lld %s M = %d%s: %s", sum.c_str(), t.paper,
                      t.fits_paper() ? "≤" : ">", t.M, default_m ? " (default)" : "",
                      t.fits_paper() ? "fits" : "does not fit");
   ImGui::SameLine();
-  ImGui::TextDisabled("   with Sᵢⱼ: %lld %s M", t.with_s, t.fits_with_s() ? "≤" : ">");
+  ImGui::TextDisabled("   with %s: %lld %s M", sc.c_str(), t.with_s, t.fits_with_s() ? "≤" : ">");
 }
 
 void draw_counters(const ViewInput& in) {
@@ -261,10 +266,12 @@ void draw_comparison(const ViewInput& in) {
   const Recording& rec = in.rec;
   const Palette& pal = in.palette;
   const float s = in.ui_scale, fs = ImGui::GetFontSize();
-  const bool attention = is_attention(rec.algorithm);
-  std::vector<Algorithm> algos;
-  for (Algorithm a : kAllAlgorithms)
-    if (is_attention(a) == attention) algos.push_back(a);
+  // The rows of its group, each against the one that materializes its N × N matrices.
+  const bool attention = takes_qkv(rec.algorithm);
+  const std::vector<Algorithm> algos = group_of(rec.algorithm);
+  const Algorithm materialized = materialized_of(rec.algorithm);
+  const std::size_t base =
+      static_cast<std::size_t>(std::find(algos.begin(), algos.end(), materialized) - algos.begin());
   std::vector<IoCounters> io;
   std::uint64_t most = 1;
   for (Algorithm a : algos) {
@@ -290,10 +297,10 @@ void draw_comparison(const ViewInput& in) {
     std::string t = big(io[k].hbm_accesses());
     if (!attention && elements > 0)
       t += strf(" (%s per element)", num(static_cast<double>(io[k].hbm_accesses()) / elements).c_str());
-    else if (attention && io[0].hbm_accesses() > 0 && k > 0)
+    else if (attention && !info(materialized).square.empty() && io[base].hbm_accesses() > 0 && k != base)
       t += strf(" (%s%% of materialized)",
                 num(std::round(1000.0 * static_cast<double>(io[k].hbm_accesses()) /
-                               static_cast<double>(io[0].hbm_accesses())) /
+                               static_cast<double>(io[base].hbm_accesses())) /
                     10.0)
                     .c_str());
     label_w = std::max(label_w, ImGui::CalcTextSize(t.c_str()).x);
@@ -355,10 +362,9 @@ float memory_panel_height(const ViewInput& in, const MemoryPanelOptions& opt) {
   if (opt.show_comparison) {
     const float w = ImGui::GetContentRegionAvail().x - (opt.show_counters ? counters_width() : 0.0f);
     const std::string heading =
-        is_attention(rec.algorithm) ? "HBM traffic for N = 0000, d = 000 (FlashAttention with Br = 000, Bc = 000)"
-                                    : "HBM traffic for 000 × 000000 elements";
-    int algos = 0;
-    for (Algorithm a : kAllAlgorithms) algos += is_attention(a) == is_attention(rec.algorithm);
+        takes_qkv(rec.algorithm) ? "HBM traffic for N = 0000, d = 000 (FlashAttention with Br = 000, Bc = 000)"
+                                 : "HBM traffic for 000 × 000000 elements";
+    const int algos = static_cast<int>(group_of(rec.algorithm).size());
     comparison = static_cast<float>(wrap_words(heading, w - ImGui::CalcTextSize("(?)").x - 8 * in.ui_scale).size()) *
                      ImGui::GetTextLineHeightWithSpacing() +
                  static_cast<float>(algos) * (ImGui::GetFontSize() + 3 * in.ui_scale + st.ItemSpacing.y);

@@ -1,5 +1,6 @@
 #include "app/ui/views/view_logic.h"
 
+#include "core/algorithms.h"
 #include "core/text.h"
 
 #include <algorithm>
@@ -254,7 +255,7 @@ std::string nonfinite_reason(const Recording& rec, const State& st, int buffer, 
   if (kind == CellKind::finite || kind == CellKind::undefined) return "";
   const std::string p(precision_name(rec.precision));
   const std::string& n = b.name;
-  const bool attention = is_attention(rec.algorithm);
+  const bool attention = takes_qkv(rec.algorithm);  // its scores are q · k, not a given x
 
   if (kind == CellKind::neg_inf) {
     if (n == "m" || n == "m_tree")

@@ -14,6 +14,7 @@
 
 #include "core/engine.h"
 #include "core/recording.h"
+#include "core/tiles.h"
 
 #include <cstdint>
 #include <string>
@@ -164,18 +165,9 @@ struct OnChip {
 };
 std::vector<OnChip> on_chip(const Recording& rec, const Step& step);
 
-// The SRAM a FlashAttention tile step needs, by the paper's accounting (Q_i, K_j, V_j, O_i)
-// and with S_ij on top.
-struct TileBudget {
-  long long kv = 0, qo = 0, s = 0, ml = 0;  // 2·Bc·d, 2·Br·d, Br·Bc, 2·Br
-  long long paper = 0, with_s = 0;          // kv + qo, kv + qo + s
-  int M = 0;                                // 0 = not given
-  bool fits_paper() const { return M > 0 && paper <= M; }
-  bool fits_with_s() const { return M > 0 && with_s <= M; }
-};
-TileBudget tile_budget(int Br, int Bc, int d, int M);
-// Br and Bc the paper's rule gives for an SRAM of M elements (Bc = ⌈M/4d⌉, Br = min(Bc, d)),
-// clamped to N, as core/scenario.cpp resolves them.
+// The SRAM a tile step needs is the row's tile (core/tiles.h: tile_budget). Br and Bc the
+// paper's rule gives for an SRAM of M elements (core/tiles.h: sram_blocks), clamped to N, as
+// core/scenario.cpp resolves them; 0 for a non-positive M, N or d.
 void paper_blocks(int M, int N, int d, int& Br, int& Bc);
 
 // The recording's shape as a scenario for algorithm `a` (same rows, n or N, d, scale, mask,
