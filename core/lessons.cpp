@@ -137,4 +137,12 @@ const Lesson* find_lesson(std::string_view id) {
   return nullptr;
 }
 
+std::string lesson_ref(std::string_view id, const std::vector<Lesson>& catalogue) {
+  for (const Lesson& l : catalogue)
+    if (l.id == id) return "lesson " + std::to_string(l.number);
+  return "the lesson " + std::string(id);
+}
+
+std::string lesson_ref(std::string_view id) { return lesson_ref(id, lessons()); }
+
 }  // namespace flashstep

@@ -46,6 +46,11 @@ inline constexpr std::string_view kLessonTabs[] = {"lesson", "compare", "scale-l
 // = "fp8": use fp64, fp32, fp16 or bf16").
 const std::vector<Lesson>& lessons();
 const Lesson* find_lesson(std::string_view id);
+// How a sentence names the lesson `id`: "lesson 8", its number in the teaching order as the
+// catalogue has it now, so inserting a lesson keeps the sentence right ("the lesson attn-online"
+// where the catalogue has no such lesson).
+std::string lesson_ref(std::string_view id, const std::vector<Lesson>& catalogue);
+std::string lesson_ref(std::string_view id);
 
 // ---- the parser, for lessons() and the tests ----
 

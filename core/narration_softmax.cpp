@@ -2,6 +2,7 @@
 
 #include "core/algorithms.h"
 #include "core/initial_state.h"
+#include "core/lessons.h"
 #include "core/text.h"
 
 #include <cmath>
@@ -10,13 +11,15 @@
 namespace flashstep {
 namespace {
 
-// Why a quotient went to 0 or nan, appended to a step's sentence.
+// Why a quotient went to 0 or nan, appended to a step's sentence. The preset it points to is the
+// Inputs panel's in every attention lesson; the sentence names the first of them that streams.
 std::string nan_note(double a, double b, double y) {
   if (std::isinf(b) && std::isfinite(a)) return " — a finite number divided by ∞ is 0";
   if (a == 0 && b == 0)
     return " — 0 / 0 is undefined: every x of the row is −∞, so there is no probability mass, and "
            "numpy gives nan too. Attention chooses 0 for such a row instead (a query that sees no "
-           "key), as FlashAttention's kernels do: see lesson 8's preset \"a row with no finite score\"";
+           "key), as FlashAttention's kernels do: see " + lesson_ref("attn-online") +
+           "'s preset \"a row with no finite score\"";
   if (!std::isnan(y) || std::isnan(a) || std::isnan(b)) return "";
   return " — ∞ / ∞ is undefined: nan";
 }

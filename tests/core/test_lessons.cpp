@@ -1,10 +1,12 @@
 // Lessons as data (assets/lessons/, core/lessons.h): every shipped lesson loads, numbered by
 // the files' places, and a bad lesson file is refused with one message naming the file and the field.
 #include "core/lessons.h"
+#include "core/engine.h"
 #include "core/scenario_json.h"
 
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -160,4 +162,34 @@ TEST_CASE("the shipped lessons' places leave room between them for new lessons")
     CAPTURE(all[i].id);
     CHECK(all[i].place - all[i - 1].place >= 2);  // a lesson fits in between
   }
+}
+
+TEST_CASE("a sentence names a lesson by its id, so its number follows the teaching order") {
+  const Lesson* online = find_lesson("attn-online");
+  REQUIRE(online);
+  CHECK(lesson_ref("attn-online") == "lesson " + std::to_string(online->number));
+
+  // A lesson inserted before it moves it one place on, and the reference with it.
+  std::vector<LessonFile> files = embedded_lesson_files();
+  REQUIRE(!files.empty());
+  const std::string folder = files.front().name.substr(0, files.front().name.rfind('/') + 1);
+  files.push_back({folder + "inserted.json",
+                   R"({"id": "inserted", "place": 1, "title": "An inserted lesson", "summary": "First of all.",
+                      "tab": "lesson", "backend": "cpu", "scenario": {"algorithm": "safe", "input": [[1, 2]]}})"});
+  const std::vector<Lesson> longer = load_lessons(files);
+  CHECK(lesson_ref("attn-online", longer) == "lesson " + std::to_string(online->number + 1));
+  CHECK(lesson_ref("no-such-lesson", longer) == "the lesson no-such-lesson");
+
+  // The sentence that points to attn-online's preset names it through the reference.
+  Scenario s;
+  s.algorithm = Algorithm::naive;
+  s.x = {{-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()}};
+  const Recording rec = record(s);
+  bool pointed = false;
+  for (const Step& st : rec.steps)
+    if (contains(st.text, "a row with no finite score")) {
+      pointed = true;
+      CHECK(contains(st.text, "see " + lesson_ref("attn-online") + "'s preset"));
+    }
+  CHECK(pointed);
 }
