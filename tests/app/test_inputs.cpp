@@ -3,6 +3,7 @@
 #include "app/ui/model/app_state.h"
 #include "app/ui/model/inputs.h"
 #include "core/engine.h"
+#include "tests/rows.h"
 
 #include <doctest/doctest.h>
 
@@ -247,8 +248,7 @@ TEST_CASE("app state: compare records both algorithms on the lesson's input") {
 }
 
 TEST_CASE("inputs: the attention presets make a score overflow to -inf in every precision, and the guard keeps rows finite") {
-  const Algorithm algos[] = {Algorithm::attn_naive, Algorithm::attn_online, Algorithm::attn_tiled,
-                             Algorithm::attn_tiled_v2};
+  const std::vector<Algorithm> algos = rows::taking_qkv();  // every row that takes Q, K, V
   for (Precision p : kAllPrecisions)
     for (Algorithm a : algos) {
       CAPTURE(precision_name(p));

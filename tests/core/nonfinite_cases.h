@@ -13,6 +13,7 @@
 
 #include "core/algorithms.h"
 #include "core/engine.h"
+#include "tests/rows.h"
 #include "tests/tolerance.h"
 
 #include <doctest/doctest.h>
@@ -163,9 +164,18 @@ struct SoftmaxAlgo {
   int chunks;
 };
 
+// Every row that takes a vector x, from the table; a row with workers twice (2 and 3 of them).
 inline std::vector<SoftmaxAlgo> softmax_algos() {
-  return {{Algorithm::naive, 1},   {Algorithm::safe, 1},    {Algorithm::online, 1},
-          {Algorithm::chunked, 2}, {Algorithm::chunked, 3}, {Algorithm::logsumexp, 1}};
+  std::vector<SoftmaxAlgo> out;
+  for (Algorithm a : rows::taking_x()) {
+    if (info(a).takes_workers) {
+      out.push_back({a, 2});
+      out.push_back({a, 3});
+    } else {
+      out.push_back({a, 1});
+    }
+  }
+  return out;
 }
 
 // The finite outputs' tolerance: the format's bound for the row's finite entries

@@ -4,6 +4,7 @@
 #include "core/engine.h"
 #include "tests/core/reference.h"
 #include "tests/core/support.h"
+#include "tests/rows.h"
 #include "tests/tolerance.h"
 
 #include <doctest/doctest.h>
@@ -16,8 +17,8 @@ using support::Rows;
 
 namespace {
 
-constexpr Algorithm kAttentionAlgorithms[] = {Algorithm::attn_naive, Algorithm::attn_online,
-                                              Algorithm::attn_tiled, Algorithm::attn_tiled_v2};
+// Every row that takes Q, K, V, from the table.
+std::vector<Algorithm> attention_algorithms() { return rows::taking_qkv(); }
 
 Scenario attention_scenario(Algorithm a, Precision p, const support::Qkv& in, bool causal, ScaleMode mode) {
   Scenario s;
@@ -50,7 +51,7 @@ TEST_CASE("every attention algorithm in every precision matches the reference, w
     const long double scale = mode == ScaleMode::none ? 1.0L : 0.25L;
     for (bool causal : {false, true}) {
       const ref::Mat want = ref::attention(in.q, in.k, in.v, scale, causal);
-      for (Algorithm a : kAttentionAlgorithms)
+      for (Algorithm a : attention_algorithms())
         for (Precision p : kAllPrecisions) {
           CAPTURE(algorithm_id(a));
           CAPTURE(precision_name(p));
@@ -253,7 +254,7 @@ TEST_CASE("tiles: after tile (i, j), rows of Q block i hold m, l (and O) of the 
 TEST_CASE("a numeric scale (1/temperature) multiplies every attention score") {
   const support::Qkv in = support::attention_inputs(11, 8, 29, 1.0);
   const ref::Mat want = ref::attention(in.q, in.k, in.v, 0.3L, false);
-  for (Algorithm a : kAttentionAlgorithms) {
+  for (Algorithm a : attention_algorithms()) {
     CAPTURE(algorithm_id(a));
     Scenario s = attention_scenario(a, Precision::fp64, in, false, ScaleMode::value);
     s.scale_value = 0.3;

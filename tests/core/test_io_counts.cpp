@@ -3,6 +3,7 @@
 // sizes, and a summary-only run counts, computes and reports the same as a full one.
 #include "core/engine.h"
 #include "tests/core/support.h"
+#include "tests/rows.h"
 
 #include <doctest/doctest.h>
 
@@ -87,6 +88,7 @@ TEST_CASE("softmax HBM traffic: naive 2n reads / n writes, safe 3n / n, online 2
           {Algorithm::logsumexp, 2 * rn, rn, 2 * rn},
           {Algorithm::chunked, 2 * rn, rn, 0},
       };
+      rows::covers(wants, rows::taking_x(), [](const Want& w) { return w.a; });  // every softmax row
       for (const Want& w : wants) {
         CAPTURE(algorithm_id(w.a));
         const Recording rec = softmax_run(w.a, rows, n, false);
@@ -122,10 +124,11 @@ TEST_CASE("attention HBM traffic matches the FlashAttention analysis for several
         // Q_i once; K_j, V_j for every i; O and L written once.
         {Algorithm::attn_tiled_v2, Nd + Tr * 2 * Nd, Nd + N},
     };
+    rows::covers(wants, rows::taking_qkv(), [](const Want& w) { return w.a; });  // every attention row
     for (const Want& w : wants) {
       CAPTURE(algorithm_id(w.a));
       const Recording rec = attention_run(w.a, sh, false, false);
-      if (w.a == Algorithm::attn_tiled || w.a == Algorithm::attn_tiled_v2) {
+      if (info(w.a).takes_blocks) {
         CHECK(static_cast<u64>(rec.Br) == Br);
         CHECK(static_cast<u64>(rec.Bc) == Bc);
         CHECK(static_cast<u64>(rec.Tr) == Tr);
@@ -172,7 +175,7 @@ TEST_CASE("a summary-only run gives the same output, m, l and IO totals as a ful
   };
   for (Algorithm a : kAllAlgorithms) {
     CAPTURE(algorithm_id(a));
-    if (!is_attention(a)) {
+    if (takes(a, kInputX)) {
       for (int n : {1, 9, 40}) {
         CAPTURE(n);
         check_same(softmax_run(a, 3, n, true), softmax_run(a, 3, n, false));
@@ -191,8 +194,8 @@ TEST_CASE("a summary-only run gives the same output, m, l and IO totals as a ful
 TEST_CASE("IO counters only grow from step to step") {
   for (Algorithm a : kAllAlgorithms) {
     CAPTURE(algorithm_id(a));
-    const Recording rec = is_attention(a) ? attention_run(a, Shape{17, 4, 3, 5, 0}, true, true)
-                                          : softmax_run(a, 2, 11, true);
+    const Recording rec = takes_qkv(a) ? attention_run(a, Shape{17, 4, 3, 5, 0}, true, true)
+                                       : softmax_run(a, 2, 11, true);
     for (int k = 1; k < rec.step_count(); ++k) {
       const IoCounters& before = rec.steps[k - 1].io;
       const IoCounters& after = rec.steps[k].io;

@@ -7,6 +7,7 @@
 #include "core/markup.h"
 #include "core/text.h"
 #include "tests/notation.h"
+#include "tests/rows.h"
 #include "tests/tolerance.h"
 
 #include <doctest/doctest.h>
@@ -88,7 +89,7 @@ std::string plain(const std::string& s) { return plain_text(s); }
 }  // namespace
 
 TEST_CASE("every printed score is q·k·s with the scale included: attn-online and the FA-1 and FA-2 tiles") {
-  for (Algorithm a : {Algorithm::attn_online, Algorithm::attn_tiled, Algorithm::attn_tiled_v2}) {
+  for (Algorithm a : rows::where([](const AlgorithmInfo& row) { return takes_qkv(row.algorithm) && row.rescales; })) {
     for (auto [mode, value] : {std::pair{ScaleMode::inv_sqrt_d, 1.0}, std::pair{ScaleMode::value, 0.25},
                                std::pair{ScaleMode::none, 1.0}}) {
       CAPTURE(algorithm_id(a));
@@ -212,7 +213,7 @@ TEST_CASE("no sentence shows e^(−∞ − −∞) or −∞ + ∞ as a value: e
 }
 
 TEST_CASE("a row with no finite score: the tiled sentences name the guard and FA-2 says what L stores") {
-  for (Algorithm a : {Algorithm::attn_online, Algorithm::attn_tiled, Algorithm::attn_tiled_v2}) {
+  for (Algorithm a : rows::where([](const AlgorithmInfo& row) { return takes_qkv(row.algorithm) && row.rescales; })) {
     CAPTURE(algorithm_id(a));
     const Recording rec = record(no_finite_score(a, Precision::fp32, true));
     bool guard = false, lse = false;

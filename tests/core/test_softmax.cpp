@@ -4,6 +4,7 @@
 #include "core/engine.h"
 #include "tests/core/reference.h"
 #include "tests/core/support.h"
+#include "tests/rows.h"
 #include "tests/tolerance.h"
 
 #include <doctest/doctest.h>
@@ -15,8 +16,8 @@ using support::Rows;
 
 namespace {
 
-constexpr Algorithm kSoftmaxAlgorithms[] = {Algorithm::naive, Algorithm::safe, Algorithm::online,
-                                            Algorithm::chunked, Algorithm::logsumexp};
+// Every row that takes a vector x, from the table.
+std::vector<Algorithm> softmax_algorithms() { return rows::taking_x(); }
 
 Scenario softmax_scenario(Algorithm a, Precision p, Rows x, int chunks = 4) {
   Scenario s;
@@ -90,7 +91,7 @@ TEST_CASE("every softmax algorithm in every precision matches the reference on r
   for (std::uint64_t seed : {11u, 12u}) {
     // 5 rows of 24; 5 chunks do not divide 24.
     const Rows x = support::softmax_rows(5, 24, seed);
-    for (Algorithm a : kSoftmaxAlgorithms)
+    for (Algorithm a : softmax_algorithms())
       for (Precision p : kAllPrecisions)
         for (ScaleMode mode : {ScaleMode::none, ScaleMode::inv_sqrt_d}) {
           CAPTURE(algorithm_id(a));
@@ -114,7 +115,7 @@ TEST_CASE("each row of a matrix is its own softmax, with its own m and l") {
     x.push_back(base[0]);
     for (double& v : x.back()) v += offset;
   }
-  for (Algorithm a : kSoftmaxAlgorithms)
+  for (Algorithm a : softmax_algorithms())
     for (Precision p : {Precision::fp64, Precision::fp32}) {
       CAPTURE(algorithm_id(a));
       CAPTURE(precision_name(p));
@@ -352,7 +353,7 @@ TEST_CASE("masked (-inf) entries get probability 0 in every softmax algorithm") 
   const double inf = std::numeric_limits<double>::infinity();
   // A row that starts masked, one masked in the middle, one whose first chunk is all masked.
   const Rows x = {{-inf, 1.0, 2.0, -inf}, {3.0, -inf, -inf, 0.5}, {-inf, -inf, 1.0, 2.0}};
-  for (Algorithm a : kSoftmaxAlgorithms)
+  for (Algorithm a : softmax_algorithms())
     for (Precision p : kAllPrecisions) {
       CAPTURE(algorithm_id(a));
       CAPTURE(precision_name(p));

@@ -3,6 +3,7 @@
 // the head index would fail), batches of heads, the memory refusal at N = 65536; and the driver's
 // loop cap as the start-up probe measured it.
 #include "../core/reference.h"
+#include "../rows.h"
 #include "../tolerance.h"
 #include "core/heads.h"
 #include "core/timed_run.h"
@@ -70,7 +71,7 @@ void check_heads(const Resolved& r, int H, const Recording& gpu) {
 }  // namespace
 
 TEST_CASE("three heads on the GPU: each equals the CPU's head and a long-double reference, and differs from the others") {
-  for (Algorithm a : {Algorithm::attn_naive, Algorithm::attn_online, Algorithm::attn_tiled, Algorithm::attn_tiled_v2})
+  for (Algorithm a : rows::on_gpu(rows::taking_qkv()))
     for (bool causal : {false, true}) {
       Scenario s;
       s.algorithm = a;

@@ -2,6 +2,7 @@
 // tests, the lessons' overflow examples, the tile sequence of the tiled algorithms, and how it
 // refuses what it cannot run and reports shaders that do not compile.
 #include "../core/reference.h"
+#include "../rows.h"
 #include "../tolerance.h"
 #include "core/compare.h"
 #include "core/engine.h"
@@ -48,7 +49,10 @@ TEST_CASE("online and chunked softmax on the GPU match a long-double reference (
   long double m = -INFINITY, l = 0;
   for (double v : x[0]) m = std::fmax(m, v);
   for (double v : x[0]) l += std::exp(v - m);
-  for (Algorithm a : {Algorithm::online, Algorithm::chunked, Algorithm::safe}) {
+  // Every GPU row that takes x, keeps a max and writes softmax itself (not its log).
+  for (Algorithm a : rows::on_gpu(rows::where([](const AlgorithmInfo& row) {
+         return takes(row.algorithm, kInputX) && row.has_max && !row.stores_lse;
+       }))) {
     const std::string id(algorithm_id(a));
     CAPTURE(id);
     const Recording rec = on_gpu(softmax_of(a, x), /*keep_steps=*/false);
@@ -75,7 +79,7 @@ TEST_CASE("logsumexp on the GPU matches a long-double reference") {
 }
 
 TEST_CASE("tiled attention on the GPU matches a long-double reference (N = 257, d = 64)") {
-  for (Algorithm a : {Algorithm::attn_tiled, Algorithm::attn_tiled_v2, Algorithm::attn_online, Algorithm::attn_naive})
+  for (Algorithm a : rows::on_gpu(rows::taking_qkv()))
     for (bool causal : {false, true})
       for (ScaleMode scale : {ScaleMode::inv_sqrt_d, ScaleMode::none}) {
         const Scenario s = attention(a, 257, 64, causal, scale);
@@ -104,7 +108,7 @@ TEST_CASE("tiled attention on the GPU matches a long-double reference (N = 257, 
 
 TEST_CASE("[1000, 2000, 3000]: the same NaN pattern on both backends") {
   const std::vector<std::vector<double>> x = {{1000, 2000, 3000}};
-  for (Algorithm a : {Algorithm::naive, Algorithm::safe, Algorithm::online, Algorithm::chunked, Algorithm::logsumexp}) {
+  for (Algorithm a : rows::on_gpu(rows::taking_x())) {
     const std::string id(algorithm_id(a));
     CAPTURE(id);
     Scenario s = softmax_of(a, x);
@@ -116,12 +120,12 @@ TEST_CASE("[1000, 2000, 3000]: the same NaN pattern on both backends") {
     CHECK(rep.max_abs_output_diff == 0.0);
     CHECK(rep.max_rel_l_diff == 0.0);
     CHECK(rep.mismatch == "");
-    if (a == Algorithm::naive) {
+    if (!info(a).has_max) {
       // e^1000 overflows fp32: every e_i and l are inf, so every y_i = inf / inf is NaN.
       CHECK(std::isinf(gpu.l()[0]));
       for (int i = 0; i < 3; ++i) CHECK(std::isnan(gpu.output()(0, i)));
       CHECK(gpu.count_nonfinite_outputs() == 3);
-    } else if (a == Algorithm::logsumexp) {
+    } else if (info(a).stores_lse) {  // log-softmax
       CHECK(gpu.output()(0, 0) == -2000.0);
       CHECK(gpu.output()(0, 1) == -1000.0);
       CHECK(gpu.output()(0, 2) == 0.0);
@@ -153,7 +157,7 @@ TEST_CASE("fp16: naive overflows at x >= 11.1 on the GPU as on the CPU, safe sta
 TEST_CASE("the tiled algorithms run the CPU's tiles in the CPU's order") {
   // Br = 48 and Bc = 80 divide neither N = 257 nor each other; with the causal mask some tiles
   // are skipped, and the GPU's list of the tiles it ran decides its steps.
-  for (Algorithm a : {Algorithm::attn_tiled, Algorithm::attn_tiled_v2})
+  for (Algorithm a : rows::on_gpu(rows::where([](const AlgorithmInfo& row) { return row.takes_blocks; })))
     for (bool causal : {false, true}) {
       Scenario s = attention(a, 257, 32, causal, ScaleMode::inv_sqrt_d);
       s.block_rows = 48;

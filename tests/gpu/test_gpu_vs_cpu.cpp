@@ -2,6 +2,7 @@
 // the step sequence and the IO counters. One table of cases (the backend-ops test of ggml is the
 // model), each with the tolerance tests/tolerance.h derives from its format and its inputs: the
 // CPU's error bound plus the GPU's, whose exp() GLSL allows to be off by (3 + 2|x|) ulp.
+#include "../rows.h"
 #include "../tolerance.h"
 #include "core/compare.h"
 #include "core/engine.h"
@@ -83,12 +84,12 @@ void check(const Case& c) {
 }  // namespace
 
 TEST_CASE("softmax algorithms, fp32, n = 1000 and 4097, every step") {
-  for (Algorithm a : {Algorithm::naive, Algorithm::safe, Algorithm::online, Algorithm::chunked, Algorithm::logsumexp})
+  for (Algorithm a : rows::on_gpu(rows::taking_x()))
     for (int n : {1000, 4097}) check({a, Precision::fp32, 1, n});
 }
 
 TEST_CASE("softmax algorithms, fp32, several rows, scaled") {
-  for (Algorithm a : {Algorithm::naive, Algorithm::safe, Algorithm::online, Algorithm::chunked, Algorithm::logsumexp}) {
+  for (Algorithm a : rows::on_gpu(rows::taking_x())) {
     Case c{a, Precision::fp32, 3, 1000};
     c.scale = ScaleMode::inv_sqrt_d;
     check(c);
@@ -97,7 +98,7 @@ TEST_CASE("softmax algorithms, fp32, several rows, scaled") {
 
 TEST_CASE("attention algorithms, fp32, N = 257, d = 64 and 32, with and without the causal mask") {
   // Unscaled scores at d = 64 spread to about +-30, so P is sharp and every error of exp() shows.
-  for (Algorithm a : {Algorithm::attn_naive, Algorithm::attn_online, Algorithm::attn_tiled, Algorithm::attn_tiled_v2})
+  for (Algorithm a : rows::on_gpu(rows::taking_qkv()))
     for (int d : {64, 32})
       for (bool causal : {false, true}) {
         Case c{a, Precision::fp32, 1, 257, d, causal};
@@ -108,7 +109,7 @@ TEST_CASE("attention algorithms, fp32, N = 257, d = 64 and 32, with and without 
 }
 
 TEST_CASE("attention algorithms, fp32, N = 257, d = 64, scaled by 1/sqrt(d)") {
-  for (Algorithm a : {Algorithm::attn_naive, Algorithm::attn_online, Algorithm::attn_tiled, Algorithm::attn_tiled_v2}) {
+  for (Algorithm a : rows::on_gpu(rows::taking_qkv())) {
     Case c{a, Precision::fp32, 1, 257, 64, true, ScaleMode::inv_sqrt_d};
     c.keep_steps = a != Algorithm::attn_online;
     check(c);
@@ -116,7 +117,7 @@ TEST_CASE("attention algorithms, fp32, N = 257, d = 64, scaled by 1/sqrt(d)") {
 }
 
 TEST_CASE("tiled attention with block sizes that do not divide N (summary, N = 1000)") {
-  for (Algorithm a : {Algorithm::attn_tiled, Algorithm::attn_tiled_v2})
+  for (Algorithm a : rows::on_gpu(rows::where([](const AlgorithmInfo& row) { return row.takes_blocks; })))
     for (bool causal : {false, true}) {
       Case c{a, Precision::fp32, 1, 1000, 64, causal, ScaleMode::inv_sqrt_d, /*keep_steps=*/false};
       check(c);
@@ -128,9 +129,9 @@ TEST_CASE("fp16 and bf16 are emulated as on the CPU") {
   // values themselves within a few hundred terms (bf16's γ_n reaches 1 at n = 256), so these
   // problems are small enough for the bound to mean something: rows of 16, N = 24 with d = 4.
   for (Precision p : {Precision::fp16, Precision::bf16}) {
-    for (Algorithm a : {Algorithm::naive, Algorithm::safe, Algorithm::online, Algorithm::chunked, Algorithm::logsumexp})
+    for (Algorithm a : rows::on_gpu(rows::taking_x()))
       check({a, p, 2, 16, 0, false, ScaleMode::none, true});
-    for (Algorithm a : {Algorithm::attn_naive, Algorithm::attn_online, Algorithm::attn_tiled, Algorithm::attn_tiled_v2})
+    for (Algorithm a : rows::on_gpu(rows::taking_qkv()))
       check({a, p, 1, 24, 4, true, ScaleMode::inv_sqrt_d, true});
   }
 }
