@@ -46,6 +46,7 @@
 #pragma once
 
 #include "core/compare.h"
+#include "core/algorithms.h"
 #include "core/engine.h"
 #include "core/scenario.h"
 
@@ -328,7 +329,7 @@ inline Bound of_run(const flashstep::Resolved& r, Exp e) {
   const Algorithm a = r.scenario.algorithm;
   const Precision p = r.scenario.precision;
   Bound b;
-  if (flashstep::is_attention(a)) {
+  if (flashstep::takes_qkv(a)) {
     for (int i = 0; i < r.n; ++i)
       b = max(b, attention_row(a, r.q, r.k, r.v, i, r.scale, r.scenario.causal, r.Tc, p, e));
   } else {

@@ -5,6 +5,7 @@
 #include "app/files.h"
 #include "app/ui/model/app_state.h"
 #include "app/ui/model/document.h"
+#include "core/algorithms.h"
 #include "core/lessons.h"
 #include "core/report.h"
 
@@ -55,7 +56,7 @@ TEST_CASE("document: every lesson saved mid-way and opened in a fresh window giv
     Fresh a;
     a.open_lesson(l.id);
     // Change the preset so the file has to carry the change.
-    if (is_attention(a.inputs.algorithm)) {
+    if (takes_qkv(a.inputs.algorithm)) {
       a.inputs.N = 10;
       a.inputs.seed = 42;
       a.inputs.causal = true;

@@ -466,12 +466,12 @@ TEST_CASE("the reasons for ∞ and −∞ and nan and the names of what a step m
     Scenario s;
     s.algorithm = a;
     s.chunks = 2;
-    s.causal = is_attention(a);
+    s.causal = info(a).takes_mask;
     s.n = 6;
     s.d = 2;
     s.block_rows = 2;
     s.block_cols = 2;
-    if (is_attention(a)) {
+    if (takes_qkv(a)) {
       // Row 1 overflows to −∞ at every key in fp16 (300 · −300); row 2 meets +∞ in V.
       s.precision = Precision::fp16;
       s.q = {{300, 0}, {0, 1}, {0, -1}, {0, 2}};

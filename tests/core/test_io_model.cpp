@@ -1,5 +1,6 @@
 // The IO formulas (core/io_model.h) and the engines' running counts describe the same model:
 // they must agree exactly, for every algorithm, shape, scale and mask.
+#include "core/algorithms.h"
 #include "core/engine.h"
 #include "core/io_model.h"
 
@@ -12,7 +13,7 @@ TEST_CASE("expected_io equals what every engine counts") {
     for (int n : {1, 5, 13, 33}) {
       for (bool scaled : {false, true}) {
         for (bool causal : {false, true}) {
-          if (causal && !is_attention(a)) continue;
+          if (causal && !info(a).takes_mask) continue;
           Scenario s;
           s.algorithm = a;
           s.n = n;

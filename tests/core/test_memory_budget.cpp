@@ -1,5 +1,6 @@
 // The recording memory estimate is close to what a recording really takes, and a recording
 // above the budget is refused with the estimate in the message.
+#include "core/algorithms.h"
 #include "core/engine.h"
 
 #include <doctest/doctest.h>
@@ -9,10 +10,10 @@ using namespace flashstep;
 TEST_CASE("estimate_recording_bytes is within a factor of 2 of the real footprint") {
   for (Algorithm a : kAllAlgorithms) {
     for (bool causal : {false, true}) {
-      if (causal && !is_attention(a)) continue;
+      if (causal && !info(a).takes_mask) continue;
       Scenario s;
       s.algorithm = a;
-      s.n = is_attention(a) ? 40 : 300;
+      s.n = takes_qkv(a) ? 40 : 300;
       s.rows = 3;
       s.d = 8;
       s.causal = causal;

@@ -185,7 +185,7 @@ TEST_CASE("no sentence shows e^(−∞ − −∞) or −∞ + ∞ as a value: e
   for (Algorithm a : kAllAlgorithms) {
     for (Precision p : {Precision::fp32, Precision::fp16, Precision::fp64}) {
       std::vector<Scenario> cases;
-      if (is_attention(a)) {
+      if (takes_qkv(a)) {
         cases = {no_finite_score(a, p, true), no_finite_score(a, p, false)};
         Scenario causal = no_finite_score(a, p, true);
         causal.causal = true;
@@ -289,7 +289,7 @@ TEST_CASE("what the lessons say is in the papers' notation, not its ASCII stand-
       s.scale_mode = ScaleMode::value;
       s.scale_value = 0.5;
       s.chunks = 2;
-      if (is_attention(a)) {
+      if (takes_qkv(a)) {
         s = no_finite_score(a, p, false);
         s.causal = true;
       } else {

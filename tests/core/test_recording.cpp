@@ -1,6 +1,7 @@
 // The Recording and its Cursor: seeking in any direction gives what replaying the deltas gives,
 // the step count is known in advance, the steps describe themselves consistently, and the same
 // scenario records the same bits every time.
+#include "core/algorithms.h"
 #include "core/engine.h"
 #include "tests/core/support.h"
 
@@ -42,7 +43,7 @@ Scenario attention_case(Algorithm a, int N, int d, int Br, int Bc, bool causal, 
 std::vector<Scenario> small_cases() {
   std::vector<Scenario> out;
   for (Algorithm a : kAllAlgorithms) {
-    if (!is_attention(a)) {
+    if (takes(a, kInputX)) {
       out.push_back(softmax_case(a, 2, 9));
       continue;
     }
@@ -276,7 +277,7 @@ TEST_CASE("estimate_steps(resolve(s)) is the exact step count, with and without 
   for (Algorithm a : kAllAlgorithms) {
     CAPTURE(algorithm_id(a));
     std::vector<Scenario> cases;
-    if (!is_attention(a)) {
+    if (takes(a, kInputX)) {
       for (int rows : {1, 3})
         for (int n : {1, 5, 16})
           for (int K : {1, 2, 3, 5}) cases.push_back(softmax_case(a, rows, n, K));
@@ -305,7 +306,7 @@ TEST_CASE("after the last step, the y or O buffer holds the output") {
   for (const Scenario& s : small_cases()) {
     CAPTURE(describe(s));
     const Recording rec = record(s);
-    const int b = rec.find_buffer(is_attention(s.algorithm) ? "O" : "y");
+    const int b = rec.find_buffer(takes_qkv(s.algorithm) ? "O" : "y");
     REQUIRE(b >= 0);
     REQUIRE(rec.buffers[b].rows == rec.output().rows());
     REQUIRE(rec.buffers[b].cols == rec.output().cols());

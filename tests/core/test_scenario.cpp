@@ -1,5 +1,6 @@
 // Scenario checking: parsing typed inputs, the block-size rule, clamping and refusals, and how
 // inputs are rounded to the chosen format.
+#include "core/algorithms.h"
 #include "core/engine.h"
 #include "core/scenario.h"
 #include "tests/core/support.h"
@@ -256,7 +257,7 @@ TEST_CASE("resolve refuses bad parameters with a message naming the field") {
   CHECK(resolve(c).chunks == 4);
 
   for (Algorithm a : kAllAlgorithms) {
-    if (is_attention(a)) continue;
+    if (info(a).takes_mask) continue;
     CAPTURE(algorithm_id(a));
     Scenario m;
     m.algorithm = a;

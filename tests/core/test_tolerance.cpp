@@ -1,5 +1,6 @@
 // The tolerance helper itself (tests/tolerance.h): its assumption about exp() holds on this CPU
 // and in this build, and a check against its bound still catches an error of the bound's size.
+#include "core/algorithms.h"
 #include "core/compare.h"
 #include "core/engine.h"
 #include "core/fast.h"
@@ -66,8 +67,8 @@ TEST_CASE("a perturbation of twice the tolerance is caught") {
     for (Precision p : {Precision::fp32, Precision::fp16}) {
       CAPTURE(algorithm_id(a));
       CAPTURE(precision_name(p));
-      Scenario s = is_attention(a) ? attention_case(a, p) : Scenario{};
-      if (!is_attention(a)) {
+      Scenario s = takes_qkv(a) ? attention_case(a, p) : Scenario{};
+      if (!takes_qkv(a)) {
         s.algorithm = a;
         s.precision = p;
         s.n = 300;

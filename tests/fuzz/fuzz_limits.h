@@ -6,6 +6,7 @@
 // they stop before resolve(), after everything that parses and checks the input has run.
 #pragma once
 
+#include "core/algorithms.h"
 #include "core/scenario.h"
 
 namespace flashstep::fuzz {
@@ -18,7 +19,7 @@ inline constexpr long long kMaxFuzzElements = 1 << 16;
 // generating anything).
 inline long long random_elements(const Scenario& s) {
   if (s.n <= 0 || s.d <= 0 || s.rows <= 0) return 0;
-  if (is_attention(s.algorithm)) {
+  if (takes_qkv(s.algorithm)) {
     if (!s.q.empty() || !s.k.empty() || !s.v.empty() || static_cast<long long>(s.n) * s.d > kMaxElements)
       return 0;
     return 3ll * s.n * s.d;  // Q, K and V

@@ -4,6 +4,7 @@
 // CPU's error bound plus the GPU's, whose exp() GLSL allows to be off by (3 + 2|x|) ulp.
 #include "../rows.h"
 #include "../tolerance.h"
+#include "core/algorithms.h"
 #include "core/compare.h"
 #include "core/engine.h"
 #include "gpu_context.h"
@@ -41,7 +42,7 @@ Scenario scenario(const Case& c) {
   s.d = c.d > 0 ? c.d : 4;
   s.seed = 7;
   s.chunks = c.n >= 7 ? 7 : 1;  // n = 1000 and 4097 are not multiples of 7
-  if (!is_attention(c.algo)) {
+  if (takes(c.algo, kInputX)) {
     s.x = gpu_test::scores_with_outliers(c.rows, c.n, 11);
     // In the 16-bit formats an outlier of 30 costs u·60 in every rescale's exponent, which
     // alone exceeds bf16's resolution: there the rows are the normal part alone, |x| <= 6.
