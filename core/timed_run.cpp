@@ -178,7 +178,7 @@ TimedRun run_timed(const Resolved& asked, int repeat, bool keep_output, bool war
   fr.time = [&](const std::function<void()>& body) { time_best(repeat, run, body); };
   info(r.scenario.algorithm).fast(r, fr);
   fill_summary(run.rec, r, fr.out, fr.m, fr.l, keep_output);
-  run.rec.lse().assign(fr.lse.begin(), fr.lse.end());
+  if (!fr.lse.empty()) run.rec.lse().assign(fr.lse.begin(), fr.lse.end());  // FlashAttention-2 stores L
   return run;
 }
 

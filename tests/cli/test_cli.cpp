@@ -448,3 +448,21 @@ TEST_CASE("attn-naive at N = 65536 with 16 heads is refused naming S and P's 550
   CHECK(r.err.find("S and P of every head at once, 2·H·N² fp32 values = 512.0 GiB (550 GB)") != std::string::npos);
   CHECK(r.err.find("use attn-tiled or attn-tiled-v2") != std::string::npos);
 }
+
+TEST_CASE("run's stats name only what the algorithm computes, with every kernel: no lse where none is stored") {
+  for (const char* steps : {"all", "none"}) {
+    CAPTURE(steps);
+    const Result online = invoke(std::string("run --algo online --input '3,2,5,1' --steps ") + steps);
+    REQUIRE(online.status == 0);
+    const auto j = flashstep::Json::parse(online.out);
+    CHECK(j["stats"].contains("m"));
+    CHECK(j["stats"].contains("l"));
+    CHECK_FALSE(j["stats"].contains("lse"));  // online softmax keeps no log-sum-exp
+    const Result v2 = invoke(std::string("run --algo attn-tiled-v2 --n 8 --d 4 --steps ") + steps);
+    REQUIRE(v2.status == 0);
+    const auto k = flashstep::Json::parse(v2.out);
+    REQUIRE(k["stats"].contains("lse"));  // FlashAttention-2 stores L
+    CHECK(k["stats"]["lse"].size() == 8);
+    CHECK(k["stats"]["lse"][0].is_number());
+  }
+}
