@@ -350,7 +350,6 @@ const std::vector<ComparePreset>& compare_presets() {
 
 std::string_view algorithm_id(Algorithm a) { return info(a).id; }
 std::string_view algorithm_title(Algorithm a) { return info(a).title; }
-bool is_attention(Algorithm a) { return info(a).family == Family::attention; }
 
 std::optional<Algorithm> parse_algorithm(std::string_view id) {
   for (const AlgorithmInfo& a : algorithm_table())

@@ -41,7 +41,6 @@ inline constexpr Algorithm kAllAlgorithms[] = {
 std::string_view algorithm_id(Algorithm a);        // "attn-tiled-v2"
 std::string_view algorithm_title(Algorithm a);     // "FlashAttention-2 loop order"
 std::optional<Algorithm> parse_algorithm(std::string_view id);
-bool is_attention(Algorithm a);
 std::string algorithm_id_list();                   // "naive, safe, ..." for messages
 
 enum class ScaleMode {

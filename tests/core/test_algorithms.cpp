@@ -32,7 +32,6 @@ TEST_CASE("the algorithm table has one complete row per Algorithm, in the enum's
     // The Compare tab's pair runs on this algorithm's input: same family.
     CHECK(info(a.compare_a).family == a.family);
     CHECK(info(a.compare_b).family == a.family);
-    CHECK(is_attention(a.algorithm) == (a.family == Family::attention));
     // Its view (a.view) is registered and draws its recording: tests/app/test_view_registry.cpp.
     if (a.takes_blocks) CHECK(a.family == Family::attention);
     if (a.global_max) CHECK(a.has_max);
