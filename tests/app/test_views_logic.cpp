@@ -2,6 +2,7 @@
 // the old → new values it shows, the reasons it gives for inf and nan, its layout and the IO
 // totals it compares.
 #include "app/ui/views/close_up.h"
+#include "app/ui/views/matrix_layout.h"
 #include "app/ui/views/view_logic.h"
 #include "app/ui/widgets.h"
 
@@ -231,6 +232,77 @@ TEST_CASE("chunks and the merge tree are laid out as the engine splits them") {
   CHECK(merge_tree_levels(tree) == 3);
   CHECK(merge_tree_levels(merge_tree(1)) == 1);
 }
+
+namespace {
+
+// The forward attention set as the matrix view lays it out from the buffers core declares
+// (core/attention_buffers.h): the arrangement of the attention view (rows are queries, aligned across the main band;
+// columns of the top band are keys, aligned with S and P):
+//
+//                 Kᵀ (d×N)      Vᵀ (d×N)
+//     Q (N×d)     S (N×N)       P (N×N)      O_acc (N×d)   O (N×d)   m  l  LSE
+//
+// Vᵀ sits above P because O = P V sums over keys: column j of P weighs v_j, drawn above it.
+// Without P, Vᵀ stacks under Kᵀ above S.
+struct MatrixLayoutIn {
+  int N = 0, d = 0;
+  bool q = true, kt = true, s = true, p = true, vt = true, o_acc = false, o = true;
+  int stat_cols = 0;     // m, l, LSE, ... beside O
+  float stat_min_w = 0;  // px a stat column needs for its numbers (0: one cell)
+  float gap = 12;        // px between matrices
+  float title_h = 18;    // px above every matrix for its name
+  float margin_left = 0, margin_bottom = 0;
+  float avail_w = 800, avail_h = 600;
+  float cell = 0;  // px per cell; 0 = as large as fits in avail (up to max_cell)
+  float max_cell = 48;
+};
+struct MatrixLayout {
+  float cell = 0, stat_w = 0;
+  Rect q, kt, s, p, vt, o_acc, o;
+  std::vector<Rect> stats;
+  float width = 0, height = 0;
+};
+
+MatrixLayout layout_matrices(const MatrixLayoutIn& in) {
+  // The attention set as declared items (core/narration_attention.cpp declares the same).
+  ItemsLayoutIn li;
+  li.N = in.N;
+  std::vector<Rect*> out;
+  MatrixLayout L;
+  auto item = [&](bool shown, Place place, int cells, Rect* rect, int host = -1) {
+    if (!shown) return;
+    li.items.push_back({place, static_cast<int>(li.items.size()), host, cells});
+    out.push_back(rect);
+  };
+  item(in.q, Place::left, in.d, &L.q);
+  item(in.kt, Place::above, in.d, &L.kt, in.s ? static_cast<int>(li.items.size()) + 1 : -1);
+  item(in.s, Place::centre, in.N, &L.s);
+  const int p_index = static_cast<int>(li.items.size());
+  item(in.p, Place::centre, in.N, &L.p);
+  item(in.vt, Place::above, in.d, &L.vt, in.p ? p_index : -1);
+  item(in.o_acc, Place::right, in.d, &L.o_acc);
+  item(in.o, Place::right, in.d, &L.o);
+  L.stats.assign(static_cast<std::size_t>(std::max(in.stat_cols, 0)), Rect{});
+  for (int k = 0; k < in.stat_cols; ++k) item(true, Place::stats, 1, &L.stats[static_cast<std::size_t>(k)]);
+  li.stat_min_w = in.stat_min_w;
+  li.gap = in.gap;
+  li.title_h = in.title_h;
+  li.margin_left = in.margin_left;
+  li.margin_bottom = in.margin_bottom;
+  li.avail_w = in.avail_w;
+  li.avail_h = in.avail_h;
+  li.cell = in.cell;
+  li.max_cell = in.max_cell;
+  const ItemsLayout got = layout_items(li);
+  for (std::size_t k = 0; k < out.size(); ++k) *out[k] = got.rects[k];
+  L.cell = got.cell;
+  L.stat_w = got.stat_w;
+  L.width = got.width;
+  L.height = got.height;
+  return L;
+}
+
+}  // namespace
 
 TEST_CASE("matrix layout: rows aligned, keys aligned, nothing overlaps, it fits") {
   MatrixLayoutIn in;

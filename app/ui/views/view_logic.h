@@ -118,33 +118,6 @@ struct Rect {
   bool contains(float px, float py) const { return shown && px >= x && py >= y && px < x + w && py < y + h; }
 };
 
-// The arrangement of the attention view (rows are queries, aligned across the main band;
-// columns of the top band are keys, aligned with S and P):
-//
-//                 Kᵀ (d×N)      Vᵀ (d×N)
-//     Q (N×d)     S (N×N)       P (N×N)      O_acc (N×d)   O (N×d)   m  l  LSE
-//
-// Vᵀ sits above P because O = P V sums over keys: column j of P weighs v_j, drawn above it.
-// Without P, Vᵀ stacks under Kᵀ above S.
-struct MatrixLayoutIn {
-  int N = 0, d = 0;
-  bool q = true, kt = true, s = true, p = true, vt = true, o_acc = false, o = true;
-  int stat_cols = 0;     // m, l, LSE, ... beside O
-  float stat_min_w = 0;  // px a stat column needs for its numbers (0: one cell)
-  float gap = 12;        // px between matrices
-  float title_h = 18;    // px above every matrix for its name
-  float margin_left = 0, margin_bottom = 0;
-  float avail_w = 800, avail_h = 600;
-  float cell = 0;  // px per cell; 0 = as large as fits in avail (up to max_cell)
-  float max_cell = 48;
-};
-struct MatrixLayout {
-  float cell = 0, stat_w = 0;
-  Rect q, kt, s, p, vt, o_acc, o;
-  std::vector<Rect> stats;
-  float width = 0, height = 0;
-};
-MatrixLayout layout_matrices(const MatrixLayoutIn& in);
 
 // ---- [SECTION] memory -----------------------------------------------------------------------
 
