@@ -7,6 +7,7 @@
 #include "bench/bench_report.h"
 #include "core/engine.h"
 #include "core/fast.h"
+#include "core/fast_backward.h"
 #include "core/timed_run.h"
 #include "core/workspace.h"
 
@@ -226,6 +227,68 @@ BENCHMARK(BM_attn_naive)->Apply(attention_shapes);
 BENCHMARK(BM_attn_tiled_v2)->Apply(attention_shapes);
 BENCHMARK(BM_attn_tiled)->Args({4096, 64})->UseRealTime()->Unit(benchmark::kMillisecond);
 
+// ---- the backward pass: standard (P, dP, dS in memory) and FlashAttention-2's ---------------
+
+enum class Backward { standard, flash };
+
+// The forward each backward starts from, computed once outside the timing: FA-2's O and L for the
+// flash one (its own blocks), and for the standard one also P = softmax(s·QKᵀ), as the forward
+// leaves it in memory.
+struct BackwardCase {
+  MatRM<float> Q, K, V, dO, O, P;
+  std::vector<float> L;
+  float scale = 1;
+  fast::KernelBlocks b;
+};
+BackwardCase backward_case(int N, int d, bool with_p) {
+  BackwardCase c{random_matrix(N, d, 5), random_matrix(N, d, 6), random_matrix(N, d, 7), random_matrix(N, d, 8),
+                 {}, {}, {}, 1.0f / std::sqrt(static_cast<float>(d)), fast::kernel_blocks(N, d)};
+  const Mask none(Mask::Kind::none, N, N);
+  fast::attention_tiled_v2(c.Q, c.K, c.V, c.scale, none, c.b.Br, c.b.Bc, c.O, &c.L);
+  if (with_p) {
+    c.P.noalias() = c.scale * c.Q * c.K.transpose();
+    for (Eigen::Index i = 0; i < N; ++i)
+      c.P.row(i) = (c.P.row(i).array() - c.L[static_cast<std::size_t>(i)]).exp().matrix();
+  }
+  return c;
+}
+
+void run_backward(Backward kind, const BackwardCase& c, fast::Gradients& g) {
+  const int N = static_cast<int>(c.Q.rows());
+  if (kind == Backward::standard)
+    fast::attention_backward(c.Q, c.K, c.V, c.P, c.O, c.dO, c.scale, g);
+  else
+    fast::attention_flash_backward(c.Q, c.K, c.V, c.O, c.L, c.dO, c.scale, Mask(Mask::Kind::none, N, N), c.b.Br,
+                                   c.b.Bc, g);
+}
+
+void BM_backward(benchmark::State& state, Backward kind) {
+  const int N = static_cast<int>(state.range(0)), d = static_cast<int>(state.range(1));
+  const BackwardCase c = backward_case(N, d, kind == Backward::standard);
+  fast::Gradients g;
+  run_backward(kind, c, g);  // warm up, and the gradients allocated before counting
+  Workspace::reset_peak();
+  const std::int64_t base = Workspace::current();
+  run_backward(kind, c, g);
+  state.counters["workspace_bytes"] = static_cast<double>(Workspace::peak() - base);
+  for (auto _ : state) {
+    run_backward(kind, c, g);
+    benchmark::DoNotOptimize(g.dQ.data());
+  }
+  // Matmuls of 2·N²·d each: four for the standard backward, five (S recomputed) for the flash one.
+  state.counters["flops"] = (kind == Backward::standard ? 8.0 : 10.0) * N * static_cast<double>(N) * d;
+}
+void BM_attn_backward(benchmark::State& s) { BM_backward(s, Backward::standard); }
+void BM_attn_flash_backward(benchmark::State& s) { BM_backward(s, Backward::flash); }
+
+void backward_shapes(benchmark::internal::Benchmark* b) {
+  for (int N : {1024, 4096, 8192}) b->Args({N, 64});
+  b->Args({4096, 128});
+  b->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(0.2);
+}
+BENCHMARK(BM_attn_backward)->Apply(backward_shapes);
+BENCHMARK(BM_attn_flash_backward)->Apply(backward_shapes);
+
 // ---- what each technique of attn-tiled-v2 brings: one turned off at a time -------------------
 
 // attn-tiled-v2 at N = 4096 with variant k of bench::kAblation (0: the kernel as it runs).
@@ -399,6 +462,7 @@ int main(int argc, char** argv) {
   }
   if (markdown.empty()) return 0;
   bool ok = bench::write_cpu_section(markdown, reporter.runs());
+  ok = bench::write_backward_section(markdown, reporter.runs()) && ok;
   if (!users.empty()) ok = bench::write_user_section(markdown, users, ablation) && ok;
   return ok ? 0 : 1;
 }

@@ -179,6 +179,34 @@ bool write_cpu_section(const std::string& path, const std::vector<Result>& runs)
   return replace_section(path, "cpu", md.str());
 }
 
+bool write_backward_section(const std::string& path, const std::vector<Result>& runs) {
+  std::ostringstream md;
+  md << "## Backward pass\n\n" << machine_line() << ". Written by `bench/run_benchmarks.sh`; fp32, all cores, "
+     << "no mask, s = 1/√d, every figure of the same run. The forward is FlashAttention-2's (`BM_attn_tiled_v2`, "
+     << "4·N²·d FLOPs); the standard backward does four matmuls (8·N²·d) with P, dP and dS in memory, the flash "
+     << "backward five (10·N²·d: S recomputed) from O and L alone, so it should take about 2.5 times the "
+     << "forward.\n\n";
+  md << "| N | d | forward (FA-2) | standard backward | flash backward | flash / forward (FLOPs: 2.5×) | "
+        "standard working memory | flash working memory |\n|---|---|---|---|---|---|---|---|\n";
+  bool any = false;
+  for (auto [N, d] : {std::pair{1024, 64}, {4096, 64}, {8192, 64}, {4096, 128}}) {
+    const Result* fwd = find(runs, strf("BM_attn_tiled_v2/%d/%d/", N, d));
+    const Result* std_b = find(runs, strf("BM_attn_backward/%d/%d/", N, d));
+    const Result* flash = find(runs, strf("BM_attn_flash_backward/%d/%d/", N, d));
+    if (!std_b && !flash) continue;
+    any = true;
+    const std::string ratio = fwd && flash ? strf("%.2f×", flash->seconds / fwd->seconds) : "—";
+    md << strf("| %d | %d | %s | %s | %s | %s | %.1f MiB | %.2f MiB |\n", N, d, ms(fwd).c_str(), ms(std_b).c_str(),
+               ms(flash).c_str(), ratio.c_str(), counter(std_b, "workspace_bytes") / 1048576.0,
+               counter(flash, "workspace_bytes") / 1048576.0);
+  }
+  if (!any) return true;
+  md << "\nWorking memory is what the kernel holds beyond its inputs and gradients (core/workspace.h): for the "
+        "standard backward P (saved by the forward for it), dP and dS, 3·N²·4 bytes (768 MiB at N = 8192); for "
+        "the flash backward each thread's tiles and its own dQ (N·d floats), summed into dQ at the end.\n";
+  return replace_section(path, "backward", md.str());
+}
+
 namespace {
 
 struct Spread {

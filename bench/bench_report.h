@@ -36,6 +36,9 @@ bool replace_section(const std::string& path, const std::string& name, const std
 std::string machine_line();
 
 bool write_cpu_section(const std::string& path, const std::vector<Result>& runs);
+// The backward pass: each backward's time against FA-2's forward at the same shape (the FLOP
+// ratio beside it) and its working memory.
+bool write_backward_section(const std::string& path, const std::vector<Result>& runs);
 
 // What ablation variant k turns off (0: nothing; the kernel as it runs).
 inline const std::vector<std::string> kAblation = {
