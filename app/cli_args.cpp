@@ -44,6 +44,9 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   c.run->add_option("--rows", r.rows, "Number of random softmax rows")->capture_default_str();
   c.run->add_option("--seed", r.seed, "Seed of the standard-normal random inputs")->capture_default_str();
   c.run->add_option("--qkv", r.qkv, "JSON file {\"q\":[[...]],\"k\":[[...]],\"v\":[[...]]} for attention");
+  c.run->add_option("--do", r.d_o,
+                    "JSON file with the upstream gradient dO, N x d, as [[...], ...] or {\"do\": [[...]]}, for the "
+                    "backward algorithms (absent: random from the seed, drawn after Q, K, V)");
   c.run->add_option("--precision", r.precision, "fp64, fp32, fp16 or bf16")->capture_default_str();
   c.run->add_option("--scale", r.scale, "Score scale: none, sqrt (1/sqrt(d)) or a number")->capture_default_str();
   c.run->add_flag("--causal", r.causal, "Causal mask (attention): query i sees keys j <= i");
@@ -155,6 +158,9 @@ static void check_heads_option(const RunOptions& o, const Scenario& s) {
   if (!o.qkv.empty())
     throw UsageError("--heads with --qkv: the file gives one head's Q, K, V; leave --heads out, or let "
                      "--n, --d and --seed draw the heads");
+  if (!o.d_o.empty())
+    throw UsageError("--heads with --do: the file gives one head's dO; leave --heads out, or let --seed draw "
+                     "each head's dO");
   if (o.steps != "none") throw UsageError("--heads needs --steps none: the lessons' views show one head");
   if (!o.compare.empty())
     throw UsageError("--heads with --compare: the comparison is of one head; leave --heads out");
@@ -169,6 +175,7 @@ Scenario run_scenario(const RunOptions& o, const CLI::App& cmd, FileAccess files
     const char* give;
   };
   for (const Named& n : {Named{"--scenario", o.scenario, "a scenario file"}, Named{"--qkv", o.qkv, "a JSON file"},
+                         Named{"--do", o.d_o, "a JSON file"},
                          Named{"--compare", o.compare, "two backends, e.g. cpu,gpu"}})
     if (cmd.count(n.name) > 0 && n.value.empty())
       throw UsageError(std::string(n.name) + " '' is empty: give " + n.give + ", or leave " + n.name + " out");
@@ -254,6 +261,21 @@ Scenario run_scenario(const RunOptions& o, const CLI::App& cmd, FileAccess files
                             o.n, N, d));
     if (cmd.count("--seed") > 0)
       throw UsageError("--seed with --qkv: the seed draws random Q, K, V, and the file gives them; leave --seed out");
+  }
+  if (!o.d_o.empty() && files == FileAccess::read) {
+    // The shape is checked against N and d by resolve(), which names the shape it expects.
+    std::string text, error;
+    if (!read_file(o.d_o, text, error)) throw UsageError("--do " + error);
+    const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) throw UsageError("--do " + o.d_o + ": not valid JSON");
+    if (!j.is_array() && !j.is_object())
+      throw UsageError("--do " + o.d_o + ": expected a matrix [[...], ...] or {\"do\": [[...], ...]}");
+    try {
+      s.d_o = matrix_from_json(j.is_array() ? Json{{"do", j}} : j, "do", "--do " + o.d_o);
+    } catch (const InputError& e) {
+      throw UsageError(e.what());
+    }
+    if (s.d_o.empty()) throw UsageError("--do " + o.d_o + ": the matrix is empty; leave --do out for a random dO");
   }
   check_heads_option(o, s);
   return s;

@@ -25,7 +25,7 @@ struct UsageError : std::runtime_error {
 
 // `flashstep run`'s options as given (strings where a value is checked later).
 struct RunOptions {
-  std::string algo, scenario, input, qkv, precision = "fp32", scale = "none", backend = "cpu",
+  std::string algo, scenario, input, qkv, d_o, precision = "fp32", scale = "none", backend = "cpu",
                                 steps = "all", output = "all", json = "-";
   int n = 8, d = 4, rows = 1, repeat = 1;
   // Every parameter of core/params.h by key, each bound to its flag (a flag: 1 when given).

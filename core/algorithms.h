@@ -14,6 +14,7 @@
 #include "core/scenario.h"
 #include "core/tiles.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,7 +26,7 @@ struct IoCounters;
 struct RecordingSize;
 struct FastRun;
 
-enum class Family { softmax, attention };
+enum class Family { softmax, attention, backward };
 
 // Which of the app's views draws a recording of the algorithm.
 enum class ViewKind {
@@ -55,16 +56,22 @@ struct InputSpec {
   Extent rows, cols;
   std::vector<std::vector<double>> Scenario::*given;
   MatrixRM Resolved::*value;
+  // Given or drawn on its own, whatever the others are: the backward's dO may be given with
+  // random Q, K, V and left out with given ones (then drawn after them, from the seed). The
+  // others of a row are all given or all drawn.
+  bool own = false;
 };
 inline const InputSpec kInputX{"x", "input", Extent::rows, Extent::n, &Scenario::x, &Resolved::x};
 inline const InputSpec kInputQ{"Q", "Q", Extent::N, Extent::d, &Scenario::q, &Resolved::q};
 inline const InputSpec kInputK{"K", "K", Extent::N, Extent::d, &Scenario::k, &Resolved::k};
 inline const InputSpec kInputV{"V", "V", Extent::N, Extent::d, &Scenario::v, &Resolved::v};
+inline const InputSpec kInputDO{"dO", "dO", Extent::N, Extent::d, &Scenario::d_o, &Resolved::d_o, true};
 // Every input some row takes, each once: what a scenario may give.
 const std::vector<const InputSpec*>& all_inputs();
 
 // How a row's passes are named on the timeline: its fixed names, or one pass per query row, per
-// Q block or per K/V block, named by a prefix and the 1-based number ("K/V block j = 3").
+// Q block or per K/V block, named by a prefix and the 1-based number ("K/V block j = 3"); then
+// the names before the prefix (the last name) are passes of their own, before the numbered ones.
 enum class PassesPer { fixed, query_row, q_block, kv_block };
 
 // The largest N the window records every step of for a row whose views show N × N matrices
@@ -106,6 +113,10 @@ struct AlgorithmInfo {
   // Its passes: the fixed names, or with `passes_per` one prefix numbered per row or block.
   std::vector<std::string_view> passes;
   PassesPer passes_per = PassesPer::fixed;
+  // The row whose run comes first in this one's recording (the backward's forward): its passes
+  // come before `passes` on the timeline, and its pseudocode lines before this row's own (the
+  // row's `pseudocode` starts with them), so that its steps keep their pass and line numbers.
+  std::optional<Algorithm> runs_after;
 
   // The kernels it has.
   void (*record)(const Resolved&, Recorder&) = nullptr;  // recorded CPU engine: the reference
@@ -152,8 +163,13 @@ std::string square_names(Algorithm a);
 double square_bytes(Algorithm a, long long N, int heads, double value_bytes);
 // The 1-based line of a's pseudocode that starts with `start` (0 when none does).
 int pseudocode_line(Algorithm a, std::string_view start);
-// The timeline's pass names of a run of r's algorithm, never empty and none empty.
+// The timeline's pass names of a run of r's algorithm, never empty and none empty: those of the
+// row it runs after first.
 std::vector<std::string> pass_names(const Resolved& r);
+// How many passes and pseudocode lines of a run of r (of row a) belong to the row it runs after
+// (0 when none): its own steps' pass and line numbers start after them.
+int own_pass_offset(const Resolved& r);
+int own_line_offset(Algorithm a);
 
 // The named pairs the Compare tab offers.
 struct ComparePreset {

@@ -5,6 +5,7 @@
 // Br × d, K_j and V_j are Bc × d, S_ij and P̃_ij are Br × Bc. All row-major. The last block of
 // each kind may be smaller when N is not a multiple of Br or Bc. What each step says, counts and
 // writes is in narration_attention.cpp, shared with the GPU backend.
+#include "core/attention_math.h"
 #include "core/engine.h"
 #include "core/initial_state.h"
 #include "core/mask.h"
@@ -17,99 +18,13 @@
 namespace flashstep {
 namespace {
 
+using namespace attention_math;
 using std::exp;
 using std::log;
 
+// P_kept: where the backward wants P as this forward left it in HBM (exact in doubles), or null.
 template <class T>
-MatRM<T> cast(const MatrixRM& m) {
-  return m.unaryExpr([](double v) { return from_double<T>(v); });
-}
-
-template <class T>
-constexpr bool kNative = std::is_same_v<T, float> || std::is_same_v<T, double>;
-
-// C = A Bᵀ (A is r × d, B is c × d). fp64/fp32 use Eigen's product; fp16/bf16 accumulate
-// element by element so every multiply and add rounds to 16 bits, as the emulation promises.
-template <class T>
-MatRM<T> mul_abt(const MatRM<T>& A, const MatRM<T>& B) {
-  if constexpr (kNative<T>) {
-    return A * B.transpose();
-  } else {
-    MatRM<T> C(A.rows(), B.rows());
-    for (Eigen::Index r = 0; r < A.rows(); ++r)
-      for (Eigen::Index c = 0; c < B.rows(); ++c) {
-        T acc = T(0);
-        for (Eigen::Index k = 0; k < A.cols(); ++k) acc = acc + A(r, k) * B(c, k);
-        C(r, c) = acc;
-      }
-    return C;
-  }
-}
-
-// C = A B (A is r × c, B is c × d).
-template <class T>
-MatRM<T> mul_ab(const MatRM<T>& A, const MatRM<T>& B) {
-  if constexpr (kNative<T>) {
-    return A * B;
-  } else {
-    MatRM<T> C(A.rows(), B.cols());
-    for (Eigen::Index r = 0; r < A.rows(); ++r)
-      for (Eigen::Index c = 0; c < B.cols(); ++c) {
-        T acc = T(0);
-        for (Eigen::Index k = 0; k < A.cols(); ++k) acc = acc + A(r, k) * B(k, c);
-        C(r, c) = acc;
-      }
-    return C;
-  }
-}
-
-// exp(s - m) for an attention score, where a masked score (−inf) contributes exactly 0 even
-// when its whole row in the tile is masked (m = −inf), instead of exp(−inf + inf) = nan.
-template <class T>
-T p_of(T s, T m) {
-  if (std::isinf(to_double(s)) && to_double(s) < 0) return T(0);
-  return exp(s - m);
-}
-
-// The inputs in T, the mask and the scores every attention engine computes.
-template <class T>
-struct AttnInputs {
-  const int N, d;
-  const T s;
-  const bool scaled;
-  const Mask mask;
-  MatRM<T> Q, K, V;
-
-  explicit AttnInputs(const Resolved& r)
-      : N(r.n), d(r.d), s(from_double<T>(r.scale)), scaled(r.scale != 1.0), mask(Mask::of(r)),
-        Q(cast<T>(r.q)), K(cast<T>(r.k)), V(cast<T>(r.v)) {}
-
-  // Scores of a block: S = Q[rows] K[cols]ᵀ · s with the mask applied (−∞ where not visible).
-  MatRM<T> scores(int r0, int nr, int c0, int nc) const {
-    MatRM<T> S = mul_abt<T>(Q.middleRows(r0, nr), K.middleRows(c0, nc));
-    if (scaled)
-      for (Eigen::Index k = 0; k < S.size(); ++k) S.data()[k] = S.data()[k] * s;
-    for (int a = 0; a < nr; ++a)
-      for (int b = 0; b < nc; ++b)
-        if (!mask.visible(r0 + a, c0 + b)) S(a, b) = -inf_of<T>();
-    return S;
-  }
-};
-
-// Rows [r0, r0 + nr) of a row-major matrix, as the narration reads them.
-template <class T>
-BlockView rows(const MatRM<T>& M, int r0 = 0, int nr = -1) {
-  return {M.data() + static_cast<Eigen::Index>(r0) * M.cols(), nr < 0 ? static_cast<int>(M.rows()) : nr,
-          static_cast<int>(M.cols()), M.cols()};
-}
-// Entries [r0, r0 + nr) of a per-row statistic, as an nr × 1 block.
-template <class T>
-BlockView column(const std::vector<T>& v, int r0, int nr) {
-  return {v.data() + r0, nr, 1, 1};
-}
-
-template <class T>
-void attn_naive(const Resolved& r, Recorder& rec) {
+void attn_naive(const Resolved& r, Recorder& rec, MatrixRM* P_kept = nullptr) {
   AttnNaiveNarration say(r, rec);
   const AttnInputs<T> a(r);
   const int N = a.N;
@@ -142,6 +57,7 @@ void attn_naive(const Resolved& r, Recorder& rec) {
     const MatRM<T> Oi = mul_ab<T>(Pi, a.V);
     say.output_row(i, rows(Oi));
   }
+  if (P_kept) *P_kept = P.unaryExpr([](T v) { return to_double(v); });
 }
 
 template <class T>
@@ -303,5 +219,9 @@ FLASHSTEP_DISPATCH(attn_online)
 FLASHSTEP_DISPATCH(attn_tiled)
 FLASHSTEP_DISPATCH(attn_tiled_v2)
 #undef FLASHSTEP_DISPATCH
+
+void record_attn_naive(const Resolved& r, Recorder& rec, MatrixRM& P) {
+  with_scalar(r.scenario.precision, [&](auto zero) { attn_naive<decltype(zero)>(r, rec, &P); });
+}
 
 }  // namespace flashstep

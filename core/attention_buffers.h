@@ -67,4 +67,22 @@ inline BufferInfo output(int N, int d) {
       .titled({"O" + strf(" (%d×%d)", N, d), "O"});
 }
 
+// ---- the backward's buffers (core/narration_backward.cpp), after the forward's in each place ----
+
+enum : int { kOrderDP = kOrderStats + 10, kOrderDS, kOrderDO, kOrderDQ, kOrderDV, kOrderDK };
+
+// dP, dS: N × N, query rows by key columns, beside S and P.
+inline BufferInfo score_grad(BufferInfo b, int order, std::vector<std::string> titles) {
+  return scores(std::move(b), order, std::move(titles));
+}
+// dO, dQ: a row per query, beside O.
+inline BufferInfo query_grad(BufferInfo b, int order, std::vector<std::string> titles) {
+  return b.axes(Axis::query, Axis::feature).at(Place::right, order).titled(std::move(titles));
+}
+// dK, dV: a row per key, on its side over the matrix whose columns it sums (dV = Pᵀ dO over P,
+// dK = s·dSᵀ Q over dS), so that dKⱼ sits above column j; its tiles are named by j.
+inline BufferInfo key_grad(BufferInfo b, int order, std::string host, std::vector<std::string> titles) {
+  return b.axes(Axis::key, Axis::feature).at(Place::above, order, std::move(host)).titled(std::move(titles));
+}
+
 }  // namespace flashstep::attention_buffers

@@ -48,6 +48,8 @@ RecordingSize size_attn_naive(const Resolved& r);
 RecordingSize size_attn_online(const Resolved& r);
 RecordingSize size_attn_tiled(const Resolved& r);
 RecordingSize size_attn_tiled_v2(const Resolved& r);
+RecordingSize size_attn_backward(const Resolved& r);
+RecordingSize size_attn_flash_backward(const Resolved& r);
 long long estimate_recording_bytes(const Resolved& r);
 
 Recording record(const Resolved& r, const RecordOptions& opt = {});
@@ -85,6 +87,11 @@ void record_attn_naive(const Resolved& r, Recorder& rec);
 void record_attn_online(const Resolved& r, Recorder& rec);
 void record_attn_tiled(const Resolved& r, Recorder& rec);
 void record_attn_tiled_v2(const Resolved& r, Recorder& rec);
+// attn-naive's forward that also hands back P as it left it in HBM (exactly, in doubles), for
+// the standard backward that reads it back.
+void record_attn_naive(const Resolved& r, Recorder& rec, MatrixRM& P);
+void record_attn_backward(const Resolved& r, Recorder& rec);
+void record_attn_flash_backward(const Resolved& r, Recorder& rec);
 
 // The merge tree of `chunked`: level 0 holds the K chunk results, each further level merges
 // neighbours pairwise (an odd one out is carried up). Node ids count level by level.

@@ -22,7 +22,7 @@ std::string s_and_p_text(double bytes) {
 
 Resolved resolve_head(const Resolved& r, int h) {
   Scenario s = r.scenario;  // N and d as resolved, the blocks as given: resolve() derives the same
-  s.q.clear(), s.k.clear(), s.v.clear();
+  for (const InputSpec* in : all_inputs()) (s.*(in->given)).clear();  // each head draws its own
   s.seed = head_seed(r.scenario.seed, h);
   return resolve(s);
 }

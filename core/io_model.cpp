@@ -153,6 +153,48 @@ IoCounters io_attn_tiled_v2(const Resolved& r) {  // FA-2: Q_i outer; K_j, V_j i
   return io;
 }
 
+IoCounters io_attn_backward(const Resolved& r) {  // attn-naive's forward, then four matmuls through HBM
+  IoCounters io = io_attn_naive(r);
+  const u64 N = static_cast<u64>(r.n), d = static_cast<u64>(r.d), s = scaled(r);
+  io.hbm_reads += N * N + N * d, io.flops += 2 * N * N * d, io.hbm_writes += N * d;          // dV = Pᵀ dO
+  io.hbm_reads += N * d + N * d, io.flops += 2 * N * N * d, io.hbm_writes += N * N;          // dP = dO Vᵀ
+  io.hbm_reads += 2 * N * d, io.flops += 2 * N * d, io.hbm_writes += N;                      // D
+  io.hbm_reads += 2 * N * N + N, io.flops += 2 * N * N, io.hbm_writes += N * N;              // dS
+  io.hbm_reads += N * N + N * d, io.flops += 2 * N * N * d + s * N * d, io.hbm_writes += N * d;  // dQ
+  io.hbm_reads += N * N + N * d, io.flops += 2 * N * N * d + s * N * d, io.hbm_writes += N * d;  // dK
+  return io;
+}
+
+IoCounters io_attn_flash_backward(const Resolved& r) {  // FA-2's forward, then Algorithm 2
+  IoCounters io = io_attn_tiled_v2(r);
+  const u64 N = static_cast<u64>(r.n), d = static_cast<u64>(r.d);
+  const bool is_scaled = r.scale != 1.0;
+  const Mask mask = Mask::of(r);
+  io.hbm_reads += 2 * N * d, io.flops += 2 * N * d, io.hbm_writes += N;  // D = rowsum(dO ∘ O)
+  for (int j = 0; j < r.Tc; ++j) {
+    const int c0 = j * r.Bc;
+    const u64 bc = static_cast<u64>(std::min(r.Bc, r.n - c0));
+    io.hbm_reads += 2 * bc * d, io.sram_writes += 4 * bc * d;  // K_j, V_j; dK_j = dV_j = 0
+    for (int i = 0; i < r.Tr; ++i) {
+      const int r0 = i * r.Br;
+      const u64 br = static_cast<u64>(std::min(r.Br, r.n - r0));
+      if (mask.tile(r0, static_cast<int>(br), c0, static_cast<int>(bc)) == TileKind::empty) continue;
+      io.hbm_reads += 3 * br * d + 2 * br, io.sram_writes += 3 * br * d + 2 * br;  // Q_i, dO_i, dQ_i, L_i, D_i
+      add_scores(io, br, bc, d, is_scaled);                                        // S_ij recomputed
+      io.flops += br * bc, io.exps += br * bc, io.sram_reads += br * bc + br, io.sram_writes += br * bc;  // P_ij
+      io.flops += 2 * br * bc * d + bc * d, io.sram_reads += br * bc + br * d + bc * d, io.sram_writes += bc * d;  // dV_j
+      io.flops += 2 * br * bc * d, io.sram_reads += br * d + bc * d, io.sram_writes += br * bc;  // dP_ij
+      io.flops += 2 * br * bc, io.sram_reads += 2 * br * bc + br, io.sram_writes += br * bc;    // dS_ij
+      io.flops += 2 * br * bc * d + (is_scaled ? br * d : 0) + br * d;                           // dQ_i
+      io.sram_reads += br * bc + bc * d + br * d, io.hbm_writes += br * d;
+      io.flops += 2 * br * bc * d + (is_scaled ? bc * d : 0) + bc * d;                           // dK_j
+      io.sram_reads += br * bc + br * d + bc * d, io.sram_writes += bc * d;
+    }
+    io.sram_reads += 2 * bc * d, io.hbm_writes += 2 * bc * d;  // dK_j, dV_j to HBM
+  }
+  return io;
+}
+
 IoCounters expected_io(const Resolved& r) { return info(r.scenario.algorithm).io(r); }
 
 }  // namespace flashstep

@@ -22,5 +22,7 @@ IoCounters io_attn_naive(const Resolved& r);
 IoCounters io_attn_online(const Resolved& r);
 IoCounters io_attn_tiled(const Resolved& r);
 IoCounters io_attn_tiled_v2(const Resolved& r);
+IoCounters io_attn_backward(const Resolved& r);
+IoCounters io_attn_flash_backward(const Resolved& r);
 
 }  // namespace flashstep

@@ -42,7 +42,7 @@ class AttnBackwardBase {
   const bool scaled_;
   int forward_passes_ = 0, forward_lines_ = 0;
   int bQ_, bK_, bV_, bO_;              // the forward's
-  int bdO_, bD_, bdQ_, bdK_, bdV_;     // the backward's
+  int bdO_, bD_, bdQ_, bdK_ = -1, bdV_;  // the backward's (dK declared by each lesson)
 };
 
 // attn-backward: the standard backward after attn-naive's forward. P (the forward's), dP and dS
@@ -51,7 +51,7 @@ class AttnBackwardNarration : public AttnBackwardBase {
  public:
   AttnBackwardNarration(const Resolved& r, Recorder& rec);  // finds P; declares dP, dS
   void dv_row(int j, const BlockView& dV_row);  // dV_j = Σ_i P_ij dO_i (key row j), 1 × d
-  void dp_row(int i, const BlockView& dP_row);  // dP_i = dO_i Vᵀ, 1 × N (0 where masked)
+  void dp_row(int i, const BlockView& dP_row);  // dP_i = dO_i Vᵀ, 1 × N (dense: P zeroes masked dS)
   // D_i = rowsum(dO_i ∘ O_i), shown beside rowsum(P_i ∘ dP_i): the same number.
   void d_row(int i, double D_from_O, double D_from_P);
   void ds_row(int i, const BlockView& dS_row);  // dS_i = P_i ∘ (dP_i − D_i), 1 × N

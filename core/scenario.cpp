@@ -252,7 +252,7 @@ void check_not_given(const Scenario& s, const AlgorithmInfo& row) {
   for (const InputSpec* in : all_inputs()) {
     if ((s.*(in->given)).empty() || takes(row.algorithm, *in)) continue;
     const std::string id(row.id);
-    if (takes(row.algorithm, kInputX))
+    if (takes(row.algorithm, kInputX) && !in->own)
       throw InputError(id + " is a softmax: give it a vector (input), not Q, K, V");
     if (takes_qkv(row.algorithm) && in == &kInputX)
       throw InputError(id + " is attention: give it Q, K, V (or N, d and a seed), not a vector");
@@ -262,12 +262,35 @@ void check_not_given(const Scenario& s, const AlgorithmInfo& row) {
   }
 }
 
+// "dO must be 32 × 8 (N × d), got 31 rows": an input given on its own (InputSpec::own) against
+// the extents the others fixed.
+void check_own_shape(const InputSpec& in, const Resolved& r, const std::vector<std::vector<double>>& m) {
+  auto extent = [&](Extent e) { return e == Extent::rows ? r.rows : e == Extent::d ? r.d : r.n; };
+  const std::size_t rows = static_cast<std::size_t>(extent(in.rows)), cols = static_cast<std::size_t>(extent(in.cols));
+  const std::string want = strf("%s must be %zu × %zu (%s × %s)", std::string(in.field).c_str(), rows, cols,
+                                std::string(extent_name(in.rows)).c_str(), std::string(extent_name(in.cols)).c_str());
+  if (m.size() != rows) throw InputError(want + strf(", got %zu rows", m.size()));
+  for (std::size_t k = 0; k < m.size(); ++k)
+    if (m[k].size() != cols) throw InputError(want + strf(", got %zu values in row %zu", m[k].size(), k + 1));
+}
+
 // The row's inputs: as given (checked, shapes agreeing) or standard normal from the seed, one
-// stream drawn in the row's order so that a seed names the whole problem; then rounded.
+// stream drawn in the row's order so that a seed names the whole problem; then rounded. An
+// input of its own (dO) is given or drawn whatever the others are, after them in the stream.
 void resolve_inputs(const AlgorithmInfo& row, const Scenario& s, Resolved& r) {
-  const std::vector<const InputSpec*>& inputs = row.inputs;
+  std::vector<const InputSpec*> inputs, own;
+  for (const InputSpec* in : row.inputs) (in->own ? own : inputs).push_back(in);
   bool given = false;
   for (const InputSpec* in : inputs) given |= !(s.*(in->given)).empty();
+  std::mt19937_64 gen(s.seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  auto draw = [&](const InputSpec* in) {
+    auto& m = r.scenario.*(in->given);
+    m.assign(static_cast<std::size_t>(scenario_extent(r.scenario, in->rows)),
+             std::vector<double>(static_cast<std::size_t>(scenario_extent(r.scenario, in->cols))));
+    for (auto& row_values : m)
+      for (double& v : row_values) v = normal(gen);
+  };
   if (given) {
     for (const InputSpec* in : inputs) check_shape(std::string(in->field).c_str(), s.*(in->given));
     check_agree(inputs, s);
@@ -283,15 +306,7 @@ void resolve_inputs(const AlgorithmInfo& row, const Scenario& s, Resolved& r) {
     }
     for (const InputSpec* in : inputs)
       check_size(std::string(in->field).c_str(), scenario_extent(s, in->rows), scenario_extent(s, in->cols));
-    std::mt19937_64 gen(s.seed);
-    std::normal_distribution<double> normal(0.0, 1.0);
-    for (const InputSpec* in : inputs) {
-      auto& m = r.scenario.*(in->given);
-      m.assign(static_cast<std::size_t>(scenario_extent(s, in->rows)),
-               std::vector<double>(static_cast<std::size_t>(scenario_extent(s, in->cols))));
-      for (auto& row_values : m)
-        for (double& v : row_values) v = normal(gen);
-    }
+    for (const InputSpec* in : inputs) draw(in);
   }
   for (const InputSpec* in : inputs) r.*(in->value) = to_matrix(r.scenario.*(in->given), s.precision);
   // The sizes, read back from the inputs: rows × n for a softmax; N queries (the rows) × d.
@@ -303,6 +318,11 @@ void resolve_inputs(const AlgorithmInfo& row, const Scenario& s, Resolved& r) {
       if (e == Extent::N) r.rows = r.n = r.scenario.n = v;
       if (e == Extent::d) r.d = r.scenario.d = v;
     }
+  }
+  for (const InputSpec* in : own) {
+    if ((s.*(in->given)).empty()) draw(in);
+    else check_own_shape(*in, r, s.*(in->given));
+    r.*(in->value) = to_matrix(r.scenario.*(in->given), s.precision);
   }
 }
 

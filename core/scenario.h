@@ -30,12 +30,15 @@ enum class Algorithm {
   attn_online,
   attn_tiled,
   attn_tiled_v2,
+  attn_backward,
+  attn_flash_backward,
 };
 
 inline constexpr Algorithm kAllAlgorithms[] = {
     Algorithm::naive,      Algorithm::safe,        Algorithm::online,
     Algorithm::chunked,    Algorithm::logsumexp,   Algorithm::attn_naive,
     Algorithm::attn_online, Algorithm::attn_tiled, Algorithm::attn_tiled_v2,
+    Algorithm::attn_backward, Algorithm::attn_flash_backward,
 };
 
 std::string_view algorithm_id(Algorithm a);        // "attn-tiled-v2"
@@ -66,6 +69,9 @@ struct Scenario {
   std::vector<std::vector<double>> x;
   // Attention inputs, each N × d. Empty: random N × d from seed.
   std::vector<std::vector<double>> q, k, v;
+  // The upstream gradient dO of the backward rows, N × d. Empty: random from the seed, drawn
+  // after Q, K, V (so their draws are those of the forward), or first when Q, K, V are given.
+  std::vector<std::vector<double>> d_o;
 
   int rows = 1;          // softmax rows when the input is random
   int n = 8;             // softmax length or attention N when the input is random
@@ -87,6 +93,7 @@ struct Resolved {
   Scenario scenario;        // as given, with inputs filled in
   MatrixRM x;               // softmax input (rows × n), already rounded to the precision
   MatrixRM q, k, v;         // attention inputs (N × d), rounded to the precision
+  MatrixRM d_o;             // the backward's upstream gradient dO (N × d), rounded
   int rows = 0, n = 0, d = 0;
   double scale = 1.0;       // the multiplier applied to every score
   int Br = 0, Bc = 0, Tr = 0, Tc = 0;

@@ -97,6 +97,8 @@ Json scenario_to_json(const Scenario& s) {
     j["k"] = matrix_json(s.k);
     j["v"] = matrix_json(s.v);
   }
+  // The backward's dO, only when given: files without it keep their bytes.
+  if (!s.d_o.empty()) j["do"] = matrix_json(s.d_o);
   j["rows"] = s.rows;
   j["n"] = s.n;
   j["d"] = s.d;
@@ -157,6 +159,7 @@ Scenario scenario_from_json(const Json& j) {
     s.k = given_matrix("k");
     s.v = given_matrix("v");
   }
+  if (j.contains("do")) s.d_o = given_matrix("do");
   s.rows = static_cast<int>(int_from(j, "rows", s.rows, 1, kMaxElements));
   s.n = static_cast<int>(int_from(j, "n", s.n, 1, kMaxElements));
   s.d = static_cast<int>(int_from(j, "d", s.d, 1, kMaxElements));

@@ -35,6 +35,13 @@ struct TileShape {
 // FlashAttention's forward tile step: Kⱼ, Vⱼ (Bc × d), Qᵢ, Oᵢ (Br × d), Sᵢⱼ (Br × Bc), m and l.
 inline const TileShape kForwardTile{2, 2, 1, 2, "Kⱼ, Vⱼ", "Qᵢ, Oᵢ", "Sᵢⱼ", "Qᵢ + Kⱼ + Vⱼ + Oᵢ"};
 
+// FlashAttention-2's backward tile step (Dao 2023, Algorithm 2): Kⱼ, Vⱼ and the sums dKⱼ, dVⱼ
+// (Bc × d); Qᵢ, dOᵢ, dQᵢ (Br × d; the paper also loads Oᵢ, which D = rowsum(dO ∘ O), computed
+// first, has made unnecessary); Sᵢⱼ, Pᵢⱼ, dPᵢⱼ, dSᵢⱼ (Br × Bc); Lᵢ and Dᵢ. Same block sizes as the
+// forward (the one rule above), so it needs about twice the forward's SRAM.
+inline const TileShape kFlashBackwardTile{4, 3, 4, 2, "Kⱼ, Vⱼ, dKⱼ, dVⱼ", "Qᵢ, dOᵢ, dQᵢ", "Sᵢⱼ, Pᵢⱼ, dPᵢⱼ, dSᵢⱼ",
+                                          "Kⱼ + Vⱼ + dKⱼ + dVⱼ + Qᵢ + dOᵢ + dQᵢ"};
+
 // One tile step's elements against M.
 struct TileBudget {
   long long kv = 0, qo = 0, s = 0, ml = 0;  // the key tiles, query tiles, score tiles, row stats
