@@ -330,11 +330,12 @@ void AttnFlashBackwardNarration::tile(int i, int j, const BlockView& S, const Bl
       (first ? strf("K%s, V%s loaded, dK%s = dV%s = 0 on chip; ", J.c_str(), J.c_str(), J.c_str(), J.c_str()) : "") +
       strf("Q%s, dO%s, dQ%s, L%s, D%s loaded; ", I.c_str(), I.c_str(), I.c_str(), I.c_str(), I.c_str());
   const std::string p_text =
-      is_neg_inf(L0) ? strf("row %d has no finite score, so L = −∞ and its S are −∞: P = 0 there, not e^{−∞ + ∞}",
+      is_neg_inf(L0) ? strf("row %d has no finite score, so L = −∞ and its S are −∞: P = 0 there, not exp(−∞ + ∞), which is "
+                            "undefined",
                             r0 + 1)
-                     : strf("row %d: e^{S − %s} = %s", r0 + 1, num(L0).c_str(), list(P).c_str());
+                     : strf("row %d: exp(S − %s) = %s", r0 + 1, num(L0).c_str(), list(P).c_str());
   rec_.end_part(st, line(6), line(8),
-                loaded + strf("%s = Q%s K%sᵀ%s recomputed (%d×%d), and %s = e^{%s − L%s} from L alone, no m and "
+                loaded + strf("%s = Q%s K%sᵀ%s recomputed (%d×%d), and %s = exp(%s − L%s) from L alone, no m and "
                               "no l: %s",
                               Sij.c_str(), I.c_str(), J.c_str(), scaled_ ? (" · " + num(r_.scale)).c_str() : "", br,
                               bc, Pij.c_str(), Sij.c_str(), I.c_str(), p_text.c_str()));

@@ -326,7 +326,8 @@ inline Bound attention_row(Algorithm a, const flashstep::MatrixRM& Q, const flas
 
 // The bound of a whole run on one backend: the largest over its rows.
 inline Bound of_run(const flashstep::Resolved& r, Exp e) {
-  const Algorithm a = r.scenario.algorithm;
+  // A backward row's output is its forward's.
+  const Algorithm a = flashstep::info(r.scenario.algorithm).runs_after.value_or(r.scenario.algorithm);
   const Precision p = r.scenario.precision;
   Bound b;
   if (flashstep::takes_qkv(a)) {
@@ -359,6 +360,113 @@ inline void check(const flashstep::CompareReport& rep, const Bound& b, const std
   CHECK(rep.max_abs_output_diff <= b.output);
   CHECK(rep.max_rel_m_diff <= b.m);
   CHECK(rep.max_rel_l_diff <= b.l);
+}
+
+// ---- gradients (the backward rows) ----------------------------------------------------------
+//
+//  8. The backward from dO, first order, each quantity against its exact value from the rounded
+//     inputs (Δ: the bound on |computed − exact|):
+//     - Pᵢⱼ, relative error e_P: the standard backward reads the forward's P = e_j / l, off by
+//       ε_j + (l's error) + 2u (divide, store), both within the forward's l bound b.l (points
+//       4-5): e_P = 2·b.l + 2u. The flash backward recomputes P = exp(S − L) from its own S
+//       (point 3: Δs) and the forward's L (its lse bound): e_P = Δs + ΔL + u|S − L| + η(S − L) + 2u.
+//     - dPᵢⱼ = dOᵢ · vⱼ, a dot product of d terms: γ_d·Σ_c|dO v|.
+//     - Dᵢ = dOᵢ · Oᵢ from the computed O (the forward's output bound ΔO): γ_d·Σ|dO O| + Σ|dO|·ΔO.
+//     - dSᵢⱼ = Pᵢⱼ(dPᵢⱼ − Dᵢ): |dSᵢⱼ|(e_P + 2u) + Pᵢⱼ(ΔdP + ΔD).
+//     - dV = Pᵀ dO, dQ = s·dS K, dK = s·dSᵀ Q: sums of N terms in any order (the flash one's
+//       over tiles too), each term carrying its factor's error: Σ|ΔdS|·|K| + (γ_N + 2u)Σ|dS K|,
+//       times |s| (the 2u: the scale and the product), and Σ P|dO|(e_P + γ_N + u) for dV.
+//     - rowsum(Pᵢ ∘ dPᵢ), which the standard backward shows beside Dᵢ: Σⱼ Pᵢⱼ(|dPᵢⱼ|·e_P + ΔdPᵢⱼ)
+//       + γ_N·Σⱼ|Pᵢⱼ dPᵢⱼ|.
+//     Plus 2 subnormal spacings (point 7). Masked entries have P = 0 and add nothing.
+struct GradBound {
+  flashstep::MatrixRM dq, dk, dv;  // element by element
+  std::vector<double> D, D_from_P;
+};
+inline GradBound attention_grads(const flashstep::Resolved& r, Exp e) {
+  const Algorithm fwd = *flashstep::info(r.scenario.algorithm).runs_after;
+  const bool flash = fwd == Algorithm::attn_tiled_v2;
+  const Precision p = r.scenario.precision;
+  const double u = unit_roundoff(p), tiny = 2.0 * subnormal_spacing(p);
+  const flashstep::MatrixRM &Q = r.q, &K = r.k, &V = r.v, &dO = r.d_o;
+  const int N = r.n, d = r.d;
+  const double scale = r.scale;
+  const double dot = gamma(d, u) + 2.0 * u;
+  flashstep::MatrixRM P = flashstep::MatrixRM::Zero(N, N), eP = P, dS = P, ddS = P;
+  GradBound g;
+  g.D.assign(static_cast<std::size_t>(N), 0.0);
+  g.D_from_P = g.D;
+  for (int i = 0; i < N; ++i) {
+    const Bound b = attention_row(fwd, Q, K, V, i, scale, r.scenario.causal, r.Tc, p, e);
+    const int visible = r.scenario.causal ? i + 1 : N;
+    const std::size_t nv = static_cast<std::size_t>(visible);
+    std::vector<long double> s(nv);
+    std::vector<double> ds(nv);
+    long double m = -INFINITY;
+    for (int j = 0; j < visible; ++j) {
+      long double acc = 0, sigma = 0;
+      for (int k = 0; k < d; ++k) {
+        acc += static_cast<long double>(Q(i, k)) * K(j, k);
+        sigma += std::fabs(static_cast<long double>(Q(i, k)) * K(j, k));
+      }
+      s[static_cast<std::size_t>(j)] = scale * acc;
+      ds[static_cast<std::size_t>(j)] = dot * std::fabs(scale) * static_cast<double>(sigma);
+      m = std::max(m, s[static_cast<std::size_t>(j)]);
+    }
+    long double l = 0;
+    for (long double v : s) l += std::exp(v - m);
+    const long double L = m + std::log(l);
+    std::vector<long double> O(static_cast<std::size_t>(d), 0.0L);
+    for (int j = 0; j < visible; ++j) {
+      const long double pj = std::exp(s[static_cast<std::size_t>(j)] - m) / l;
+      P(i, j) = static_cast<double>(pj);
+      for (int c = 0; c < d; ++c) O[static_cast<std::size_t>(c)] += pj * V(j, c);
+      const double a = static_cast<double>(s[static_cast<std::size_t>(j)] - L);
+      eP(i, j) = flash ? ds[static_cast<std::size_t>(j)] + b.lse + u * std::fabs(a) + exp_error(e, p, a) + 2.0 * u
+                       : 2.0 * b.l + 2.0 * u;
+    }
+    long double D = 0;
+    double dD = 0;
+    for (int c = 0; c < d; ++c) {
+      D += static_cast<long double>(dO(i, c)) * O[static_cast<std::size_t>(c)];
+      dD += gamma(d, u) * std::fabs(static_cast<double>(dO(i, c) * O[static_cast<std::size_t>(c)])) +
+            std::fabs(dO(i, c)) * b.output;
+    }
+    g.D[static_cast<std::size_t>(i)] = dD + tiny;
+    for (int j = 0; j < visible; ++j) {
+      long double dp = 0, sigma = 0;
+      for (int c = 0; c < d; ++c) {
+        dp += static_cast<long double>(dO(i, c)) * V(j, c);
+        sigma += std::fabs(static_cast<long double>(dO(i, c)) * V(j, c));
+      }
+      const double ddp = gamma(d, u) * static_cast<double>(sigma);
+      const double pdp = std::fabs(P(i, j) * static_cast<double>(dp));
+      g.D_from_P[static_cast<std::size_t>(i)] += pdp * (eP(i, j) + gamma(N, u)) + P(i, j) * ddp;
+      dS(i, j) = P(i, j) * static_cast<double>(dp - D);
+      ddS(i, j) = std::fabs(dS(i, j)) * (eP(i, j) + 2.0 * u) + P(i, j) * (ddp + dD);
+    }
+  }
+  for (double& x : g.D_from_P) x += tiny;
+  const double sum = gamma(N, u) + 2.0 * u;
+  g.dq = flashstep::MatrixRM::Zero(N, d), g.dk = g.dq, g.dv = g.dq;
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j)
+      for (int c = 0; c < d; ++c) {
+        g.dq(i, c) += std::fabs(scale) * (ddS(i, j) * std::fabs(K(j, c)) + sum * std::fabs(dS(i, j) * K(j, c)));
+        g.dk(j, c) += std::fabs(scale) * (ddS(i, j) * std::fabs(Q(i, c)) + sum * std::fabs(dS(i, j) * Q(i, c)));
+        g.dv(j, c) += P(i, j) * std::fabs(dO(i, c)) * (eP(i, j) + gamma(N, u) + u);
+      }
+  g.dq.array() += tiny, g.dk.array() += tiny, g.dv.array() += tiny;
+  return g;
+}
+
+// A central difference (f(x + h) − f(x − h)) / 2h of a smooth f is off by h²/6·|f‴| plus the
+// rounding of f over 2h. Halving h cuts the first by 4: with D(h) and D(h/2), Richardson's
+// R = (4·D(h/2) − D(h)) / 3 removes the h² term, and |D(h) − D(h/2)| / 3 is what it removed: a
+// bound on R's own (h⁴) error as long as h is small enough for the h² term to dominate. f_error:
+// the rounding of one evaluation of f.
+inline double central_difference_error(long double d_h, long double d_h2, double f_error, long double h) {
+  return static_cast<double>(std::fabs(d_h - d_h2) / 3.0L) + 2.0 * f_error / static_cast<double>(h);
 }
 
 }  // namespace tolerance

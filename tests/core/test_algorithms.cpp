@@ -33,7 +33,7 @@ TEST_CASE("the algorithm table has one complete row per Algorithm, in the enum's
     CHECK(info(a.compare_a).family == a.family);
     CHECK(info(a.compare_b).family == a.family);
     // Its view (a.view) is registered and draws its recording: tests/app/test_view_registry.cpp.
-    if (a.takes_blocks) CHECK(a.family == Family::attention);
+    if (a.takes_blocks) CHECK(takes_qkv(a.algorithm));
     if (a.global_max) CHECK(a.has_max);
     // Its traits: what it takes, what Compare pairs it with, what it holds.
     CHECK(!a.inputs.empty());

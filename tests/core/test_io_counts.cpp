@@ -123,6 +123,13 @@ TEST_CASE("attention HBM traffic matches the FlashAttention analysis for several
         {Algorithm::attn_tiled, 2 * Nd + Tc * (2 * Nd + 2 * N), Tc * (Nd + 2 * N)},
         // Q_i once; K_j, V_j for every i; O and L written once.
         {Algorithm::attn_tiled_v2, Nd + Tr * 2 * Nd, Nd + N},
+        // attn-naive's forward, then P read twice (dV, dS), dP and dS written and read back, dS
+        // twice more (dQ, dK), dO, O, V, K, Q once each, D written and read: Θ(Nd + N²).
+        {Algorithm::attn_backward, 3 * Nd + 2 * N * N + 5 * N * N + 7 * Nd + N, 2 * N * N + Nd + 2 * N * N + 3 * Nd + N},
+        // FA-2's forward, then D from dO and O; K_j, V_j once; Q_i, dO_i, dQ_i, L_i, D_i for every
+        // j, and dQ_i written back for every j; dK, dV and D written once.
+        {Algorithm::attn_flash_backward, Nd + Tr * 2 * Nd + 2 * Nd + 2 * Nd + Tc * (3 * Nd + 2 * N),
+         Nd + N + N + Tc * Nd + 2 * Nd},
     };
     rows::covers(wants, rows::taking_qkv(), [](const Want& w) { return w.a; });  // every attention row
     for (const Want& w : wants) {
