@@ -132,8 +132,8 @@ void check_within(const MatrixRM& got, const LMat& want, const MatrixRM& bound, 
       worst = std::max(worst, e / bound(i, c));
       all = all && e <= bound(i, c);
     }
-  MESSAGE(what << ": worst error / bound = " << worst);
-  CHECK_MESSAGE(all, what << " is off by more than its bound (worst " << worst << " of it)");
+  MESSAGE(std::string(what) << ": worst error / bound = " << worst);
+  CHECK_MESSAGE(all, std::string(what) << " is off by more than its bound (worst " << worst << " of it)");
 }
 
 void check_grads(const Recording& rec, const Resolved& r, const Grads& want, const tolerance::GradBound& b) {
