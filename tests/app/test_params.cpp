@@ -147,7 +147,7 @@ TEST_CASE("params: one declared only in a test is written, read, parsed, checked
         "--test-window sets the test window w of attn-naive, attn-online, attn-tiled, attn-tiled-v2; online "
         "does not take it");
   CHECK(cli_refusal("--algo attn-naive --test-exact") ==
-        "--test-exact sets the test exact of attn-tiled, attn-tiled-v2; attn-naive does not take it");
+        "--test-exact sets the test exact of attn-tiled, attn-tiled-v2, attn-flash-backward; attn-naive does not take it");
   Scenario too_wide = cli_scenario("--algo attn-tiled --test-window 100");
   CHECK(refusal(too_wide) == "test window w = 100: must be at most 64");
 
@@ -242,9 +242,9 @@ TEST_CASE("params: every declared parameter goes through files, the command line
 TEST_CASE("params: format 1's refusals keep their words") {
   CHECK(cli_refusal("--algo online --chunks 3") == "--chunks sets the workers of chunked; online has none");
   CHECK(cli_refusal("--algo attn-naive --block-rows 2") ==
-        "--block-rows sets the tiles of attn-tiled, attn-tiled-v2; attn-naive has no tiles");
+        "--block-rows sets the tiles of attn-tiled, attn-tiled-v2, attn-flash-backward; attn-naive has no tiles");
   CHECK(cli_refusal("--algo attn-naive --sram 64") ==
-        "--sram sets the tiles of attn-tiled, attn-tiled-v2; attn-naive has no tiles");
+        "--sram sets the tiles of attn-tiled, attn-tiled-v2, attn-flash-backward; attn-naive has no tiles");
   Scenario s;
   s.algorithm = Algorithm::chunked;
   s.chunks = 0;
