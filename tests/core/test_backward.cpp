@@ -390,3 +390,53 @@ TEST_CASE("backward: summaries (--steps none) and several heads carry the gradie
     CHECK(stacked.results.find_row("D")->values.size() == 20u);
   }
 }
+
+TEST_CASE("flash backward: every tile's P is exp(S − L) from the forward's L alone, and its sentence says so in numbers") {
+  for (bool causal : {false, true}) {
+    Scenario s = backward_scenario(Algorithm::attn_flash_backward, Precision::fp32, 10, 4, 6, causal, ScaleMode::inv_sqrt_d);
+    s.block_rows = 3, s.block_cols = 4;
+    const Resolved r = resolve(s);
+    const Recording rec = record(r);
+    const int bS = rec.find_buffer("S"), bP = rec.find_buffer("P"), bdQ = rec.find_buffer("dQ");
+    REQUIRE(bS >= 0);
+    REQUIRE(bP >= 0);
+    REQUIRE(bdQ >= 0);
+    const std::vector<double>& L = rec.lse();
+    const double u = tolerance::unit_roundoff(Precision::fp32);
+    Cursor cur(rec);
+    int tiles = 0;
+    for (int k = 0; k < rec.step_count(); ++k) {
+      const Step& st = rec.steps[static_cast<std::size_t>(k)];
+      if (st.tile_i < 0 || st.tile_j < 0 || st.pass <= static_cast<int>(r.Tr)) continue;  // the backward's tiles
+      ++tiles;
+      cur.seek(k);
+      CAPTURE(st.label);
+      const int r0 = st.tile_i * r.Br, c0 = st.tile_j * r.Bc;
+      for (int x = r0; x < std::min(r0 + r.Br, r.n); ++x)
+        for (int y = c0; y < std::min(c0 + r.Bc, r.n); ++y) {
+          const double S = cur.value(bS, x, y), P = cur.value(bP, x, y);
+          // exp of (S − L) as fp32 rounds it: the subtraction, the exp (8 ulp) and the store.
+          if (std::isinf(S)) {  // masked: exactly 0, never exp(−∞ − L)'s neighbour
+            CHECK(P == 0.0);
+            continue;
+          }
+          const double want = std::exp(S - L[static_cast<std::size_t>(x)]);
+          CHECK(std::fabs(P - want) <= want * (u * (1 + std::fabs(S - L[static_cast<std::size_t>(x)])) +
+                                               tolerance::exp_error(tolerance::Exp::cpu, Precision::fp32, S - L[static_cast<std::size_t>(x)]) + u));
+        }
+      // dQ_i is written back at every tile; the first part names L, not m or l.
+      bool writes_dq = false;
+      for (const Region& w : st.writes) writes_dq = writes_dq || w.buffer == bdQ;
+      CHECK(writes_dq);
+      REQUIRE(st.parts.size() == 6u);
+      CHECK(st.parts[0].text.find("from L alone, no m and no l") != std::string::npos);
+      CHECK(st.parts[4].text.find("written back") != std::string::npos);
+    }
+    // Causal: the empty tiles are skipped, as the forward skips them.
+    int live = 0;
+    for (int i = 0; i < r.Tr; ++i)
+      for (int j = 0; j < r.Tc; ++j)
+        live += !causal || j * r.Bc <= std::min(i * r.Br + r.Br, r.n) - 1;
+    CHECK(tiles == live);
+  }
+}
