@@ -39,7 +39,7 @@ void add_backward_rows(std::vector<AlgorithmInfo>& t) {
     a.pseudocode = forward_lines(Algorithm::attn_naive, {
         "Load P, dO by blocks from HBM, compute dV = Pᵀ dO, write dV to HBM",
         "Load dO, V by blocks from HBM, compute dP = dO Vᵀ, write dP to HBM",
-        "Load dO, O, P, dP from HBM, compute D_{i} = rowsum(dO_{i} ∘ O_{i}) = rowsum(P_{i} ∘ dP_{i})",
+        "Load dO, O from HBM, compute D_{i} = rowsum(dO_{i} ∘ O_{i}), write D to HBM   # = rowsum(P_{i} ∘ dP_{i})",
         "Read P, dP, D from HBM, compute dS = P ∘ (dP − D), write dS to HBM",
         "Load dS, K by blocks from HBM, compute dQ = s · dS K, write dQ to HBM",
         "Load dS, Q by blocks from HBM, compute dK = s · dSᵀ Q, write dK to HBM",

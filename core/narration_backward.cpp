@@ -148,7 +148,8 @@ void AttnBackwardNarration::d_row(int i, double D_from_O, double D_from_P) {
                  I.c_str(), I.c_str(), I.c_str(), a.c_str(), I.c_str(), I.c_str(), b.c_str(),
                  a == b ? "the same number" : "the same up to rounding", I.c_str(), I.c_str(), I.c_str(),
                  I.c_str(), I.c_str(), I.c_str());
-  st.reads = {rows_of(bdO_, i, 1, d), rows_of(bO_, i, 1, d), rows_of(bP_, i, 1, N), rows_of(bdP_, i, 1, N)};
+  // The algorithm reads dOᵢ and Oᵢ; rowsum(Pᵢ ∘ dPᵢ) is shown beside D for the lesson, not counted.
+  st.reads = {rows_of(bdO_, i, 1, d), rows_of(bO_, i, 1, d)};
   st.writes = {{bD_, i, 0, i + 1, 1}};
   rec_.commit(std::move(st));
 }
