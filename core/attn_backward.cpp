@@ -39,6 +39,7 @@ void attn_backward(const Resolved& r, Recorder& rec) {
   const AttnInputs<T> a(r);
   const int N = a.N, d = a.d;
   const MatRM<T> P = cast<T>(P_hbm), O = cast<T>(rec.recording().output()), dO = cast<T>(r.d_o);
+  P_hbm = MatrixRM();  // P is held once, in T, as the forward left it
   const Workspace::Hold held(static_cast<std::int64_t>(sizeof(T)) * 3 * N * N);  // P, dP, dS
 
   // 1. dV = Pᵀ dO, one key row j at a time.
