@@ -68,6 +68,14 @@ AttnBackwardBase::AttnBackwardBase(const Resolved& r, Recorder& rec)
   out.results.row("D").assign(static_cast<std::size_t>(N), 0.0);
 }
 
+void AttnBackwardBase::results(const BlockView& dQ, const BlockView& dK, const BlockView& dV, const BlockView& D) {
+  set_grad("dq", 0, dQ);
+  set_grad("dk", 0, dK);
+  set_grad("dv", 0, dV);
+  std::vector<double>& Dv = rec_.recording().results.row("D");
+  for (int i = 0; i < D.rows(); ++i) Dv[static_cast<std::size_t>(i)] = D(i, 0);
+}
+
 void AttnBackwardBase::write_block(int b, int r0, int c0, const BlockView& M) {
   if (!rec_.on()) return;
   for (int a = 0; a < M.rows(); ++a)
@@ -246,13 +254,13 @@ AttnFlashBackwardNarration::AttnFlashBackwardNarration(const Resolved& r, Record
 }
 
 void AttnFlashBackwardNarration::d_block(int i, const BlockView& D) {
-  const int r0 = i * r_.Br, br = D.rows();
+  const int r0 = i * r_.Br, br = std::min(r_.Br, N - r0);
   auto& io = rec_.io();
   io.hbm_reads += 2ull * br * d;  // dO_i, O_i
   io.flops += 2ull * br * d;
   io.hbm_writes += static_cast<u64>(br);
   std::vector<double>& Dv = rec_.recording().results.row("D");
-  for (int a = 0; a < br; ++a) Dv[static_cast<std::size_t>(r0 + a)] = D(a, 0);
+  for (int a = 0; a < D.rows(); ++a) Dv[static_cast<std::size_t>(r0 + a)] = D(a, 0);
   if (!rec_.on()) return;
   write_block(bD_, r0, 0, D);
   Step st;
@@ -376,7 +384,7 @@ void AttnFlashBackwardNarration::tile(int i, int j, const BlockView& S, const Bl
 }
 
 void AttnFlashBackwardNarration::finish_kv(int j, const BlockView& dK, const BlockView& dV) {
-  const int c0 = j * r_.Bc, bc = dK.rows();
+  const int c0 = j * r_.Bc, bc = std::min(r_.Bc, N - c0);
   auto& io = rec_.io();
   io.sram_reads += 2ull * bc * d;
   io.hbm_writes += 2ull * bc * d;

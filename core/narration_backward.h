@@ -26,6 +26,10 @@ namespace flashstep {
 class AttnBackwardBase {
  public:
   AttnBackwardBase(const Resolved& r, Recorder& rec);
+  // The final gradients (N × d each) and D (N × 1) as results, for a backend that kept no
+  // per-row or per-tile values (a GPU run without traces passes empty BlockViews to the steps
+  // and reads back only these); the CPU engines need not call it.
+  void results(const BlockView& dQ, const BlockView& dK, const BlockView& dV, const BlockView& D);
 
  protected:
   void write_block(int b, int r0, int c0, const BlockView& M);

@@ -6,6 +6,10 @@
 #include "core/algorithms.h"
 #include "core/engine.h"
 #include "core/heads.h"
+#include "core/io_model.h"
+#include "core/mask.h"
+#include "core/narration_backward.h"
+#include "core/recorder.h"
 #include "core/scenario.h"
 #include "tests/core/support.h"
 #include "tests/rows.h"
@@ -439,4 +443,39 @@ TEST_CASE("flash backward: every tile's P is exp(S − L) from the forward's L a
         live += !causal || j * r.Bc <= std::min(i * r.Br + r.Br, r.n) - 1;
     CHECK(tiles == live);
   }
+}
+
+TEST_CASE("backward narration: a backend that keeps no per-tile values counts the same IO and hands the final gradients") {
+  // As a GPU run without traces drives it: empty views at every step, the results at the end.
+  Scenario s = backward_scenario(Algorithm::attn_flash_backward, Precision::fp32, 11, 4, 8, true, ScaleMode::inv_sqrt_d);
+  s.block_rows = 3, s.block_cols = 5;
+  const Resolved r = resolve(s);
+  RecordOptions none;
+  none.keep_steps = false;
+  const Recording cpu = record(r, none);
+  Recording out = start_recording(r, "test", "test");
+  out.keep_steps = false;
+  Recorder rec(out, false);
+  record_attn_tiled_v2(r, rec);
+  AttnFlashBackwardNarration say(r, rec);
+  const Mask mask = Mask::of(r);
+  for (int i = 0; i < r.Tr; ++i) say.d_block(i, {});
+  for (int j = 0; j < r.Tc; ++j) {
+    say.start_kv(j);
+    for (int i = 0; i < r.Tr; ++i) {
+      const int r0 = i * r.Br, c0 = j * r.Bc;
+      if (mask.tile(r0, std::min(r.Br, r.n - r0), c0, std::min(r.Bc, r.n - c0)) != TileKind::empty)
+        say.tile(i, j, {}, {}, {}, {}, {}, {}, {});
+    }
+    say.finish_kv(j, {}, {});
+  }
+  const MatrixRM &dq = grad(cpu, "dq"), &dk = grad(cpu, "dk"), &dv = grad(cpu, "dv");
+  const std::vector<double>& D = cpu.results.find_row("D")->values;
+  say.results({dq.data(), r.n, r.d, r.d}, {dk.data(), r.n, r.d, r.d}, {dv.data(), r.n, r.d, r.d},
+              {D.data(), r.n, 1, 1});
+  say.finish();
+  CHECK(out.io == cpu.io);
+  CHECK(out.io == expected_io(r));
+  for (const char* name : {"dq", "dk", "dv"}) CHECK(grad(out, name) == grad(cpu, name));
+  CHECK(out.results.find_row("D")->values == D);
 }
