@@ -24,11 +24,15 @@ void check_memory_budget(const Resolved& r, const RecordOptions& opt) {
 }
 
 // "attn-tiled or attn-tiled-v2": the rows of a's group that hold no N × N matrix and have a
-// fast kernel, which time the same problem where a's matrices do not fit.
+// fast kernel, which time the same problem where a's matrices do not fit; where none of them has
+// a fast kernel, those whose reference engine runs in O(N·d) memory all the same.
 static std::string without_square(Algorithm a) {
   std::vector<std::string> ids;
-  for (Algorithm b : group_of(a))
-    if (info(b).square.empty() && info(b).fast) ids.emplace_back(algorithm_id(b));
+  for (bool need_fast : {true, false}) {
+    for (Algorithm b : group_of(a))
+      if (info(b).square.empty() && (info(b).fast || !need_fast)) ids.emplace_back(algorithm_id(b));
+    if (!ids.empty()) break;
+  }
   std::string out;
   for (std::size_t k = 0; k < ids.size(); ++k) out += (k == 0 ? "" : k + 1 == ids.size() ? " or " : ", ") + ids[k];
   return out;

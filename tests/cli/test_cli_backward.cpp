@@ -168,3 +168,13 @@ TEST_CASE("--do FILE gives dO; the wrong shape, a non-number or a row that takes
   }
   for (const std::string& f : {good, short_file, word}) std::remove(f.c_str());
 }
+
+TEST_CASE("attn-backward too large for memory names P, dP and dS and the flash backward to run instead") {
+  // 3·N² fp32 values at N = 300000 are about 1 TiB.
+  const Result r = invoke("run --algo attn-backward --n 300000 --d 8 --steps none --json -");
+  CHECK(r.status == 2);
+  CHECK(lines(r.err) == 1);
+  CAPTURE(r.err);
+  CHECK(r.err.find("P, dP and dS") != std::string::npos);
+  CHECK(r.err.find("use attn-flash-backward (no N×N matrix)") != std::string::npos);
+}
