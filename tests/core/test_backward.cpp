@@ -11,6 +11,7 @@
 #include "core/narration_backward.h"
 #include "core/recorder.h"
 #include "core/scenario.h"
+#include "core/scenario_json.h"
 #include "tests/core/support.h"
 #include "tests/rows.h"
 #include "tests/tolerance.h"
@@ -478,4 +479,21 @@ TEST_CASE("backward narration: a backend that keeps no per-tile values counts th
   CHECK(out.io == expected_io(r));
   for (const char* name : {"dq", "dk", "dv"}) CHECK(grad(out, name) == grad(cpu, name));
   CHECK(out.results.find_row("D")->values == D);
+}
+
+TEST_CASE("scenario files: \"do\" is written only when given, read back as given, and an empty one is refused") {
+  Scenario s;
+  s.algorithm = Algorithm::attn_backward;
+  s.n = 2, s.d = 2;
+  CHECK_FALSE(scenario_to_json(s).contains("do"));  // files without it keep their bytes
+  s.d_o = {{1, -2}, {0.5, 3}};
+  const Json j = scenario_to_json(s);
+  REQUIRE(j.contains("do"));
+  CHECK(scenario_from_json(j).d_o == s.d_o);
+  Json empty = j;
+  empty["do"] = Json::array();
+  CHECK_THROWS_AS(scenario_from_json(empty), InputError);
+  Json word = j;
+  word["do"][1][0] = "x";
+  CHECK_THROWS_WITH_AS(scenario_from_json(word), "scenario: \"do\" row 2 value 1 is \"x\", not a number", InputError);
 }
