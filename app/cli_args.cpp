@@ -240,6 +240,21 @@ Scenario run_scenario(const RunOptions& o, const CLI::App& cmd, FileAccess files
     }
     s.q.clear(), s.k.clear(), s.v.clear();
   }
+  if (!o.d_o.empty() && files == FileAccess::read) {
+    // The shape is checked against N and d by resolve(), which names the shape it expects.
+    std::string text, error;
+    if (!read_file(o.d_o, text, error)) throw UsageError("--do " + error);
+    const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) throw UsageError("--do " + o.d_o + ": not valid JSON");
+    if (!j.is_array() && !j.is_object())
+      throw UsageError("--do " + o.d_o + ": expected a matrix [[...], ...] or {\"do\": [[...], ...]}");
+    try {
+      s.d_o = matrix_from_json(j.is_array() ? Json{{"do", j}} : j, "do", "--do " + o.d_o);
+    } catch (const InputError& e) {
+      throw UsageError(e.what());
+    }
+    if (s.d_o.empty()) throw UsageError("--do " + o.d_o + ": the matrix is empty; leave --do out for a random dO");
+  }
   if (!o.qkv.empty() && files == FileAccess::read) {
     std::string text, error;
     if (!read_file(o.qkv, text, error)) throw UsageError("--qkv " + error);
@@ -259,23 +274,11 @@ Scenario run_scenario(const RunOptions& o, const CLI::App& cmd, FileAccess files
     if (cmd.count("--n") > 0 && o.n != N)
       throw UsageError(strf("--n %d with --qkv: N comes from the file, whose Q is %d x %d; leave --n out",
                             o.n, N, d));
-    if (cmd.count("--seed") > 0)
+    // The seed still draws an input of the row's own that is not given (the backward's dO).
+    bool seed_draws = false;
+    for (const InputSpec* in : info(s.algorithm).inputs) seed_draws |= in->own && (s.*(in->given)).empty();
+    if (cmd.count("--seed") > 0 && !seed_draws)
       throw UsageError("--seed with --qkv: the seed draws random Q, K, V, and the file gives them; leave --seed out");
-  }
-  if (!o.d_o.empty() && files == FileAccess::read) {
-    // The shape is checked against N and d by resolve(), which names the shape it expects.
-    std::string text, error;
-    if (!read_file(o.d_o, text, error)) throw UsageError("--do " + error);
-    const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) throw UsageError("--do " + o.d_o + ": not valid JSON");
-    if (!j.is_array() && !j.is_object())
-      throw UsageError("--do " + o.d_o + ": expected a matrix [[...], ...] or {\"do\": [[...], ...]}");
-    try {
-      s.d_o = matrix_from_json(j.is_array() ? Json{{"do", j}} : j, "do", "--do " + o.d_o);
-    } catch (const InputError& e) {
-      throw UsageError(e.what());
-    }
-    if (s.d_o.empty()) throw UsageError("--do " + o.d_o + ": the matrix is empty; leave --do out for a random dO");
   }
   check_heads_option(o, s);
   return s;

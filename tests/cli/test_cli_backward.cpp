@@ -178,3 +178,25 @@ TEST_CASE("attn-backward too large for memory names P, dP and dS and the flash b
   CHECK(r.err.find("P, dP and dS") != std::string::npos);
   CHECK(r.err.find("use attn-flash-backward (no N×N matrix)") != std::string::npos);
 }
+
+TEST_CASE("--qkv with --seed: the seed still draws the backward's dO, so it is taken; with --do as well it is refused") {
+  const std::string qkv = tmp_path("qkv.json"), d_o = tmp_path("do2.json");
+  {
+    std::ofstream f(qkv);
+    f << R"({"q": [[1, 0], [0, 1]], "k": [[1, 1], [0, 1]], "v": [[1, 2], [3, 4]]})";
+    std::ofstream g(d_o);
+    g << "[[1, 0], [0, 1]]";
+  }
+  const Result a = invoke("run --algo attn-backward --qkv " + qkv + " --seed 5 --steps none --json -");
+  const Result b = invoke("run --algo attn-backward --qkv " + qkv + " --seed 6 --steps none --json -");
+  REQUIRE(a.status == 0);
+  REQUIRE(b.status == 0);
+  CHECK(Json::parse(a.out)["grads"] != Json::parse(b.out)["grads"]);  // another seed, another dO
+  const Result c = invoke("run --algo attn-backward --qkv " + qkv + " --do " + d_o + " --seed 5 --json -");
+  CHECK(c.status == 2);
+  CHECK(c.err.find("--seed with --qkv") != std::string::npos);
+  const Result d = invoke("run --algo attn-naive --qkv " + qkv + " --seed 5 --json -");
+  CHECK(d.status == 2);
+  std::remove(qkv.c_str());
+  std::remove(d_o.c_str());
+}
