@@ -345,7 +345,7 @@ void AttnFlashBackwardNarration::tile(int i, int j, const BlockView& S, const Bl
                      : strf("row %d: exp(S − %s) = %s", r0 + 1, num(L0).c_str(), list(P).c_str());
   rec_.end_part(st, line(6), line(8),
                 loaded + strf("%s = Q%s K%sᵀ%s recomputed (%d×%d), and %s = exp(%s − L%s) from L alone, no m and "
-                              "no l: %s",
+                              "no l (the forward wrote no P to HBM): %s",
                               Sij.c_str(), I.c_str(), J.c_str(), scaled_ ? (" · " + num(r_.scale)).c_str() : "", br,
                               bc, Pij.c_str(), Sij.c_str(), I.c_str(), p_text.c_str()));
   write_block(bdV_, c0, 0, dV);
