@@ -5,6 +5,7 @@
 
 #include "core/engine.h"
 #include "core/io_model.h"
+#include "core/timed_run.h"
 
 namespace flashstep {
 
@@ -35,6 +36,7 @@ void add_backward_rows(std::vector<AlgorithmInfo>& t) {
     a.record = record_attn_backward;
     a.io = io_attn_backward;
     a.size = size_attn_backward;
+    a.fast = fast_attn_backward;
     a.gpu = false;
     a.pseudocode = forward_lines(Algorithm::attn_naive, {
         "Load P, dO by blocks from HBM, compute dV = Pᵀ dO, write dV to HBM",
@@ -69,6 +71,7 @@ void add_backward_rows(std::vector<AlgorithmInfo>& t) {
     a.record = record_attn_flash_backward;
     a.io = io_attn_flash_backward;
     a.size = size_attn_flash_backward;
+    a.fast = fast_attn_flash_backward;
     a.gpu = false;
     a.pseudocode = forward_lines(Algorithm::attn_tiled_v2, {
         "Compute D = rowsum(dO ∘ O) (N × 1), write D to HBM in T_{r} blocks D_{i}",

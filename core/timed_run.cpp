@@ -3,6 +3,7 @@
 #include "core/algorithms.h"
 #include "core/engine.h"
 #include "core/fast.h"
+#include "core/fast_backward.h"
 #include "core/heads.h"
 #include "core/io_model.h"
 #include "core/text.h"
@@ -121,6 +122,50 @@ void fast_attn_tiled_v2(const Resolved& r, FastRun& run) {
   });
 }
 
+// The backward rows time the backward alone: the forward it starts from (O, m, l, and P or L)
+// is computed first, outside the timing, by the fast forward kernels, as a training step has it
+// at hand when its backward begins.
+namespace {
+void keep_gradients(const fast::Gradients& g, FastRun& run) {
+  run.extra.matrix("dq", "grads") = g.dQ.cast<double>();
+  run.extra.matrix("dk", "grads") = g.dK.cast<double>();
+  run.extra.matrix("dv", "grads") = g.dV.cast<double>();
+  run.extra.row("D").assign(g.D.begin(), g.D.end());
+}
+}  // namespace
+
+void fast_attn_backward(const Resolved& r, FastRun& run) {
+  const Qkv in = qkv_of(r, run);
+  const MatRM<float> dO = r.d_o.cast<float>();
+  fast::attention_naive(in.Q, in.K, in.V, in.s, in.mask, run.out, run.m.data(), run.l.data());
+  // P as attn-naive's forward leaves it in HBM: e^{S − m} / l where visible, 0 elsewhere and in a
+  // row with no finite score.
+  const int N = r.n;
+  MatRM<float> P(N, N);
+  P.noalias() = in.s * in.Q * in.K.transpose();
+  for (int i = 0; i < N; ++i) {
+    const Mask::KeyRange keys = in.mask.keys(i);
+    const float m = run.m[static_cast<std::size_t>(i)], l = run.l[static_cast<std::size_t>(i)];
+    for (int j = 0; j < N; ++j)
+      P(i, j) = l == 0.0f || j < keys.begin || j >= keys.end ? 0.0f : std::exp(P(i, j) - m) / l;
+  }
+  fast::Gradients g;
+  run.time([&] { fast::attention_backward(in.Q, in.K, in.V, P, run.out, dO, in.s, g); });
+  keep_gradients(g, run);
+}
+
+void fast_attn_flash_backward(const Resolved& r, FastRun& run) {
+  const Qkv in = qkv_of(r, run);
+  const MatRM<float> dO = r.d_o.cast<float>();
+  fast::attention_tiled_v2(in.Q, in.K, in.V, in.s, in.mask, r.Br, r.Bc, run.out, &run.lse, run.m.data(),
+                           run.l.data());
+  fast::Gradients g;
+  run.time([&] {
+    fast::attention_flash_backward(in.Q, in.K, in.V, run.out, run.lse, dO, in.s, in.mask, r.Br, r.Bc, g);
+  });
+  keep_gradients(g, run);
+}
+
 bool takes_kernel_blocks(const Resolved& r) {
   const Scenario& s = r.scenario;
   return has_fast_kernel(r) && info(s.algorithm).takes_blocks && s.block_rows == 0 && s.block_cols == 0 &&
@@ -179,6 +224,9 @@ TimedRun run_timed(const Resolved& asked, int repeat, bool keep_output, bool war
   info(r.scenario.algorithm).fast(r, fr);
   fill_summary(run.rec, r, fr.out, fr.m, fr.l, keep_output);
   if (!fr.lse.empty()) run.rec.lse().assign(fr.lse.begin(), fr.lse.end());  // FlashAttention-2 stores L
+  for (MatrixResult& m : fr.extra.matrices)
+    run.rec.results.matrix(m.name, m.group) = keep_output ? std::move(m.values) : MatrixRM();
+  for (RowResult& row : fr.extra.rows) run.rec.results.row(row.name) = std::move(row.values);
   return run;
 }
 

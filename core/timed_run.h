@@ -26,6 +26,9 @@ struct TimedRun {
 struct FastRun {
   MatRM<float> out;
   std::vector<float> m, l, lse;
+  // Results beside out, m, l and lse (the backward's gradients and D), named and grouped as the
+  // recording engine declares them (core/recording.h).
+  Results extra;
   std::function<void(const std::function<void()>&)> time;
 };
 // The rows' fast kernels (core/fast.h).
@@ -35,9 +38,10 @@ void fast_chunked(const Resolved& r, FastRun& run);
 void fast_attn_naive(const Resolved& r, FastRun& run);
 void fast_attn_tiled(const Resolved& r, FastRun& run);
 void fast_attn_tiled_v2(const Resolved& r, FastRun& run);
+void fast_attn_backward(const Resolved& r, FastRun& run);        // core/fast_backward.h
+void fast_attn_flash_backward(const Resolved& r, FastRun& run);
 
-// True where a fast kernel computes this scenario (fp32: safe, online, chunked, attn-naive,
-// attn-tiled, attn-tiled-v2).
+// True where a fast kernel computes this scenario: fp32, and a row with a `fast` kernel.
 bool has_fast_kernel(const Resolved& r);
 
 // With more than one repeat, the cores are woken first (fast::warm_up), unless `warm` is false
