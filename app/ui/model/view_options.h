@@ -47,6 +47,9 @@ struct MatrixViewOptions {
   bool show_values = true;  // numbers in cells when they fit
   bool show_tiles = true;   // the Br × Bc tile grid
   bool show_close_up = true;  // at "fit", when cells are too small for numbers: the step's close-up
+  // The close-up's page of query rows, when the step's tile has more rows than it shows at a
+  // time ([ and ] page through them; kept from step to step, as a place in the tile).
+  int close_up_page = 0;
   float zoom = 0;           // px per cell; 0 = fit the window
   bool follow = true;       // when zoomed in, scroll to the cells each new step writes
   bool show_toolbar = true;
@@ -67,6 +70,8 @@ struct MatrixViewOptions {
     float number_px = 0;          // the smallest size cell numbers were drawn at; 0 = none drawn
     bool numbers_hidden = false;  // some matrix too small for readable numbers
     float close_up_px = 0;        // the size of the close-up's numbers; 0 = no close-up drawn
+    int close_up_pages = 0;       // its pages of query rows (1: every row of the step at once)
+    int close_up_r0 = 0, close_up_r1 = 0;  // the query rows it shows, [r0, r1) (0-based)
     Rect close_up;                // where the close-up was drawn (screen)
     Rect area;                    // the matrices' visible area (screen)
     std::vector<std::pair<int, Rect>> matrices;  // each buffer drawn and its rectangle (screen)
@@ -81,12 +86,23 @@ struct MatrixViewOptions {
   } cache;
 };
 
+// The close-up's next (delta 1) or previous (−1) page of query rows, within the pages it drew
+// last frame. False when there is no other page.
+inline bool page_close_up(MatrixViewOptions& opt, int delta) {
+  const int last = std::max(opt.drawn.close_up_pages - 1, 0);
+  const int page = std::clamp(opt.close_up_page + delta, 0, last);
+  const bool moved = page != std::clamp(opt.close_up_page, 0, last);
+  opt.close_up_page = page;
+  return moved;
+}
+
 // Presenting, the matrix view is drawn on a copy of its options without the toolbar, and
 // keeps what it measured of its own layout (view_registry.h's keep_after_presenting).
 inline void keep_after_presenting(MatrixViewOptions& opt, const MatrixViewOptions& shown) {
   opt.followed_step = shown.followed_step;
   opt.drawn = shown.drawn;
   opt.legend_height = shown.legend_height;
+  opt.close_up_page = shown.close_up_page;
 }
 
 // The chunked view (views/view_chunked.h).

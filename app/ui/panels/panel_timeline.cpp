@@ -138,6 +138,7 @@ const std::vector<Shortcut>& shortcuts() {
       {"Space", "play / pause"},
       {"→  /  ←", "next / previous step"},
       {".  /  ,", "next / previous part of a step (a tile's S, P̃ and merge, one pseudocode line each)"},
+      {"]  /  [", "the close-up's next / previous query rows, when the step has more than it shows at once"},
       {"Shift+→  /  Shift+←", "next pass / start of this (or the previous) pass"},
       {"Home  /  End", "first / last step"},
       {"+  /  −", "play faster / slower"},
@@ -247,6 +248,14 @@ void handle_shortcuts(AppState& app) {
       // playhead but not their parts, so it moves by whole steps only.
       if (c == '.' && app.tab != Tab::compare) moved |= t.step_part(1);
       if (c == ',' && app.tab != Tab::compare) moved |= t.step_part(-1);
+      // The close-up's other query rows (a tile with more rows than it shows at a time).
+      if (c == ']' || c == '[') {
+        const int delta = c == ']' ? 1 : -1;
+        if (app.tab == Tab::compare)
+          for (ViewStates& v : app.compare.views) page_close_up(v.get<MatrixViewOptions>(), delta);
+        else
+          page_close_up(app.views.get<MatrixViewOptions>(), delta);
+      }
     }
   }
   if (moved) app.timeline_used();

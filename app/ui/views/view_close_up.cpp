@@ -156,6 +156,9 @@ Sizes fitted(const CloseUpDraw& c, float w) {
     z.inline_titles = inline_titles;
     for (int rows = cu.r1 - cu.r0; rows >= 1; --rows) {
       z.max_rows = rows;
+      // Fewer rows than the step has: the heading, which says which rows, takes a line of its
+      // own so that it is always there (inline titles give it one anyway).
+      z.heading_h = rows < cu.r1 - cu.r0 && !inline_titles ? z.text + 4 * c.s : 0.0f;
       std::vector<Item> items;
       if (lay_out(c, cu, w, z, items) <= c.max_h) return z;
     }
@@ -171,28 +174,67 @@ float close_up_height(const CloseUpDraw& c, float w) {
   return lay_out(c, largest(c.in.rec), w, fitted(c, w), items);
 }
 
-void draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* dl, ImVec2 p, float w, float& number_px) {
+CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* dl, ImVec2 p, float w) {
   const Sizes z = fitted(c, w);
+  // The page of query rows asked for: the step's rows z.max_rows at a time.
+  CloseUpShown out;
+  const int rows = cu.r1 - cu.r0;
+  out.pages = std::max(1, (rows + z.max_rows - 1) / z.max_rows);
+  out.page = std::clamp(c.page, 0, out.pages - 1);
+  CloseUp shown = cu;
+  shown.r0 = cu.r0 + out.page * z.max_rows;
+  shown.r1 = std::min(cu.r1, shown.r0 + z.max_rows);
+  out.r0 = shown.r0, out.r1 = shown.r1;
   std::vector<Item> items;
-  lay_out(c, cu, w, z, items);
+  lay_out(c, shown, w, z, items);
   const Palette& pal = c.in.palette;
   const Recording& rec = c.in.rec;
   ImFont* f = ImGui::GetFont();
-  // The heading, dim, at the right end of the titles' line where it fits after the last title.
-  const int rows = cu.r1 - cu.r0;
-  const std::string heading =
-      cu.heading + (rows > z.max_rows ? (z.max_rows == 1 ? strf(" (its first row of %d)", rows)
-                                                          : strf(" (rows 1–%d of %d)", z.max_rows, rows))
-                                      : std::string());
-  if (!items.empty() && z.inline_titles) {
-    draw_rich(dl, ImVec2(p.x + z.label_w, p.y), pal.text_dim, heading, z.text);
+  // The heading, dim, at the right end of the titles' line where it fits after the last title;
+  // with several pages, which rows of the step these are ("rows 3–4 of 16"), alone where the
+  // whole heading does not fit: a student must see that there are more.
+  const int a = shown.r0 - cu.r0 + 1, b = shown.r1 - cu.r0;
+  const std::string which = out.pages <= 1 ? std::string()
+                            : a == b       ? strf("row %d of %d", a, rows)
+                                           : strf("rows %d–%d of %d", a, b, rows);
+  std::vector<std::string> headings = {cu.heading};
+  if (!which.empty()) headings = {cu.heading + " · " + which, which};
+  ImVec2 at(0, 0);
+  std::string heading;
+  float hw = 0;
+  if (!items.empty() && (z.inline_titles || z.heading_h > 0)) {  // a line of its own
+    for (const std::string& h : headings) {
+      heading = h;
+      hw = draw_rich(nullptr, ImVec2(0, 0), 0, h, z.text, true);
+      if (z.label_w + hw <= w) break;
+    }
+    at = ImVec2(p.x + z.label_w, p.y);
   } else if (!items.empty()) {
     float used = 0;
     for (const Item& it : items)
       if (it.y == items.front().y) used = it.x + draw_rich(nullptr, ImVec2(0, 0), 0, it.title, c.fs, true);
-    const float hw = draw_rich(nullptr, ImVec2(0, 0), 0, heading, z.text, true);
-    if (used + hw + z.gap <= w)
-      draw_rich(dl, ImVec2(p.x + w - hw, p.y + items.front().y - z.title_h + 2 * c.s), pal.text_dim, heading, z.text);
+    for (const std::string& h : headings) {
+      hw = draw_rich(nullptr, ImVec2(0, 0), 0, h, z.text, true);
+      if (used + hw + z.gap <= w) {
+        heading = h;
+        break;
+      }
+    }
+    at = ImVec2(p.x + w - hw, p.y + items.front().y - z.title_h + 2 * c.s);
+  }
+  if (!heading.empty()) {
+    draw_rich(dl, at, out.pages > 1 ? pal.text : pal.text_dim, heading, z.text);
+    // In the window: a tooltip names the keys, and a click turns the page.
+    if (out.pages > 1 && !picture_mode()) {
+      const ImVec2 keep = ImGui::GetCursorScreenPos();
+      ImGui::SetCursorScreenPos(at);
+      ImGui::InvisibleButton("##close-up-rows", ImVec2(std::max(hw, 1.0f), z.text + 2 * c.s));
+      if (ImGui::IsItemHovered())
+        tooltip(strf("The step's %d query rows, %d at a time", rows, z.max_rows),
+                "] or a click: the next rows · [: the previous rows.\nThe page is kept from step to step.");
+      out.clicked = ImGui::IsItemClicked();
+      ImGui::SetCursorScreenPos(keep);
+    }
   }
   float line_y = -1;
   for (const Item& it : items) {
@@ -242,7 +284,7 @@ void draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* dl, ImVe
             t = compact_number(v, digits);
           if (f->CalcTextSizeA(z.text, 1e9f, 0, t.c_str()).x > room) t = tiny_number(v);
           text_centered(dl, ImVec2((a.x + e.x) * 0.5f, (a.y + e.y) * 0.5f), text_over(fill), t.c_str(), z.text);
-          number_px = number_px > 0 ? std::min(number_px, z.text) : z.text;
+          out.number_px = out.number_px > 0 ? std::min(out.number_px, z.text) : z.text;
         }
         const std::uint8_t marks = cell_marks(c.in.step, it.buffer, r, col);
         if (marks && !uniform) mark_outline(dl, pal, a, e, marks, c.s);
@@ -260,6 +302,7 @@ void draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* dl, ImVe
                   pal.text_dim, "…");
     }
   }
+  return out;
 }
 
 }  // namespace flashstep::ui

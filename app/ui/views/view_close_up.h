@@ -20,12 +20,22 @@ struct CloseUpDraw {
   float s = 1;                            // UI scale
   float fs = 13;                          // label font size
   float max_h = 1e9f;                     // the height it may take: fewer query rows beyond it
+  int page = 0;                           // the page of query rows asked for (MatrixViewOptions)
+};
+
+// What a drawn close-up showed: its numbers' size, and which of the step's query rows.
+struct CloseUpShown {
+  float number_px = 0;  // the size its numbers were drawn at; 0: none
+  int page = 0;         // the page drawn (the one asked for, within its pages)
+  int pages = 0;        // pages of query rows: 1 when every row of the step shows at once
+  int r0 = 0, r1 = 0;   // the query rows drawn, [r0, r1)
+  bool clicked = false;  // its "rows … of …" line was clicked: the caller turns the page
 };
 
 // The height the close-up takes in width `w` (the same at every step of a recording, so the
-// matrices above it never move), or draws it at `p` when dl is given. `number_px` gets the
-// size its numbers were drawn at.
+// matrices above it never move), or draws it at `p`. Where the step has more query rows than
+// the height holds, it draws page `c.page` of them and says "rows 3–4 of 16" in its heading.
 float close_up_height(const CloseUpDraw& c, float w);
-void draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* dl, ImVec2 p, float w, float& number_px);
+CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* dl, ImVec2 p, float w);
 
 }  // namespace flashstep::ui

@@ -176,7 +176,7 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   ItemsLayout L = layout_items(li);
   // At "fit", cells too small for a number (about "−0.00" at the smallest size): the step's
   // close-up goes under the matrices, at a height that is the same at every step.
-  CloseUpDraw cud{in, c.st, rg, s, c.fs, li.avail_h * 0.65f};
+  CloseUpDraw cud{in, c.st, rg, s, c.fs, li.avail_h * 0.65f, opt.close_up_page};
   float close_h = 0;
   if (opt.show_close_up && opt.zoom <= 0 && opt.show_values &&
       L.cell < ImGui::GetFont()->CalcTextSizeA(kMinCellTextPx * s, 1e9f, 0, "−0.00").x + 3 * s) {
@@ -268,7 +268,14 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   const ImVec2 close_at(origin.x, origin.y + L.height + li.gap * 0.5f);
   if (close_h > 0) {
     const CloseUp cu = close_up(rec, in.step);
-    if (cu.shown) draw_close_up(cud, cu, c.dl, close_at, li.avail_w, opt.drawn.close_up_px);
+    if (cu.shown) {
+      const CloseUpShown shown = draw_close_up(cud, cu, c.dl, close_at, li.avail_w);
+      opt.drawn.close_up_px = shown.number_px;
+      opt.drawn.close_up_pages = shown.pages;
+      opt.drawn.close_up_r0 = shown.r0, opt.drawn.close_up_r1 = shown.r1;
+      // A click on its "rows … of …" turns to the next page, from the last back to the first.
+      opt.close_up_page = shown.clicked ? (shown.page + 1) % shown.pages : shown.page;
+    }
     opt.drawn.close_up = Rect{close_at.x, close_at.y, li.avail_w, close_h, true};
   }
   opt.drawn.area = Rect{origin.x + ImGui::GetScrollX(), origin.y + ImGui::GetScrollY(), inner.x, inner.y, true};
