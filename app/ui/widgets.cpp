@@ -67,6 +67,26 @@ bool picture_mode() { return g_picture; }
 void set_figure_mode(bool on) { g_figure = on; }
 bool figure_mode() { return g_figure; }
 
+TextScale::TextScale() : spacing_(ImGui::GetStyle().ItemSpacing) {}
+
+TextScale::~TextScale() { set(1.0f); }
+
+void TextScale::set(float f) {
+  if (pushed_) ImGui::PopStyleVar();
+  pushed_ = f != 1.0f;
+  f_ = f;
+  ImGui::SetWindowFontScale(f);
+  if (pushed_) ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(spacing_.x * f, spacing_.y * f));
+}
+
+float shrink_to_fit(TextScale& t, float room, const std::function<float()>& height, float lowest) {
+  for (int k = 0;; ++k) {
+    const float f = std::max(1.0f - 0.05f * static_cast<float>(k), lowest);
+    t.set(f);
+    if (height() <= room || f <= lowest) return f;
+  }
+}
+
 void help_marker(const char* text) {
   if (g_picture) return;
   ImGui::SameLine();

@@ -10,7 +10,9 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -123,6 +125,31 @@ bool picture_mode();
 // draw_frame sets it for each frame.
 void set_figure_mode(bool on);
 bool figure_mode();
+// The current window's text drawn at `f` times its size, and the space between its items with
+// it (ImGui's ItemSpacing is in pixels of the UI scale, not of the font, so a smaller font alone
+// leaves lines as far apart: at a large scale the text would never fit). Undone when it goes out
+// of scope, or by set(1).
+class TextScale {
+ public:
+  TextScale();
+  ~TextScale();
+  TextScale(const TextScale&) = delete;
+  TextScale& operator=(const TextScale&) = delete;
+  void set(float f);
+  float get() const { return f_; }
+
+ private:
+  ImVec2 spacing_;
+  float f_ = 1.0f;
+  bool pushed_ = false;
+};
+// The largest scale from 1 down to `lowest`, by twentieths, at which `height()` (measured at the
+// scale of the moment) is at most `room`; the text is left at that scale (at `lowest` when
+// none fits).
+float shrink_to_fit(TextScale& t, float room, const std::function<float()>& height, float lowest = 0.5f);
+// How small presenting may draw a panel's text to fit it: half the size it has at font 1×
+// (a font made larger with Ctrl+= gives way first where the screen cannot hold it).
+inline float lowest_text_scale(float font_scale) { return 0.5f / std::max(font_scale, 1.0f); }
 // "(?)" on the same line as the previous item; hovering shows `text`. Nothing in a picture.
 void help_marker(const char* text);
 // The same at an absolute screen position (for views that draw with the draw list).

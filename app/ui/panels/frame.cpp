@@ -209,16 +209,20 @@ void draw_presentation(AppState& app, const PanelRect& all) {
     ImGui::SetNextWindowSize(ImVec2(right, h));
     ImGui::Begin("##measure-text", nullptr, measure);
     const float w = right - st.WindowPadding.x * 2;
-    for (float f = 1.0f; f >= 0.5f; f -= 0.05f) {
-      ImGui::SetWindowFontScale(f);
+    TextScale text;
+    const float lowest = lowest_text_scale(app.font_scale);
+    for (int k = 0; k <= 20; ++k) {
+      const float f = std::max(1.0f - 0.05f * static_cast<float>(k), lowest);
+      text.set(f);
       const float e = explanation_height(app, w), c = pseudocode_height(app, w);
       if (e + c + 2 * chrome <= h) {
         // What is left over goes to the explanation, whose sentence changes from step to step.
         explanation_h = std::clamp(h - c - chrome, e + chrome, h * 0.6f);
         break;
       }
+      if (f <= lowest) break;
     }
-    ImGui::SetWindowFontScale(1.0f);
+    text.set(1.0f);
     ImGui::End();
   }
   const float view_h = h - memory_h;

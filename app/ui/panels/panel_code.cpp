@@ -101,21 +101,6 @@ float pseudocode_height(const AppState& app, float width) {
   return total;
 }
 
-namespace {
-
-// Presenting (no mouse to scroll with), a panel's text is drawn smaller where that makes all of
-// it fit, down to half its size: no line is cut at the panel's bottom edge. `height` gives the
-// height of the contents at the window's font scale of the moment.
-template <class Height>
-void shrink_to_fit(float room, Height height) {
-  for (float f = 1.0f; f >= 0.5f; f -= 0.05f) {
-    ImGui::SetWindowFontScale(f);
-    if (height() <= room) return;
-  }
-}
-
-}  // namespace
-
 void draw_explanation_panel(AppState& app, const PanelRect& r) {
   if (!begin_panel("Explanation", r, &app.panels.explanation)) {
     ImGui::End();
@@ -124,8 +109,12 @@ void draw_explanation_panel(AppState& app, const PanelRect& r) {
   const Recording& rec = *app.played.rec;
   const Step* step = app.played.step();
   const float width = ImGui::GetContentRegionAvail().x;
+  // Presenting (no mouse to scroll with), the text is drawn smaller where that makes all of it
+  // fit, down to half its size at font 1×: no line is cut at the panel's bottom edge.
+  TextScale scale;
   if (app.presenting)
-    shrink_to_fit(ImGui::GetContentRegionAvail().y, [&] { return explanation_height(app, width); });
+    shrink_to_fit(scale, ImGui::GetContentRegionAvail().y, [&] { return explanation_height(app, width); },
+                  lowest_text_scale(app.font_scale));
   if (app.inputs.backend == Backend::gpu && !gpu_backend()) {
     ImGui::PushStyleColor(ImGuiCol_Text, palette_of(app.theme).write);
     text_wrapped_words("GPU backend not available here (no OpenGL 4.3 compute context): this is the CPU run.", width);
@@ -149,7 +138,7 @@ void draw_explanation_panel(AppState& app, const PanelRect& r) {
   for (const std::string& n : rec.notices) text_wrapped_words("note: " + n, width);
   for (const std::string& n : rec.derived) text_wrapped_words("note: " + n, width);
   ImGui::PopStyleColor();
-  ImGui::SetWindowFontScale(1.0f);
+  scale.set(1.0f);
   ImGui::End();
 }
 
@@ -169,7 +158,10 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
   const float s = app.ui_scale;
   const float width = ImGui::GetContentRegionAvail().x;
   // Presenting, the algorithm is drawn smaller where that makes all of it fit.
-  if (app.presenting) shrink_to_fit(ImGui::GetContentRegionAvail().y, [&] { return pseudocode_height(app, width); });
+  TextScale scale;
+  if (app.presenting)
+    shrink_to_fit(scale, ImGui::GetContentRegionAvail().y, [&] { return pseudocode_height(app, width); },
+                  lowest_text_scale(app.font_scale));
   const float num_w = ImGui::CalcTextSize("00  ").x;
   const float indent_w = ImGui::CalcTextSize(" ").x * 1.6f;
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
@@ -231,7 +223,7 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
       f.scrolled_height = height;
     }
   }
-  ImGui::SetWindowFontScale(1.0f);
+  scale.set(1.0f);
   ImGui::End();
 }
 

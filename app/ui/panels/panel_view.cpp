@@ -161,17 +161,18 @@ namespace {
 
 // Presenting (no mouse to scroll with), the memory panel gets smaller as a whole (text and
 // shapes) down to 0.8 of its size, then the counters give way, then the comparison, and then
-// it gets smaller down to half its size, so that what is shown is never cut. Sets the window's font scale, the scale in `vi` and `shown`;
-// returns the height it takes.
-float fit_memory(ViewInput& vi, const MemoryPanelOptions& opt, float room, MemoryPanelOptions& shown) {
+// it gets smaller down to `lowest` (half its size at font 1×), so that what is shown is never
+// cut. Sets the text's scale, the scale in `vi` and `shown`; returns the height it takes.
+float fit_memory(ViewInput& vi, const MemoryPanelOptions& opt, float room, MemoryPanelOptions& shown, TextScale& text,
+                 float lowest) {
   const float s = vi.ui_scale;
   float h = 0;
   for (int drop = 0; drop < 3; ++drop) {
     shown = opt;
     shown.show_counters = opt.show_counters && drop == 0;
     shown.show_comparison = opt.show_comparison && drop < 2;
-    for (float f = 1.0f; f >= (drop < 2 ? 0.79f : 0.49f); f -= 0.05f) {
-      ImGui::SetWindowFontScale(f);
+    for (float f = 1.0f; f >= (drop < 2 ? 0.79f : lowest - 0.01f); f -= 0.05f) {
+      text.set(f);
       vi.ui_scale = s * f;
       h = memory_panel_height(vi, shown);
       // A few pixels to spare: the measure adds up line heights that the drawing rounds.
@@ -187,7 +188,8 @@ float memory_window_height(AppState& app) {
   if (app.played.rec->step_count() == 0) return 0;
   ViewInput vi = view_input(app);
   MemoryPanelOptions shown;
-  return fit_memory(vi, app.memory_panel, 1e9f, shown);
+  TextScale text;
+  return fit_memory(vi, app.memory_panel, 1e9f, shown, text, 1.0f);
 }
 
 void draw_memory_window(AppState& app, const PanelRect& r) {
@@ -200,9 +202,9 @@ void draw_memory_window(AppState& app, const PanelRect& r) {
     ViewInput vi = view_input(app);
     if (app.presenting) {
       MemoryPanelOptions shown = app.memory_panel;
-      fit_memory(vi, app.memory_panel, ImGui::GetContentRegionAvail().y, shown);
+      TextScale text;
+      fit_memory(vi, app.memory_panel, ImGui::GetContentRegionAvail().y, shown, text, lowest_text_scale(app.font_scale));
       draw_memory_panel(vi, shown);
-      ImGui::SetWindowFontScale(1.0f);
     } else {
       draw_memory_panel(vi, app.memory_panel);
     }
