@@ -69,7 +69,9 @@ bool figure_mode() { return g_figure; }
 
 TextScale::TextScale() : spacing_(ImGui::GetStyle().ItemSpacing) {}
 
-TextScale::~TextScale() { set(1.0f); }
+TextScale::~TextScale() {
+  if (pushed_ || f_ != 1.0f) set(1.0f);
+}
 
 void TextScale::set(float f) {
   if (pushed_) ImGui::PopStyleVar();

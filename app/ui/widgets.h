@@ -127,8 +127,8 @@ void set_figure_mode(bool on);
 bool figure_mode();
 // The current window's text drawn at `f` times its size, and the space between its items with
 // it (ImGui's ItemSpacing is in pixels of the UI scale, not of the font, so a smaller font alone
-// leaves lines as far apart: at a large scale the text would never fit). Undone when it goes out
-// of scope, or by set(1).
+// leaves lines as far apart: at a large scale the text would never fit). Undone by set(1), or
+// when it goes out of scope (in the window it was set in: set(1) before that window's End).
 class TextScale {
  public:
   TextScale();

@@ -1,5 +1,7 @@
 // The matrix view's close-up of the step's numbers: every query row of the step's tile can be
-// read, a page of rows at a time ([ and ]).
+// read, a page of rows at a time ([ and ]); and presentation mode at 1920×1080 in the projector
+// theme, at font 1×, 1.5× and 2×: every panel shows all it holds with no scrolling (a projector
+// has no mouse to scroll with), and the close-up stays.
 #include "tests/app/headless.h"
 
 #include "app/ui/panels/panels.h"
@@ -16,6 +18,40 @@
 
 using namespace flashstep;
 using namespace flashstep::ui;
+
+namespace {
+
+// The window's fonts and style at `scale` (the screen's, times the font size, times 1.5 when
+// presenting), as the window makes them.
+void use_scale(AppState& app, float scale, Theme theme) {
+  load_fonts(scale);
+  apply_style(scale, theme);
+  unsigned char* pixels = nullptr;
+  int w = 0, h = 0;
+  ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+  app.ui_scale = scale;
+  app.set_theme(theme);
+}
+
+// How far the contents of the window named `name`, or of any child window of the View panel
+// whose name contains it, run past its edges in the last frame (0: all of it shows).
+float overflow(const std::string& name) {
+  float most = 0;
+  for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
+    if (!w->Active) continue;
+    const std::string n = w->Name;
+    if (n == name || (n.rfind("View/", 0) == 0 && n.find(name) != std::string::npos))
+      most = std::max({most, w->ScrollMax.y, w->ScrollMax.x});
+  }
+  return most;
+}
+
+bool inside(const Rect& a, const Rect& area) {
+  return a.x >= area.x - 1 && a.y >= area.y - 1 && a.x + a.w <= area.x + area.w + 1 &&
+         a.y + a.h <= area.y + area.h + 1;
+}
+
+}  // namespace
 
 TEST_CASE("close-up: ] and [ page through every query row of the step's tile, at 11 px or more, at 1280×800") {
   // Measure it yourself's lesson: N = 64 in tiles of 16 × 16, of which the close-up shows a few
@@ -78,4 +114,54 @@ TEST_CASE("close-up: ] and [ are in the keyboard shortcuts' list") {
   bool listed = false;
   for (const Shortcut& k : shortcuts()) listed |= std::string(k.keys).find(']') != std::string::npos;
   CHECK(listed);
+}
+
+TEST_CASE("presentation at 1920×1080 in the projector theme, font 1×, 1.5× and 2×: no panel scrolls or cuts, and the close-up of the step's numbers stays") {
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = ImVec2(1920, 1080);
+  for (const Lesson& l : lessons()) {
+    if (info(l.scenario.algorithm).view != ViewKind::matrix) continue;
+    // Presenting multiplies the font by 1.5; the font sizes 1×, 1.5× and 2× give these.
+    for (float scale : {1.5f, 2.25f, 3.0f}) {
+      CAPTURE(l.id);
+      CAPTURE(scale);
+      AppState app;
+      app.background_allowed = false;
+      REQUIRE(app.open_lesson(l.id));
+      app.tab = Tab::lesson;
+      app.tab_changed = true;
+      app.presenting = true;
+      app.set_font_scale(scale / 1.5f);
+      use_scale(app, scale, Theme::projector);
+      const int n = app.timeline.count();
+      for (int k = 0; k < n; k += std::max(1, n / 8)) {
+        CAPTURE(k);
+        app.seek(k);
+        for (int f = 0; f < 4; ++f) h.frame(app);
+        CHECK(overflow("Explanation") == 0.0f);
+        CHECK(overflow("Pseudocode") == 0.0f);
+        CHECK(overflow("Memory: HBM and SRAM") == 0.0f);
+        // The view, its matrices and its legend under them.
+        CHECK(overflow("presented-view") == 0.0f);
+        CHECK(overflow("##matrices") == 0.0f);
+        const MatrixViewOptions::Drawn& d = app.views.get<MatrixViewOptions>().drawn;
+        // Cells too small for numbers: the close-up shows them, inside the view.
+        if (d.numbers_hidden) {
+          // Where a font made larger leaves too little room, its numbers give way down to their
+          // size at font 1× (presenting: 1.5 times the window's).
+          CHECK(d.close_up_px >= kMinCellTextPx * 1.5f);
+          CHECK(d.close_up.shown);
+          CHECK(inside(d.close_up, d.area));
+        }
+        for (const auto& [b, r] : d.matrices) {
+          CAPTURE(b);
+          CHECK(inside(r, d.area));
+        }
+      }
+    }
+  }
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+  io.DisplaySize = ImVec2(1280, 800);
 }

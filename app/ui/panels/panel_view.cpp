@@ -7,6 +7,7 @@
 #include "app/ui/widgets.h"
 #include "core/algorithms.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,8 @@ namespace flashstep::ui {
 
 ViewInput view_input(const AppState& app) {
   const int k = app.played.cursor->position();
-  return ViewInput{*app.played.rec, *app.played.cursor, k, app.played.step(), palette_of(app.theme), app.ui_scale};
+  return ViewInput{*app.played.rec, *app.played.cursor, k, app.played.step(), palette_of(app.theme), app.ui_scale,
+                   app.ui_scale / std::max(app.font_scale, 1.0f)};
 }
 
 void draw_recording_view(const ViewInput& vi, ViewStates& views, ViewPlace place) {

@@ -43,6 +43,11 @@ struct ViewInput {
   const Step* step;       // rec.steps[playhead], or nullptr when playhead < 0
   const Palette& palette;
   float ui_scale = 1.0f;  // multiply sizes by this (presentation mode, high DPI)
+  // The UI scale at font 1× (the screen's and presentation mode's, without Ctrl+=): where a
+  // larger font leaves no room, the smallest sizes (numbers, labels) give way down to their
+  // floors at this scale. 0: ui_scale.
+  float floor_scale = 0.0f;
+  float floor_s() const { return floor_scale > 0 ? floor_scale : ui_scale; }
 };
 
 }  // namespace flashstep::ui

@@ -26,14 +26,19 @@ struct Sizes {
   bool inline_titles = false;  // each title left of its cells instead of on a line above them
 };
 
+// The padding around a number: the UI scale's, or less with numbers made smaller than their
+// size at this scale (a large font that leaves no room), so cells shrink with their numbers.
+float pad(const CloseUpDraw& c, float text) { return std::min(c.s, text / kMinCellTextPx); }
+
 Sizes sizes(const CloseUpDraw& c, float text) {
   Sizes z;
   z.text = text;
   ImFont* f = ImGui::GetFont();
-  z.cell_w = f->CalcTextSizeA(z.text, 1e9f, 0, "−0.00").x + 7 * c.s;
-  z.cell_h = z.text + 5 * c.s;
+  const float p = pad(c, text);
+  z.cell_w = f->CalcTextSizeA(z.text, 1e9f, 0, "−0.00").x + 7 * p;
+  z.cell_h = z.text + 5 * p;
   z.title_h = c.fs + 4 * c.s;
-  z.label_w = f->CalcTextSizeA(z.text * 0.9f, 1e9f, 0, "100").x + 6 * c.s;
+  z.label_w = f->CalcTextSizeA(z.text * 0.9f, 1e9f, 0, "100").x + 6 * p;
   z.gap = std::max(8.0f * c.s, c.fs * 0.5f);
   z.heading_h = 0;  // the heading shares the titles' line
   return z;
@@ -116,51 +121,56 @@ CloseUp largest(const Recording& rec) {
   return cu;
 }
 
-// The sizes for the largest close-up of the recording in width w, the same at every step: its
-// cells on one line, as wide as that leaves (up to room for "−0.000"), the numbers as large as
-// the cells take from the label size down to kMinCellTextPx; several lines only where one line
-// would leave a cell too narrow for "−0.0".
-Sizes cells_fitted(const CloseUpDraw& c, float w) {
+// The sizes at text size t for the largest close-up of the recording in width w: its cells on
+// one line where that leaves each room for "−0.00" (as wide as that leaves, up to room for
+// "−0.000"), else as wide as "−0.00" on several lines. `one_line` says which.
+Sizes at_text(const CloseUpDraw& c, float w, float t, bool& one_line) {
   ImFont* f = ImGui::GetFont();
-  auto text_w = [&](float t, const char* sample) { return f->CalcTextSizeA(t, 1e9f, 0, sample).x; };
-  const float lo = kMinCellTextPx * c.s, hi = std::max(lo, std::min(c.fs * 0.8f, 13.0f * c.s));
+  auto text_w = [&](const char* sample) { return f->CalcTextSizeA(t, 1e9f, 0, sample).x; };
   std::vector<Item> items;
   collect(c.in.rec, largest(c.in.rec), items);
   int cells = 0;
   for (const Item& it : items) cells += it.c1 - it.c0;
-  auto one_line = [&](const Sizes& z) {
-    return (w - z.label_w - z.gap * static_cast<float>(std::max<std::size_t>(items.size(), 1) - 1)) /
-           static_cast<float>(std::max(cells, 1));
-  };
-  for (float t = hi; t >= lo; t -= 0.5f * c.s) {
-    Sizes z = sizes(c, t);
-    const float cw = one_line(z);
-    if (cw >= text_w(t, "−0.00") + 6 * c.s) {
-      z.cell_w = std::min(cw, text_w(t, "−0.000") + 8 * c.s);
-      return z;
-    }
-  }
-  Sizes z = sizes(c, lo);
-  const float cw = one_line(z);
-  z.cell_w = cw >= text_w(lo, "0.00") + 4 * c.s ? cw : text_w(lo, "−0.00") + 6 * c.s;
+  Sizes z = sizes(c, t);
+  const float p = pad(c, t);
+  const float cw = (w - z.label_w - z.gap * static_cast<float>(std::max<std::size_t>(items.size(), 1) - 1)) /
+                   static_cast<float>(std::max(cells, 1));
+  one_line = cw >= text_w("−0.00") + 6 * p;
+  z.cell_w = one_line ? std::min(cw, text_w("−0.000") + 8 * p) : cw >= text_w("0.00") + 4 * p ? cw : text_w("−0.00") + 6 * p;
   return z;
 }
 
-// The same, with as many of the tile's query rows as the height allows; where one row does not
-// fit under titles on lines of their own (a 16 × 16 tile beside O's 16 columns wraps onto a
-// line per matrix), each title goes left of its cells.
+// The sizes for the largest close-up of the recording in width w, the same at every step: the
+// numbers as large as one line of cells takes, from the label size down to kMinCellTextPx;
+// several lines only where one line would leave a cell too narrow for "−0.0". Then as many of
+// the step's query rows as the height allows; where one row does not fit under titles on lines
+// of their own (a 16 × 16 tile beside O's 16 columns wraps onto a line per matrix), each title
+// goes left of its cells; where even that does not fit (a font made larger with Ctrl+=), the
+// numbers get smaller, down to kMinCellTextPx at font 1× (ViewInput::floor_scale).
 Sizes fitted(const CloseUpDraw& c, float w) {
-  Sizes z = cells_fitted(c, w);
+  const float lo = kMinCellTextPx * c.s, hi = std::max(lo, std::min(c.fs * 0.8f, 13.0f * c.s));
+  const float floor = std::min(lo, kMinCellTextPx * c.in.floor_s());
+  bool one_line = false;
+  float t = hi;
+  for (;;) {
+    at_text(c, w, t, one_line);
+    if (one_line || t <= lo) break;
+    t = std::max(lo, t - 0.5f * c.s);
+  }
   const CloseUp cu = largest(c.in.rec);
-  for (bool inline_titles : {false, true}) {
-    z.inline_titles = inline_titles;
-    for (int rows = cu.r1 - cu.r0; rows >= 1; --rows) {
-      z.max_rows = rows;
-      // Fewer rows than the step has: the heading, which says which rows, takes a line of its
-      // own so that it is always there (inline titles give it one anyway).
-      z.heading_h = rows < cu.r1 - cu.r0 && !inline_titles ? z.text + 4 * c.s : 0.0f;
-      std::vector<Item> items;
-      if (lay_out(c, cu, w, z, items) <= c.max_h) return z;
+  Sizes z;
+  for (; t >= floor; t -= 0.5f * c.in.floor_s()) {
+    z = at_text(c, w, t, one_line);
+    for (bool inline_titles : {false, true}) {
+      z.inline_titles = inline_titles;
+      for (int rows = cu.r1 - cu.r0; rows >= 1; --rows) {
+        z.max_rows = rows;
+        // Fewer rows than the step has: the heading, which says which rows, takes a line of its
+        // own so that it is always there (inline titles give it one anyway).
+        z.heading_h = rows < cu.r1 - cu.r0 && !inline_titles ? z.text + 4 * c.s : 0.0f;
+        std::vector<Item> items;
+        if (lay_out(c, cu, w, z, items) <= c.max_h) return z;
+      }
     }
   }
   z.max_rows = 1;

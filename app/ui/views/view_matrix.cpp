@@ -149,9 +149,11 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   if (in_child) ImGui::BeginChild("##matrices", child, false, ImGuiWindowFlags_HorizontalScrollbar);
   c.dl = ImGui::GetWindowDrawList();
   // The labels among the matrices never crowd them out (a large font on a short view): at most
-  // a sixteenth of the area's height. Cell numbers keep their own minimum (kMinCellTextPx).
+  // a sixteenth of the area's height, down to 12 px at font 1× (a font made larger with Ctrl+=
+  // gives way first). Cell numbers keep their own minimum (kMinCellTextPx).
   // Set every frame: a child keeps its font scale from the last frame (and the close-up's cap).
-  const float cap = std::max(ImGui::GetContentRegionAvail().y / 16.0f, 12.0f * s);
+  const float fl = in.floor_s();
+  const float cap = std::max(ImGui::GetContentRegionAvail().y / 16.0f, 12.0f * fl);
   ImGui::SetWindowFontScale(fs > cap ? cap / fs : 1.0f);
   c.fs = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -175,8 +177,25 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   li.stat_min_w = opt.show_values ? ImGui::CalcTextSize("−0.000").x + 8 * s : narrow;
   ItemsLayout L = layout_items(li);
   // At "fit", cells too small for a number (about "−0.00" at the smallest size): the step's
-  // close-up goes under the matrices, at a height that is the same at every step.
-  CloseUpDraw cud{in, c.st, rg, s, c.fs, li.avail_h * 0.65f, opt.close_up_page};
+  // close-up goes under the matrices, at a height that is the same at every step. It leaves the
+  // matrices their titles and cells of 2 px at font 1× (where the tiles still show), or for a
+  // large N a tenth of the height for their rows; where even its smallest numbers (a font made
+  // larger) do not fit beside that, the matrices get smaller still, down to their titles,
+  // before the close-up is left out. Measured with the labels as they are beside it (below).
+  const float fs_beside = std::min(c.fs, std::max(inner.y / 24.0f, 12.0f * fl));
+  auto room_beside = [&](float cell) {
+    ItemsLayoutIn least = li;
+    least.gap = std::max(12.0f * s, fs_beside * 0.5f);
+    least.title_h = fs_beside + 6 * s;
+    least.margin_bottom = (rec.Bc > 0 ? fs_beside + 6 * s : 2 * s) + 2 * s;
+    least.cell = cell;
+    return li.avail_h - layout_items(least).height - li.gap;
+  };
+  const float room = room_beside(std::min(2.0f * fl, 0.1f * li.avail_h / static_cast<float>(std::max(rec.n, 1))));
+  // Its titles as large as the labels, or where a font made larger leaves too little room, as
+  // the labels beside it: no larger than the numbers' floor would have them at font 1×.
+  const float title_fs = std::min(c.fs, std::max(fs_beside, c.fs * fl / s));
+  CloseUpDraw cud{in, c.st, rg, s, title_fs, std::min(li.avail_h * 0.65f, room), opt.close_up_page};
   float close_h = 0;
   if (opt.show_close_up && opt.zoom <= 0 && opt.show_values &&
       L.cell < ImGui::GetFont()->CalcTextSizeA(kMinCellTextPx * s, 1e9f, 0, "−0.00").x + 3 * s) {
@@ -184,14 +203,18 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
     // A wide tile (16 × 16 beside O's 16 columns) takes several lines even with one query row:
     // it may take more of the area, the matrices above keeping where the tile is.
     if (close_h > cud.max_h) {
-      cud.max_h = li.avail_h * 0.8f;
+      cud.max_h = std::min(li.avail_h * 0.8f, room);
+      close_h = close_up_height(cud, li.avail_w);
+    }
+    if (close_h > cud.max_h) {
+      cud.max_h = std::min(li.avail_h * 0.8f, room_beside(0.25f));
       close_h = close_up_height(cud, li.avail_w);
     }
     if (close_h > 0 && close_h <= cud.max_h) {
       // The labels among the matrices give up more of their size, so that the matrices keep
       // theirs beside the close-up: at most a twenty-fourth of the area's height.
-      if (const float cap2 = std::max(inner.y / 24.0f, 12.0f * s); c.fs > cap2) {
-        ImGui::SetWindowFontScale(cap2 / fs);
+      if (c.fs > fs_beside) {
+        ImGui::SetWindowFontScale(fs_beside / fs);
         c.fs = ImGui::GetFontSize();  // the close-up keeps its own sizes (cud.fs)
         li.gap = std::max(12.0f * s, c.fs * 0.5f);
         li.title_h = c.fs + 6 * s;
@@ -345,6 +368,11 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
     std::vector<int> shown;
     for (const Heatmap& m : mats) shown.push_back(m.buffer);
     const float y0 = ImGui::GetCursorPosY();
+    // A font made larger (Ctrl+=) on a short view would wrap the legend onto three lines that
+    // the matrices and the close-up need: it takes at most a twenty-fourth of the view's height
+    // a line, down to its size at font 1×.
+    TextScale legend_text;
+    if (const float cap_l = std::max(avail.y / 24.0f, fs * fl / s); fs > cap_l) legend_text.set(cap_l / fs);
     draw_matrix_legend(rec, in.palette, shown, rg, s);
     opt.legend_height = ImGui::GetCursorPosY() - y0;
   }
