@@ -53,7 +53,7 @@ bool inside(const Rect& a, const Rect& area) {
 
 }  // namespace
 
-TEST_CASE("close-up: ] and [ page through every query row of the step's tile, at 11 px or more, at 1280×800") {
+TEST_CASE("close-up: ] and [ page through every query row of the step's tile, whole, at 11 px or more, at 1280×800") {
   // Measure it yourself's lesson: N = 64 in tiles of 16 × 16, of which the close-up shows a few
   // rows at a time.
   Headless h;
@@ -93,6 +93,7 @@ TEST_CASE("close-up: ] and [ page through every query row of the step's tile, at
     for (int p = 0; p < pages; ++p) {
       CAPTURE(p);
       CHECK(opt.drawn.close_up_px >= kMinCellTextPx);
+      CHECK_FALSE(opt.drawn.close_up_cut);  // every column of each row, none behind a "…"
       CHECK(opt.drawn.close_up_r0 >= r0);
       CHECK(opt.drawn.close_up_r1 <= r1);
       for (int r = opt.drawn.close_up_r0; r < opt.drawn.close_up_r1; ++r) seen.insert(r);

@@ -72,6 +72,7 @@ struct MatrixViewOptions {
     float close_up_px = 0;        // the size of the close-up's numbers; 0 = no close-up drawn
     int close_up_pages = 0;       // its pages of query rows (1: every row of the step at once)
     int close_up_r0 = 0, close_up_r1 = 0;  // the query rows it shows, [r0, r1) (0-based)
+    bool close_up_cut = false;    // a row of it without its last columns ("…")
     Rect close_up;                // where the close-up was drawn (screen)
     Rect area;                    // the matrices' visible area (screen)
     std::vector<std::pair<int, Rect>> matrices;  // each buffer drawn and its rectangle (screen)

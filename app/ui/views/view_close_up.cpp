@@ -17,11 +17,13 @@ struct Item {
   std::string title;
   int r0 = 0, r1 = 0, c0 = 0, c1 = 0;
   int cols_shown = 0;  // fewer than c1 − c0 when the width does not hold them all ("…" after)
+  float cell_w = 0;    // its cells' width: the close-up's, or narrower so that every column shows
   float x = 0, y = 0;  // top left of its cells, relative to the close-up
 };
 
 struct Sizes {
   float text = 11, cell_w = 40, cell_h = 18, title_h = 16, label_w = 20, gap = 12, heading_h = 16;
+  float narrowest = 30;  // a cell that still holds "−0.3" (its number drawn with fewer digits)
   int max_rows = 1 << 30;  // query rows shown at most
   bool inline_titles = false;  // each title left of its cells instead of on a line above them
 };
@@ -36,6 +38,7 @@ Sizes sizes(const CloseUpDraw& c, float text) {
   ImFont* f = ImGui::GetFont();
   const float p = pad(c, text);
   z.cell_w = f->CalcTextSizeA(z.text, 1e9f, 0, "−0.00").x + 7 * p;
+  z.narrowest = f->CalcTextSizeA(z.text, 1e9f, 0, "−0.3").x + 6 * c.s;
   z.cell_h = z.text + 5 * p;
   z.title_h = c.fs + 4 * c.s;
   z.label_w = f->CalcTextSizeA(z.text * 0.9f, 1e9f, 0, "100").x + 6 * p;
@@ -95,7 +98,14 @@ float lay_out(const CloseUpDraw& c, const CloseUp& cu, float w, const Sizes& z, 
     const float room = w - z.label_w - tw;
     int shown = std::max(1, std::min(cols, static_cast<int>((room - z.cell_w * 0.6f) / z.cell_w)));
     if (shown >= cols) shown = cols;
-    const float iw = tw + static_cast<float>(shown) * z.cell_w + (shown < cols ? z.cell_w * 0.6f : 0.0f);
+    it.cell_w = z.cell_w;
+    // A row wider than the line: narrower cells (fewer digits) while "−0.3" still fits, so that
+    // every number of the row shows; beyond that, its first columns and "…".
+    if (shown < cols && room / static_cast<float>(cols) >= z.narrowest) {
+      it.cell_w = room / static_cast<float>(cols);
+      shown = cols;
+    }
+    const float iw = tw + static_cast<float>(shown) * it.cell_w + (shown < cols ? it.cell_w * 0.6f : 0.0f);
     if (x > z.label_w && x + iw > w) {
       x = z.label_w;
       y += rows_h + title_h + 4 * c.s;
@@ -143,10 +153,10 @@ Sizes at_text(const CloseUpDraw& c, float w, float t, bool& one_line) {
 // The sizes for the largest close-up of the recording in width w, the same at every step: the
 // numbers as large as one line of cells takes, from the label size down to kMinCellTextPx;
 // several lines only where one line would leave a cell too narrow for "−0.0". Then as many of
-// the step's query rows as the height allows; where one row does not fit under titles on lines
-// of their own (a 16 × 16 tile beside O's 16 columns wraps onto a line per matrix), each title
-// goes left of its cells; where even that does not fit (a font made larger with Ctrl+=), the
-// numbers get smaller, down to kMinCellTextPx at font 1× (ViewInput::floor_scale).
+// the step's query rows as the height allows, each title on a line of its own above its cells
+// or, where that leaves room for more rows (a 16 × 16 tile beside O's 16 columns wraps onto a
+// line per matrix), left of them; where not even one row fits (a font made larger with
+// Ctrl+=), the numbers get smaller, down to kMinCellTextPx at font 1× (ViewInput::floor_scale).
 Sizes fitted(const CloseUpDraw& c, float w) {
   const float lo = kMinCellTextPx * c.s, hi = std::max(lo, std::min(c.fs * 0.8f, 13.0f * c.s));
   const float floor = std::min(lo, kMinCellTextPx * c.in.floor_s());
@@ -161,10 +171,10 @@ Sizes fitted(const CloseUpDraw& c, float w) {
   Sizes z;
   for (; t >= floor; t -= 0.5f * c.in.floor_s()) {
     z = at_text(c, w, t, one_line);
-    for (bool inline_titles : {false, true}) {
-      z.inline_titles = inline_titles;
-      for (int rows = cu.r1 - cu.r0; rows >= 1; --rows) {
-        z.max_rows = rows;
+    for (int rows = cu.r1 - cu.r0; rows >= 1; --rows) {
+      z.max_rows = rows;
+      for (bool inline_titles : {false, true}) {
+        z.inline_titles = inline_titles;
         // Fewer rows than the step has: the heading, which says which rows, takes a line of its
         // own so that it is always there (inline titles give it one anyway).
         z.heading_h = rows < cu.r1 - cu.r0 && !inline_titles ? z.text + 4 * c.s : 0.0f;
@@ -277,8 +287,8 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
     for (int r = it.r0; r < it.r1; ++r)
       for (int k = 0; k < it.cols_shown; ++k) {
         const int col = it.c0 + k;
-        const ImVec2 a(o.x + static_cast<float>(k) * z.cell_w, o.y + static_cast<float>(r - it.r0) * z.cell_h);
-        const ImVec2 e(a.x + z.cell_w - 2 * c.s, a.y + z.cell_h - 2 * c.s);
+        const ImVec2 a(o.x + static_cast<float>(k) * it.cell_w, o.y + static_cast<float>(r - it.r0) * z.cell_h);
+        const ImVec2 e(a.x + it.cell_w - 2 * c.s, a.y + z.cell_h - 2 * c.s);
         const std::size_t idx = static_cast<std::size_t>(r) * static_cast<std::size_t>(b.cols) +
                                 static_cast<std::size_t>(col);
         const bool defined = c.state.defined[static_cast<std::size_t>(it.buffer)][idx] != 0;
@@ -302,12 +312,13 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
     // Every cell read or written alike (a whole tile): one outline around the item.
     if (uniform && first_marks)
       mark_outline(dl, pal, o,
-                   ImVec2(o.x + static_cast<float>(it.cols_shown) * z.cell_w - 2 * c.s,
+                   ImVec2(o.x + static_cast<float>(it.cols_shown) * it.cell_w - 2 * c.s,
                           o.y + static_cast<float>(it.r1 - it.r0) * z.cell_h - 2 * c.s),
                    first_marks, c.s);
     if (it.cols_shown < it.c1 - it.c0) {
+      out.cut = true;
       dl->AddText(f, z.text * 0.9f,
-                  ImVec2(o.x + static_cast<float>(it.cols_shown) * z.cell_w + 2 * c.s,
+                  ImVec2(o.x + static_cast<float>(it.cols_shown) * it.cell_w + 2 * c.s,
                          o.y + z.cell_h * 0.5f - z.text * 0.45f),
                   pal.text_dim, "…");
     }

@@ -296,6 +296,7 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
       opt.drawn.close_up_px = shown.number_px;
       opt.drawn.close_up_pages = shown.pages;
       opt.drawn.close_up_r0 = shown.r0, opt.drawn.close_up_r1 = shown.r1;
+      opt.drawn.close_up_cut = shown.cut;
       // A click on its "rows … of …" turns to the next page, from the last back to the first.
       opt.close_up_page = shown.clicked ? (shown.page + 1) % shown.pages : shown.page;
     }
