@@ -111,6 +111,30 @@ TEST_CASE("close-up: ] and [ page through every query row of the step's tile, wh
   CHECK(paged);
 }
 
+TEST_CASE("close-up: ] and [ turn its page when presenting too, where the view is drawn on a copy of its options") {
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = ImVec2(1920, 1080);
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("measure"));
+  app.tab = Tab::lesson;
+  app.tab_changed = true;
+  app.presenting = true;
+  app.seek(app.timeline.count() / 2);
+  for (int f = 0; f < 3; ++f) h.frame(app);
+  const MatrixViewOptions& opt = app.views.get<MatrixViewOptions>();
+  REQUIRE(opt.drawn.close_up_pages > 1);
+  const int r0 = opt.drawn.close_up_r0;
+  h.type(app, ']');
+  h.frame(app);
+  CHECK(opt.drawn.close_up_r0 > r0);
+  h.type(app, '[');
+  h.frame(app);
+  CHECK(opt.drawn.close_up_r0 == r0);
+  io.DisplaySize = ImVec2(1280, 800);
+}
+
 TEST_CASE("close-up: ] and [ are in the keyboard shortcuts' list") {
   bool listed = false;
   for (const Shortcut& k : shortcuts()) listed |= std::string(k.keys).find(']') != std::string::npos;
