@@ -287,18 +287,19 @@ TEST_CASE("matrix view: at every step of every attention lesson, the step's numb
   io.DisplaySize = ImVec2(1280, 800);
 }
 
-TEST_CASE("presentation: the matrices stay where they are from step to step, after Ctrl+= twice too") {
+TEST_CASE("presentation: the matrices stay where they are from step to step, at font 1.5× and 2× too") {
   Headless h;
   ImGuiIO& io = ImGui::GetIO();
   io.DisplaySize = ImVec2(1920, 1080);
   for (const char* id : {"attn-naive", "attn-online", "attn-tiled", "attn-tiled-v2"}) {
-    for (float scale : {1.5f, 2.25f}) {
+    for (float scale : {1.5f, 2.25f, 3.0f}) {
       CAPTURE(id);
       CAPTURE(scale);
       AppState app;
       app.background_allowed = false;
       REQUIRE(app.open_lesson(id));
       app.presenting = true;
+      app.set_font_scale(scale / 1.5f);
       use_scale(app, scale, Theme::projector);
       std::vector<std::pair<int, Rect>> first;
       Rect first_close;
