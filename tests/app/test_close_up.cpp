@@ -111,6 +111,34 @@ TEST_CASE("close-up: ] and [ page through every query row of the step's tile, wh
   CHECK(paged);
 }
 
+TEST_CASE("close-up: a click on its \"rows … of …\" line turns to the next rows, from the last back to the first") {
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = ImVec2(1280, 800);
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("measure"));
+  app.tab = Tab::lesson;
+  app.tab_changed = true;
+  app.seek(1);
+  for (int f = 0; f < 3; ++f) h.frame(app);
+  const MatrixViewOptions& opt = app.views.get<MatrixViewOptions>();
+  const int pages = opt.drawn.close_up_pages;
+  REQUIRE(pages > 1);
+  const int first = opt.drawn.close_up_r0;
+  for (int p = 1; p <= pages; ++p) {
+    CAPTURE(p);
+    const Rect& at = opt.drawn.close_up_rows;
+    REQUIRE(at.shown);
+    const int before = opt.drawn.close_up_r0;
+    h.click(app, ImVec2(at.x + at.w * 0.5f, at.y + at.h * 0.5f));
+    h.frame(app);
+    if (p < pages) CHECK(opt.drawn.close_up_r0 > before);
+    else CHECK(opt.drawn.close_up_r0 == first);
+  }
+  io.MousePos = ImVec2(-1, -1);
+}
+
 TEST_CASE("close-up: ] and [ turn its page when presenting too, where the view is drawn on a copy of its options") {
   Headless h;
   ImGuiIO& io = ImGui::GetIO();

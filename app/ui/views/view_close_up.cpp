@@ -248,7 +248,9 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
     if (out.pages > 1 && !picture_mode()) {
       const ImVec2 keep = ImGui::GetCursorScreenPos();
       ImGui::SetCursorScreenPos(at);
-      ImGui::InvisibleButton("##close-up-rows", ImVec2(std::max(hw, 1.0f), z.text + 2 * c.s));
+      out.rows_at = at;
+      out.rows_size = ImVec2(std::max(hw, 1.0f), z.text + 2 * c.s);
+      ImGui::InvisibleButton("##close-up-rows", out.rows_size);
       if (ImGui::IsItemHovered())
         tooltip(strf("The step's %d query rows, %d at a time", rows, z.max_rows),
                 "] or a click: the next rows · [: the previous rows.\nThe page is kept from step to step.");

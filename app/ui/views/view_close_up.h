@@ -31,6 +31,7 @@ struct CloseUpShown {
   int r0 = 0, r1 = 0;   // the query rows drawn, [r0, r1)
   bool cut = false;     // a row drawn without its last columns ("…"): too wide even for narrow cells
   bool clicked = false;  // its "rows … of …" line was clicked: the caller turns the page
+  ImVec2 rows_at, rows_size;  // where that line is (screen), empty when it is not drawn
 };
 
 // The height the close-up takes in width `w` (the same at every step of a recording, so the
