@@ -9,77 +9,97 @@
 
 namespace flashstep::gpu {
 
-void gpu_attn_naive(Kernels& k, const Resolved& r, const HeadRecorders& heads) {
-  const int N = r.n, d = r.d;
-  const std::size_t NN = AttnGpuRun::cells(N, N);
-  AttnGpuRun a(k, r, heads, static_cast<double>(std::max(NN, AttnGpuRun::cells(N, d))) * 4);
+namespace {
+const char* const kNaiveHint = "attn-naive keeps S and P whole (the N^2 memory the lesson is about); use a "
+                               "smaller N or a tiled algorithm";
+}  // namespace
 
-  const char* hint = "attn-naive keeps S and P whole (the N^2 memory the lesson is about); use a "
-                     "smaller N or a tiled algorithm";
-  // S, P and the row statistics of every head, batch by batch (a layer holds them all at once).
-  struct Scratch {
-    Buffer S, P, stats;
-  };
-  std::vector<Scratch> scratch;
+NaiveForward::NaiveForward(AttnGpuRun& a) : a_(a) {
+  const std::size_t NN = AttnGpuRun::cells(a.N, a.N);
   for (const auto& b : a.batches)
-    scratch.push_back({k.buffer("S (N x N floats)", NN * b.count * 4, nullptr, hint),
-                       k.buffer("P (N x N floats)", NN * b.count * 4, nullptr, hint),
-                       k.buffer("the row statistics", AttnGpuRun::cells(N, 2) * b.count * 4)});
-  const Program& scores = k.program("attn_scores.comp", a.defines(false));
+    scratch_.push_back({a.k.buffer("S (N x N floats)", NN * b.count * 4, nullptr, kNaiveHint),
+                        a.k.buffer("P (N x N floats)", NN * b.count * 4, nullptr, kNaiveHint),
+                        a.k.buffer("the row statistics", AttnGpuRun::cells(a.N, 2) * b.count * 4)});
+}
+
+void NaiveForward::dispatch() {
+  Kernels& k = a_.k;
+  const Resolved& r = a_.r;
+  const int N = a_.N, d = a_.d;
+  const Program& scores = k.program("attn_scores.comp", a_.defines(false));
   const Program& softmax = k.program("attn_softmax.comp", common_defines(r, false));
-  const Program& pv = k.program("attn_pv.comp", a.defines(false));
+  const Program& pv = k.program("attn_pv.comp", a_.defines(false));
+  for (std::size_t bi = 0; bi < a_.batches.size(); ++bi) {
+    const auto& b = a_.batches[bi];
+    const Scratch& sc = scratch_[bi];
+    // Kernel 1: S = Q K^T * s, every head of the batch in one grid.
+    k.timer().phase("S = QKᵀ");
+    scores.use();
+    scores.set("N", N);
+    scores.set("s", scale_of(r));
+    b.Q.bind(0);
+    b.K.bind(1);
+    sc.S.bind(2);
+    gpu::dispatch(groups_for(N, 16), groups_for(N, 16), b.count);
+    a_.dispatched();
+    // Kernel 2: P = softmax(S).
+    k.timer().phase("P = softmax(S)");
+    softmax.use();
+    softmax.set("N", N);
+    sc.S.bind(0);
+    sc.P.bind(1);
+    sc.stats.bind(2);
+    gpu::dispatch(groups_for(N, 64), b.count);
+    a_.dispatched();
+    // Kernel 3: O = P V.
+    k.timer().phase("O = PV");
+    pv.use();
+    pv.set("N", N);
+    sc.P.bind(0);
+    b.V.bind(1);
+    b.O.bind(2);
+    gpu::dispatch(groups_for(d, 16), groups_for(N, 16), b.count);
+    a_.dispatched();
+  }
+}
+
+void NaiveForward::read_back() {
+  const std::size_t NN = AttnGpuRun::cells(a_.N, a_.N);
+  S_host_ = a_.read(scratch_[0].S, NN);
+  P_host_ = a_.read(scratch_[0].P, NN);
+  for (std::size_t bi = 0; bi < a_.batches.size(); ++bi) {
+    const auto& b = a_.batches[bi];
+    stats_.push_back(scratch_[bi].stats.read<float>(AttnGpuRun::cells(a_.N, 2) * b.count));
+    O_.push_back(b.O.read<float>(AttnGpuRun::cells(a_.N, a_.d) * b.count));
+  }
+}
+
+void NaiveForward::narrate(int h) const {
+  const int N = a_.N, d = a_.d;
+  const std::size_t bi = static_cast<std::size_t>(h / a_.per_batch);
+  const auto& b = a_.batches[bi];
+  const std::vector<float>& st = stats_[bi];
+  AttnNaiveNarration say(a_.r, *a_.heads[static_cast<std::size_t>(h)]);
+  const std::size_t row0 = AttnGpuRun::cells(h - b.h0, N);  // the head's first row in the batch
+  // Kernel 1: S written to HBM. Kernel 2: P = softmax(S), one row per invocation. Kernel 3:
+  // O = P V.
+  for (int i = 0; i < N; ++i) say.scores_row(i, a_.view(S_host_, AttnGpuRun::cells(i, N), 1, N, N));
+  for (int i = 0; i < N; ++i)
+    say.softmax_row(i, st[(row0 + i) * 2], st[(row0 + i) * 2 + 1], a_.view(P_host_, AttnGpuRun::cells(i, N), 1, N, N));
+  for (int i = 0; i < N; ++i) say.output_row(i, a_.view(O_[bi], (row0 + i) * d, 1, d, d));
+}
+
+void gpu_attn_naive(Kernels& k, const Resolved& r, const HeadRecorders& heads) {
+  const std::size_t NN = AttnGpuRun::cells(r.n, r.n);
+  AttnGpuRun a(k, r, heads, static_cast<double>(std::max(NN, AttnGpuRun::cells(r.n, r.d))) * 4);
+  NaiveForward forward(a);
+  a.dispatches_total = NaiveForward::kDispatchesPerBatch * static_cast<long long>(a.batches.size());
   {
     GpuTimer::Scope timing(k.timer());
-    for (std::size_t bi = 0; bi < a.batches.size(); ++bi) {
-      const auto& b = a.batches[bi];
-      const Scratch& sc = scratch[bi];
-      // Kernel 1: S = Q K^T * s, every head of the batch in one grid.
-      k.timer().phase("S = QKᵀ");
-      scores.use();
-      scores.set("N", N);
-      scores.set("s", scale_of(r));
-      b.Q.bind(0);
-      b.K.bind(1);
-      sc.S.bind(2);
-      dispatch(groups_for(N, 16), groups_for(N, 16), b.count);
-      k.dispatched(3 * static_cast<long long>(bi) + 1, 3 * static_cast<long long>(a.batches.size()));
-      // Kernel 2: P = softmax(S).
-      k.timer().phase("P = softmax(S)");
-      softmax.use();
-      softmax.set("N", N);
-      sc.S.bind(0);
-      sc.P.bind(1);
-      sc.stats.bind(2);
-      dispatch(groups_for(N, 64), b.count);
-      k.dispatched(3 * static_cast<long long>(bi) + 2, 3 * static_cast<long long>(a.batches.size()));
-      // Kernel 3: O = P V.
-      k.timer().phase("O = PV");
-      pv.use();
-      pv.set("N", N);
-      sc.P.bind(0);
-      b.V.bind(1);
-      b.O.bind(2);
-      dispatch(groups_for(d, 16), groups_for(N, 16), b.count);
-      k.dispatched(3 * static_cast<long long>(bi) + 3, 3 * static_cast<long long>(a.batches.size()));
-    }
+    forward.dispatch();
   }
-  const auto S_host = a.read(scratch[0].S, NN), P_host = a.read(scratch[0].P, NN);
-  for (std::size_t bi = 0; bi < a.batches.size(); ++bi) {
-    const auto& b = a.batches[bi];
-    const auto st = scratch[bi].stats.read<float>(AttnGpuRun::cells(N, 2) * b.count);
-    const auto O_host = b.O.read<float>(AttnGpuRun::cells(N, d) * b.count);
-    for (int h = b.h0; h < b.h0 + b.count; ++h) {
-      AttnNaiveNarration say(r, *heads[h]);
-      const std::size_t row0 = AttnGpuRun::cells(h - b.h0, N);  // the head's first row in the batch
-      // Kernel 1: S written to HBM. Kernel 2: P = softmax(S), one row per invocation. Kernel 3:
-      // O = P V.
-      for (int i = 0; i < N; ++i) say.scores_row(i, a.view(S_host, AttnGpuRun::cells(i, N), 1, N, N));
-      for (int i = 0; i < N; ++i)
-        say.softmax_row(i, st[(row0 + i) * 2], st[(row0 + i) * 2 + 1],
-                        a.view(P_host, AttnGpuRun::cells(i, N), 1, N, N));
-      for (int i = 0; i < N; ++i) say.output_row(i, a.view(O_host, (row0 + i) * d, 1, d, d));
-    }
-  }
+  forward.read_back();
+  for (int h = 0; h < a.H; ++h) forward.narrate(h);
 }
 
 void gpu_attn_online(Kernels& k, const Resolved& r, const HeadRecorders& heads) {
@@ -163,8 +183,7 @@ std::string naive_refuses(const Resolved& r, const Limits& lim, int heads) {
 
 BigBuffer naive_s(const Resolved& r, bool) {
   const double N = r.n;
-  return {N * N * 4, "S (N x N floats)", "attn-naive keeps S and P whole (the N^2 memory the lesson is about); use a "
-                                         "smaller N or a tiled algorithm"};
+  return {N * N * 4, "S (N x N floats)", kNaiveHint};
 }
 
 BigBuffer online_trace(const Resolved& r, bool keep_steps) {

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,10 @@ struct AttnGpuRun {
   const int N, d, H;
   const int per_batch;  // heads per batch
   std::vector<Batch> batches;
+  // The run's dispatches: how many it makes in all (its recorder says, before the first) and
+  // how many are done, for the progress bar and cancel (Kernels::dispatched).
+  long long dispatches_total = 1, dispatches_done = 0;
+  void dispatched() { k.dispatched(++dispatches_done, dispatches_total); }
 
   // per_head_bytes: the largest buffer one head needs in this algorithm (S for attn-naive, Q
   // for the others). The heads are split into batches whose buffers fit the driver's largest
@@ -95,6 +100,54 @@ struct AttnGpuRun {
     if (v.empty()) return {};
     return {v.data() + offset, rows, cols, static_cast<std::ptrdiff_t>(stride)};
   }
+};
+
+// attn-naive's forward (three kernels through S and P in HBM), dispatched, read back and
+// narrated apart, so that attn-backward runs it first in its own recording and then reads its P
+// and O on the GPU.
+class NaiveForward {
+ public:
+  static constexpr int kDispatchesPerBatch = 3;
+  // S, P and the row statistics of every head, batch by batch (a layer holds them all at once).
+  explicit NaiveForward(AttnGpuRun& a);
+  // The three kernels for every batch (inside the caller's GpuTimer::Scope).
+  void dispatch();
+  // S and P of head 0 when steps are kept, the statistics and O of every batch.
+  void read_back();
+  // Head h's steps, handed to the attention narration on its recorder.
+  void narrate(int h) const;
+  const Buffer& P(std::size_t batch) const { return scratch_[batch].P; }
+  // Head 0's P (N × N), empty when no steps are kept.
+  const std::vector<float>& P_host() const { return P_host_; }
+
+ private:
+  struct Scratch {
+    Buffer S, P, stats;
+  };
+  AttnGpuRun& a_;
+  std::vector<Scratch> scratch_;
+  std::vector<float> S_host_, P_host_;
+  std::vector<std::vector<float>> stats_, O_;  // per batch
+};
+
+// FlashAttention-2's forward (shaders/attn_tiled_v2.comp), dispatched, read back and narrated
+// apart, so that attn-flash-backward runs it first in its own recording and then reads its O and
+// L on the GPU.
+class TiledV2Forward {
+ public:
+  static constexpr int kDispatchesPerBatch = 1;
+  explicit TiledV2Forward(AttnGpuRun& a);
+  ~TiledV2Forward();
+  void dispatch();
+  void read_back();
+  // Checks that head h's workgroups finished every tile, then hands its steps to the narration.
+  void narrate(int h) const;
+  // The row statistics of a batch, (count, N, 4) floats: m, l, L, tiles done.
+  const Buffer& stats(std::size_t batch) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace flashstep::gpu

@@ -202,64 +202,100 @@ void gpu_attn_tiled(Kernels& k, const Resolved& r, const HeadRecorders& heads) {
 // FlashAttention-2: outer loop over Q blocks i, inner over K/V blocks j. m_i, l_i and the
 // unnormalized O_i stay on chip for the whole inner loop; O_i is divided by l_i once at the
 // end and written with L_i = m_i + log l_i.
-void gpu_attn_tiled_v2(Kernels& k, const Resolved& r, const HeadRecorders& heads) {
-  AttnGpuRun a(k, r, heads, tiled_head_bytes(r));
-  const int N = a.N, d = a.d, Br = r.Br, Bc = r.Bc, Tr = r.Tr, Tc = r.Tc;
+struct TiledV2Forward::Impl {
+  AttnGpuRun& a;
+  std::vector<BatchState> state;
+  TileTraces tr;
+  std::vector<std::vector<int>> visited;  // per batch
+  std::vector<std::vector<float>> st, O;  // per batch
+  Impl(AttnGpuRun& a_, const Resolved& r)
+      : a(a_), state(batch_state(a_, r, "the row statistics", nullptr)), tr(a_, r) {}
+};
 
-  std::vector<BatchState> state = batch_state(a, r, "the row statistics", nullptr);
-  TileTraces tr(a, r);
+TiledV2Forward::TiledV2Forward(AttnGpuRun& a) : impl_(std::make_unique<Impl>(a, a.r)) {}
+TiledV2Forward::~TiledV2Forward() = default;
+
+const Buffer& TiledV2Forward::stats(std::size_t batch) const { return impl_->state[batch].stats; }
+
+void TiledV2Forward::dispatch() {
+  AttnGpuRun& a = impl_->a;
+  const Resolved& r = a.r;
   const Program& p = tiled_program(a, r, "attn_tiled_v2.comp");
-  {
-    GpuTimer::Scope timing(k.timer());
-    set_tiled_uniforms(p, r);
-    tr.bind();
-    for (std::size_t bi = 0; bi < a.batches.size(); ++bi) {
-      const auto& b = a.batches[bi];
-      b.bind_qkvo();
-      state[bi].stats.bind(4);
-      state[bi].tiles.bind(9);
-      dispatch(Tr, b.count);  // every Q block of every head of the batch
-      k.dispatched(static_cast<long long>(bi) + 1, static_cast<long long>(a.batches.size()));
-    }
-  }
-  tr.read(a, r);
+  set_tiled_uniforms(p, r);
+  impl_->tr.bind();
   for (std::size_t bi = 0; bi < a.batches.size(); ++bi) {
     const auto& b = a.batches[bi];
-    const auto visited = state[bi].tiles.read<int>(AttnGpuRun::cells(Tr, Tc) * b.count);
-    const auto st_all = state[bi].stats.read<float>(AttnGpuRun::cells(N, 4) * b.count);
-    const auto O_all = b.O.read<float>(AttnGpuRun::cells(N, d) * b.count);
-    for (int h = b.h0; h < b.h0 + b.count; ++h) {
-      const TileList tl{r, visited.data() + AttnGpuRun::cells(h - b.h0, Tr) * Tc};
-      const std::size_t st0 = AttnGpuRun::cells(h - b.h0, N) * 4, o0 = AttnGpuRun::cells(h - b.h0, N) * d;
-      tl.check_rows(k, "attn-tiled-v2", head_text(a.H, h), [&](int row) { return static_cast<int>(st_all[st0 + row * 4u + 3]); });
-      AttnTiledV2Narration say(r, *heads[h]);
-      Recorder& rec = *heads[h];
-      for (int i = 0; i < Tr; ++i) {
-        const int r0 = i * Br, br = std::min(Br, N - r0);
-        // Lines 3-4: Q_i into SRAM; O_i, l_i, m_i start on chip.
-        say.start_block(i);
-        double m_first = initial_state().m, l_first = initial_state().l;
-        for (int j = 0; j < Tc; ++j) {
-          const int c0 = j * Bc, bc = std::min(Bc, N - c0);
-          if (!tl.ran(i, j)) continue;  // fully masked: the workgroup stopped before it
-          // Line 6: K_j, V_j. Line 7: S_ij. Lines 8-9: m, P~, l. Line 10: O_i(j).
-          TileRowNumbers first{m_first, l_first, 0, 0};
-          if (rec.on()) {
-            m_first = tr.ml(N, j, r0, 0);
-            l_first = tr.ml(N, j, r0, 1);
-            first.m = m_first, first.l = l_first, first.factor = tr.ml(N, j, r0, 2);
-          }
-          say.tile(i, j, first, tr.S_of(N, r0, br, c0, bc), tr.P_of(N, r0, br, c0, bc),
-                   tr.O_of(N, d, j, r0, br), tr.ml_of(N, j, r0, br, 0), tr.ml_of(N, j, r0, br, 1));
-        }
-        // Lines 11-13: divide once, log-sum-exp, write O_i and L_i.
-        const std::size_t at = st0 + AttnGpuRun::cells(r0, 4);
-        say.finish_block(i, AttnGpuRun::view(O_all, o0 + AttnGpuRun::cells(r0, d), br, d, d),
-                         AttnGpuRun::view(st_all, at, br, 1, 4), AttnGpuRun::view(st_all, at + 1, br, 1, 4),
-                         AttnGpuRun::view(st_all, at + 2, br, 1, 4));
-      }
-    }
+    b.bind_qkvo();
+    impl_->state[bi].stats.bind(4);
+    impl_->state[bi].tiles.bind(9);
+    gpu::dispatch(r.Tr, b.count);  // every Q block of every head of the batch
+    a.dispatched();
   }
+}
+
+void TiledV2Forward::read_back() {
+  Impl& m = *impl_;
+  const Resolved& r = m.a.r;
+  m.tr.read(m.a, r);
+  for (std::size_t bi = 0; bi < m.a.batches.size(); ++bi) {
+    const auto& b = m.a.batches[bi];
+    m.visited.push_back(m.state[bi].tiles.read<int>(AttnGpuRun::cells(r.Tr, r.Tc) * b.count));
+    m.st.push_back(m.state[bi].stats.read<float>(AttnGpuRun::cells(m.a.N, 4) * b.count));
+    m.O.push_back(b.O.read<float>(AttnGpuRun::cells(m.a.N, m.a.d) * b.count));
+  }
+}
+
+void TiledV2Forward::narrate(int h) const {
+  const Impl& m = *impl_;
+  const AttnGpuRun& a = m.a;
+  const Resolved& r = a.r;
+  const TileTraces& tr = m.tr;
+  const int N = a.N, d = a.d, Br = r.Br, Bc = r.Bc, Tr = r.Tr, Tc = r.Tc;
+  const std::size_t bi = static_cast<std::size_t>(h / a.per_batch);
+  const auto& b = a.batches[bi];
+  const std::vector<float>& st_all = m.st[bi];
+  const std::vector<float>& O_all = m.O[bi];
+  const TileList tl{r, m.visited[bi].data() + AttnGpuRun::cells(h - b.h0, Tr) * Tc};
+  const std::size_t st0 = AttnGpuRun::cells(h - b.h0, N) * 4, o0 = AttnGpuRun::cells(h - b.h0, N) * d;
+  tl.check_rows(a.k, "attn-tiled-v2", head_text(a.H, h), [&](int row) { return static_cast<int>(st_all[st0 + row * 4u + 3]); });
+  Recorder& rec = *a.heads[static_cast<std::size_t>(h)];
+  AttnTiledV2Narration say(r, rec);
+  for (int i = 0; i < Tr; ++i) {
+    const int r0 = i * Br, br = std::min(Br, N - r0);
+    // Lines 3-4: Q_i into SRAM; O_i, l_i, m_i start on chip.
+    say.start_block(i);
+    double m_first = initial_state().m, l_first = initial_state().l;
+    for (int j = 0; j < Tc; ++j) {
+      const int c0 = j * Bc, bc = std::min(Bc, N - c0);
+      if (!tl.ran(i, j)) continue;  // fully masked: the workgroup stopped before it
+      // Line 6: K_j, V_j. Line 7: S_ij. Lines 8-9: m, P~, l. Line 10: O_i(j).
+      TileRowNumbers first{m_first, l_first, 0, 0};
+      if (rec.on()) {
+        m_first = tr.ml(N, j, r0, 0);
+        l_first = tr.ml(N, j, r0, 1);
+        first.m = m_first, first.l = l_first, first.factor = tr.ml(N, j, r0, 2);
+      }
+      say.tile(i, j, first, tr.S_of(N, r0, br, c0, bc), tr.P_of(N, r0, br, c0, bc),
+               tr.O_of(N, d, j, r0, br), tr.ml_of(N, j, r0, br, 0), tr.ml_of(N, j, r0, br, 1));
+    }
+    // Lines 11-13: divide once, log-sum-exp, write O_i and L_i.
+    const std::size_t at = st0 + AttnGpuRun::cells(r0, 4);
+    say.finish_block(i, AttnGpuRun::view(O_all, o0 + AttnGpuRun::cells(r0, d), br, d, d),
+                     AttnGpuRun::view(st_all, at, br, 1, 4), AttnGpuRun::view(st_all, at + 1, br, 1, 4),
+                     AttnGpuRun::view(st_all, at + 2, br, 1, 4));
+  }
+}
+
+void gpu_attn_tiled_v2(Kernels& k, const Resolved& r, const HeadRecorders& heads) {
+  AttnGpuRun a(k, r, heads, tiled_head_bytes(r));
+  TiledV2Forward forward(a);
+  a.dispatches_total = TiledV2Forward::kDispatchesPerBatch * static_cast<long long>(a.batches.size());
+  {
+    GpuTimer::Scope timing(k.timer());
+    forward.dispatch();
+  }
+  forward.read_back();
+  for (int h = 0; h < a.H; ++h) forward.narrate(h);
 }
 
 namespace {
