@@ -1,0 +1,194 @@
+// The backward shaders on their own terms: dQ, dK, dV and D of the GPU against a long-double
+// reference written plainly here (the analytic gradients of softmax(s·Q Kᵀ) V), element by
+// element within the bounds tests/tolerance_backward.h derives from the format and the problem;
+// fp32, fp16 and bf16, causal and not, scaled and not, Br ≠ Bc and N a multiple of neither.
+#include "../tolerance_backward.h"
+#include "core/engine.h"
+#include "gpu/backward_run.h"
+#include "gpu_context.h"
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace flashstep;
+
+namespace {
+
+using LD = long double;
+using Mat = std::vector<std::vector<LD>>;
+
+// The exact gradients of O = softmax(s·Q Kᵀ + mask) V for the upstream gradient dO.
+struct Exact {
+  Mat O, dQ, dK, dV;
+  std::vector<LD> D, L;
+};
+Exact exact_gradients(const MatrixRM& Q, const MatrixRM& K, const MatrixRM& V, const MatrixRM& dO, LD s, bool causal) {
+  const int N = static_cast<int>(Q.rows()), d = static_cast<int>(Q.cols());
+  Exact x{Mat(N, std::vector<LD>(d, 0)), Mat(N, std::vector<LD>(d, 0)), Mat(N, std::vector<LD>(d, 0)),
+          Mat(N, std::vector<LD>(d, 0)), std::vector<LD>(N, 0), std::vector<LD>(N, 0)};
+  Mat P(N, std::vector<LD>(N, 0)), dP(N, std::vector<LD>(N, 0)), dS(N, std::vector<LD>(N, 0));
+  for (int i = 0; i < N; ++i) {
+    const int keys = causal ? i + 1 : N;
+    std::vector<LD> S(keys);
+    LD m = -INFINITY;
+    for (int j = 0; j < keys; ++j) {
+      LD dot = 0;
+      for (int k = 0; k < d; ++k) dot += static_cast<LD>(Q(i, k)) * K(j, k);
+      S[j] = s * dot;
+      m = std::fmax(m, S[j]);
+    }
+    LD l = 0;
+    for (int j = 0; j < keys; ++j) l += std::exp(S[j] - m);
+    x.L[i] = m + std::log(l);
+    for (int j = 0; j < keys; ++j) P[i][j] = std::exp(S[j] - m) / l;
+    for (int j = 0; j < keys; ++j)
+      for (int c = 0; c < d; ++c) x.O[i][c] += P[i][j] * V(j, c);
+  }
+  // dV = Pᵀ dO; dP = dO Vᵀ; D = rowsum(dO ∘ O); dS = P ∘ (dP − D); dQ = s·dS K; dK = s·dSᵀ Q.
+  for (int i = 0; i < N; ++i) {
+    for (int c = 0; c < d; ++c) x.D[i] += static_cast<LD>(dO(i, c)) * x.O[i][c];
+    for (int j = 0; j < N; ++j) {
+      for (int c = 0; c < d; ++c) dP[i][j] += static_cast<LD>(dO(i, c)) * V(j, c);
+      dS[i][j] = P[i][j] * (dP[i][j] - x.D[i]);
+    }
+  }
+  for (int j = 0; j < N; ++j)
+    for (int i = 0; i < N; ++i)
+      for (int c = 0; c < d; ++c) {
+        x.dV[j][c] += P[i][j] * dO(i, c);
+        x.dK[j][c] += s * dS[i][j] * Q(i, c);
+        x.dQ[i][c] += s * dS[i][j] * K(j, c);
+      }
+  return x;
+}
+
+// A standard-normal dO, rounded to the format as resolve() rounds the inputs.
+MatrixRM random_do(int N, int d, std::uint64_t seed, Precision p) {
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  MatrixRM dO(N, d);
+  for (int i = 0; i < N; ++i)
+    for (int c = 0; c < d; ++c) {
+      const double v = normal(gen);
+      dO(i, c) = with_scalar(p, [&](auto zero) { return to_double(from_double<decltype(zero)>(v)); });
+    }
+  return dO;
+}
+
+struct Case {
+  Precision p = Precision::fp32;
+  int N = 37, d = 8, Br = 5, Bc = 7;
+  bool causal = false;
+  ScaleMode scale = ScaleMode::none;
+};
+
+std::string name(const Case& c) {
+  return std::string(precision_name(c.p)) + " N=" + std::to_string(c.N) + " d=" + std::to_string(c.d) +
+         " Br=" + std::to_string(c.Br) + " Bc=" + std::to_string(c.Bc) + (c.causal ? " causal" : "") +
+         (c.scale == ScaleMode::inv_sqrt_d ? " 1/sqrt(d)" : "");
+}
+
+Resolved resolved(const Case& c) {
+  Scenario s;
+  s.algorithm = Algorithm::attn_tiled_v2;  // the flash backward's forward, with its blocks
+  s.precision = c.p;
+  s.n = c.N;
+  s.d = c.d;
+  s.causal = c.causal;
+  s.scale_mode = c.scale;
+  s.block_rows = c.Br;
+  s.block_cols = c.Bc;
+  s.seed = 5;
+  return resolve(s);
+}
+
+std::vector<float> floats(const MatrixRM& m) {
+  std::vector<float> out;
+  for (Eigen::Index k = 0; k < m.size(); ++k) out.push_back(static_cast<float>(m.data()[k]));
+  return out;
+}
+
+// Every element of `got` (N × d floats) within its bound of the exact value; returns the worst
+// observed / limit.
+double check_matrix(const char* what, const std::vector<float>& got, const Mat& want, const MatrixRM& bound) {
+  CAPTURE(what);
+  const int N = static_cast<int>(want.size()), d = static_cast<int>(want[0].size());
+  REQUIRE(got.size() == static_cast<std::size_t>(N) * d);
+  double worst = 0;
+  int failed = 0;
+  for (int i = 0; i < N; ++i)
+    for (int c = 0; c < d; ++c) {
+      const double diff = std::fabs(got[static_cast<std::size_t>(i) * d + c] - static_cast<double>(want[i][c]));
+      worst = std::max(worst, diff / bound(i, c));
+      if (!(diff <= bound(i, c)) && failed++ < 3)
+        CHECK_MESSAGE(diff <= bound(i, c), what << "(" << i << ", " << c << ") = " << got[static_cast<std::size_t>(i) * d + c]
+                                               << ", exact " << static_cast<double>(want[i][c]) << ", bound " << bound(i, c));
+    }
+  CHECK(failed == 0);
+  return worst;
+}
+
+void check_case(const Case& c, bool flash) {
+  CAPTURE(name(c));
+  CAPTURE(flash);
+  const Resolved r = resolved(c);
+  const MatrixRM dO = random_do(c.N, c.d, 17, c.p);
+  gpu_test::engine();  // the context
+  gpu::Kernels kernels;
+  const gpu::BackwardNumbers got = gpu::backward_numbers(kernels, r, floats(dO), flash);
+  const Exact x = exact_gradients(r.q, r.k, r.v, dO, static_cast<LD>(r.scale), c.causal);
+  const tolerance::GradBounds b = tolerance::gradients(flash ? Algorithm::attn_tiled_v2 : Algorithm::attn_naive, r.q, r.k,
+                                                       r.v, dO, r.scale, c.causal, r.Tr, r.Tc, c.p, tolerance::Exp::glsl);
+  const double q = check_matrix("dQ", got.dQ, x.dQ, b.dq);
+  const double k = check_matrix("dK", got.dK, x.dK, b.dk);
+  const double v = check_matrix("dV", got.dV, x.dV, b.dv);
+  double dmax = 0;
+  for (int i = 0; i < c.N; ++i) {
+    const double diff = std::fabs(got.D[i] - static_cast<double>(x.D[i]));
+    dmax = std::max(dmax, diff / b.D[i]);
+    CHECK(diff <= b.D[i]);
+    // The standard backward's second way to D, rowsum(P ∘ dP): the same number.
+    if (!flash) CHECK(std::fabs(got.D_from_P[i] - static_cast<double>(x.D[i])) <= b.D[i] + b.dv.row(i).maxCoeff() * c.d);
+  }
+  if (c.p == Precision::fp32) {
+    // The bounds mean something: in fp32 they stay below a hundredth of the largest gradient.
+    double biggest = 0;
+    for (const auto& row : x.dQ)
+      for (LD e : row) biggest = std::max(biggest, std::fabs(static_cast<double>(e)));
+    CHECK(b.dq.maxCoeff() < 1e-2 * biggest);
+  }
+  MESSAGE(name(c) << std::string(flash ? " flash" : " standard") << ": worst observed / limit: dQ " << q << ", dK " << k << ", dV "
+                  << v << ", D " << dmax);
+}
+
+}  // namespace
+
+TEST_CASE("the GPU's backward gradients equal the analytic gradients, fp32, Br != Bc, N a multiple of neither") {
+  for (bool flash : {false, true})
+    for (bool causal : {false, true})
+      for (ScaleMode scale : {ScaleMode::none, ScaleMode::inv_sqrt_d}) {
+        Case c;
+        c.causal = causal;
+        c.scale = scale;
+        check_case(c, flash);
+      }
+}
+
+TEST_CASE("the GPU's backward gradients at d = 64 and blocks larger than one tile row (fp32, N = 130)") {
+  for (bool flash : {false, true})
+    for (bool causal : {false, true}) {
+      Case c{Precision::fp32, 130, 64, 16, 48, causal, ScaleMode::inv_sqrt_d};
+      check_case(c, flash);
+    }
+}
+
+TEST_CASE("the GPU's backward gradients in fp16 and bf16 are within their formats' bounds") {
+  for (Precision p : {Precision::fp16, Precision::bf16})
+    for (bool flash : {false, true})
+      for (bool causal : {false, true}) {
+        Case c{p, 24, 4, 5, 3, causal, ScaleMode::inv_sqrt_d};
+        check_case(c, flash);
+      }
+}
