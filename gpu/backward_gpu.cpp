@@ -34,7 +34,7 @@ struct Operand {
   int row_or_k, k_or_col, head;  // A: (row, k) strides; B: (k, col) strides; then the head's
 };
 void matmul(const Program& p, const Buffer& C, int rows, int cols, int inner, const Operand& A, const Operand& B,
-            bool times_s, bool masked, int heads) {
+            bool times_s, int heads) {
   p.use();
   p.set("rows", rows);
   p.set("cols", cols);
@@ -46,7 +46,6 @@ void matmul(const Program& p, const Buffer& C, int rows, int cols, int inner, co
   p.set("b_col", B.k_or_col);
   p.set("b_head", B.head);
   p.set("times_s", times_s ? 1 : 0);
-  p.set("masked", masked ? 1 : 0);
   A.buf.bind(0);
   B.buf.bind(1);
   C.bind(2);
@@ -85,11 +84,11 @@ void NaiveBackward::dispatch() {
     const Buffer& P = forward_.P(bi);
     // 1. dV = Pᵀ dO: dV(j, c) = Σ_i P(i, j) dO(i, c).
     k.timer().phase("dV = PᵀdO");
-    matmul(mm, g.dV, N, d, N, {P, 1, N, NN}, {g.dO, d, 1, Nd}, false, false, b.count);
+    matmul(mm, g.dV, N, d, N, {P, 1, N, NN}, {g.dO, d, 1, Nd}, false, b.count);
     a_.dispatched();
-    // 2. dP = dO Vᵀ: dP(i, j) = Σ_c dO(i, c) V(j, c), 0 where query i does not see key j.
+    // 2. dP = dO Vᵀ: dP(i, j) = Σ_c dO(i, c) V(j, c).
     k.timer().phase("dP = dOVᵀ");
-    matmul(mm, dP_[bi], N, N, d, {g.dO, d, 1, Nd}, {b.V, 1, d, Nd}, false, true, b.count);
+    matmul(mm, dP_[bi], N, N, d, {g.dO, d, 1, Nd}, {b.V, 1, d, Nd}, false, b.count);
     a_.dispatched();
     // 3-4. D = rowsum(dO ∘ O) = rowsum(P ∘ dP), dS = P ∘ (dP − D), one row per invocation.
     k.timer().phase("D, dS = P∘(dP−D)");
@@ -105,11 +104,11 @@ void NaiveBackward::dispatch() {
     a_.dispatched();
     // 5. dQ = s · dS K.
     k.timer().phase("dQ = s·dSK");
-    matmul(mm, g.dQ, N, d, N, {dS_[bi], N, 1, NN}, {b.K, d, 1, Nd}, true, false, b.count);
+    matmul(mm, g.dQ, N, d, N, {dS_[bi], N, 1, NN}, {b.K, d, 1, Nd}, true, b.count);
     a_.dispatched();
     // 6. dK = s · dSᵀ Q.
     k.timer().phase("dK = s·dSᵀQ");
-    matmul(mm, g.dK, N, d, N, {dS_[bi], 1, N, NN}, {b.Q, d, 1, Nd}, true, false, b.count);
+    matmul(mm, g.dK, N, d, N, {dS_[bi], 1, N, NN}, {b.Q, d, 1, Nd}, true, b.count);
     a_.dispatched();
   }
 }

@@ -1,6 +1,7 @@
 #version 430
 // attn-backward's four matmuls, one invocation per element of C = A B (times s for dQ and dK):
-//   dV = Pᵀ dO,  dP = dO Vᵀ (0 where the query does not see the key),  dQ = s · dS K,  dK = s · dSᵀ Q.
+//   dV = Pᵀ dO,  dP = dO Vᵀ,  dQ = s · dS K,  dK = s · dSᵀ Q.
+// dP is computed at masked cells too, as the matmul it is; P = 0 there makes dS = 0.
 // A transposed operand is its buffer read with the strides swapped, so one shader does all four,
 // each reading and writing whole N × N or N × d matrices in HBM: the traffic the lesson counts.
 // The grid is (cols / 16, rows / 16, heads): head h = gl_WorkGroupID.z.
@@ -20,7 +21,6 @@ uniform int b_k;
 uniform int b_col;
 uniform int b_head;
 uniform int times_s;  // 1: C = s · A B (dQ, dK)
-uniform int masked;   // 1: C(r, c) = 0 where query r does not see key c (dP)
 uniform float s;
 
 void main() {
@@ -29,10 +29,6 @@ void main() {
   if (r >= rows || c >= cols) return;
   uint h = gl_WorkGroupID.z;
   uint out_at = (h * uint(rows) + uint(r)) * uint(cols) + uint(c);
-  if (masked == 1 && !visible(r, c)) {
-    C[out_at] = 0.0;
-    return;
-  }
   uint a0 = h * uint(a_head) + uint(r) * uint(a_row);
   uint b0 = h * uint(b_head) + uint(c) * uint(b_col);
   float acc = 0.0;

@@ -92,7 +92,7 @@ void main() {
 #if SCALED
           S = R(S * s);
 #endif
-          if (!seen) S = -kInf, dp = 0.0;
+          if (!seen) S = -kInf;  // P = 0 there, so dS = 0 whatever dP is
           float P = exp_diff(S, L);
           float dS = R(P * R(dp - Drow));
           for (int k0 = 0; k0 < D; k0 += kUnroll, ++blocks)

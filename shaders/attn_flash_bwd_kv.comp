@@ -114,7 +114,7 @@ void main() {
 #if SCALED
           S = R(S * s);
 #endif
-          if (!seen) S = -kInf, dp = 0.0;
+          if (!seen) S = -kInf;  // P = 0 there, so dS = 0 whatever dP is
           float P = exp_diff(S, L_i[a]);
           // Lines 11-12: dP_ij = dO_i V_jᵀ, dS_ij = P_ij ∘ (dP_ij − D_i).
           float dS = R(P * R(dp - D_i[a]));
