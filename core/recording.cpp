@@ -114,6 +114,12 @@ int Recorder::add_buffer(BufferInfo info) {
     rec_.initial.defined.emplace_back(cells, 0);
     current_.values.emplace_back(cells, 0.0);
     current_.defined.emplace_back(cells, 0);
+    // A buffer declared after steps were taken (a backward's, after its forward) is in the
+    // keyframes taken so far too, as it was then: its initial contents. A seek restores them whole.
+    for (State& k : rec_.keyframes) {
+      k.values.emplace_back(cells, 0.0);
+      k.defined.emplace_back(cells, 0);
+    }
     cells_ += cells;
   }
   return static_cast<int>(rec_.buffers.size()) - 1;
@@ -124,6 +130,7 @@ void Recorder::init(int b, int r, int c, double v) {
   const std::size_t i = static_cast<std::size_t>(r) * rec_.buffers[b].cols + c;
   rec_.initial.values[b][i] = current_.values[b][i] = v;
   rec_.initial.defined[b][i] = current_.defined[b][i] = 1;
+  for (State& k : rec_.keyframes) k.values[b][i] = v, k.defined[b][i] = 1;
 }
 
 void Recorder::init(int b, const MatrixRM& values) {

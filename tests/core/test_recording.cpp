@@ -118,7 +118,10 @@ TEST_CASE("seek(k) equals replay(rec, k) across keyframes") {
   // Long enough that the recorder adds keyframes, so far seeks restart from one of them.
   const Scenario cases[] = {attention_case(Algorithm::attn_online, 40, 8, 0, 0, false),
                             attention_case(Algorithm::attn_tiled, 32, 16, 4, 1, true),
-                            softmax_case(Algorithm::online, 8, 256)};
+                            softmax_case(Algorithm::online, 8, 256),
+                            // Buffers declared after the first keyframes (the backward's, after
+                            // its forward's steps): a keyframe holds them too.
+                            attention_case(Algorithm::attn_flash_backward, 29, 8, 6, 4, true)};
   for (const Scenario& s : cases) {
     CAPTURE(describe(s));
     const Recording rec = record(s);
