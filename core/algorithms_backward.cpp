@@ -37,7 +37,7 @@ void add_backward_rows(std::vector<AlgorithmInfo>& t) {
     a.io = io_attn_backward;
     a.size = size_attn_backward;
     a.fast = fast_attn_backward;
-    a.gpu = false;
+    a.gpu = true;
     a.pseudocode = forward_lines(Algorithm::attn_naive, {
         "Load P, dO by blocks from HBM, compute dV = Pᵀ dO, write dV to HBM",
         "Load dO, V by blocks from HBM, compute dP = dO Vᵀ, write dP to HBM",
@@ -72,7 +72,7 @@ void add_backward_rows(std::vector<AlgorithmInfo>& t) {
     a.io = io_attn_flash_backward;
     a.size = size_attn_flash_backward;
     a.fast = fast_attn_flash_backward;
-    a.gpu = false;
+    a.gpu = true;
     a.pseudocode = forward_lines(Algorithm::attn_tiled_v2, {
         "Compute D = rowsum(dO ∘ O) (N × 1), write D to HBM in T_{r} blocks D_{i}",
         "for 1 ≤ j ≤ T_{c} do",

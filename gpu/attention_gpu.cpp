@@ -4,7 +4,6 @@
 #include "core/heads.h"
 #include "core/initial_state.h"
 #include "core/mask.h"
-#include "core/peak_memory.h"
 #include "gpu/attention_run.h"
 
 namespace flashstep::gpu {
@@ -162,12 +161,6 @@ void gpu_attn_online(Kernels& k, const Resolved& r, const HeadRecorders& heads) 
 }
 
 namespace {
-
-// What the GPU's memory is taken to be: what the driver says, else this machine's memory (a
-// driver that runs on the CPU, as llvmpipe does, allocates there).
-double memory_bound(const Limits& lim) {
-  return lim.memory_bytes > 0 ? static_cast<double>(lim.memory_bytes) : static_cast<double>(physical_memory_bytes());
-}
 
 // attn-naive's S and P of every head are in GPU memory at once, as a naive layer's are.
 std::string naive_refuses(const Resolved& r, const Limits& lim, int heads) {

@@ -55,7 +55,7 @@ const Kernels::HeadFloats& Kernels::head_floats(const Resolved& r, int h) {
   HeadFloats& f = c.heads[static_cast<std::size_t>(h) - 1];
   if (f.q.empty()) {
     const Resolved head = resolve_head(r, h);
-    f = {to_floats(head.q), to_floats(head.k), to_floats(head.v)};
+    f = {to_floats(head.q), to_floats(head.k), to_floats(head.v), to_floats(head.d_o)};
   }
   return f;
 }
@@ -121,6 +121,10 @@ void stopped_early(const Kernels& k, const std::string& what, const char* hint) 
 
 int merge_tree_nodes(int K) { return static_cast<int>(merge_tree(K).size()); }
 
+double memory_bound(const Limits& lim) {
+  return lim.memory_bytes > 0 ? static_cast<double>(lim.memory_bytes) : static_cast<double>(physical_memory_bytes());
+}
+
 // ---- Engine -------------------------------------------------------------------------------
 
 Engine::Engine() {
@@ -139,7 +143,7 @@ namespace {
 // The GPU table (kernels.h): every family's rows.
 std::vector<GpuRow> make_gpu_table() {
   std::vector<GpuRow> t;
-  for (auto rows : {softmax_gpu_rows, chunked_gpu_rows, attention_gpu_rows, tiled_gpu_rows})
+  for (auto rows : {softmax_gpu_rows, chunked_gpu_rows, attention_gpu_rows, tiled_gpu_rows, backward_gpu_rows})
     for (GpuRow& row : rows()) t.push_back(row);
   return t;
 }
@@ -148,7 +152,7 @@ std::vector<GpuRow> make_gpu_table() {
 // largest (the kernels allocate exactly these, or batches of several heads' that fit the
 // driver's largest).
 BigBuffer largest_buffer(const GpuRow& row, const Resolved& r, bool keep_steps) {
-  const double inputs = static_cast<double>(std::max({r.x.size(), r.q.size(), r.k.size(), r.v.size()}));
+  const double inputs = static_cast<double>(std::max({r.x.size(), r.q.size(), r.k.size(), r.v.size(), r.d_o.size()}));
   BigBuffer big{inputs * 4, "the input", "use a smaller input"};
   const BigBuffer own = row.largest_buffer(r, keep_steps);
   return own.bytes > big.bytes ? own : big;

@@ -38,12 +38,12 @@ class Kernels {
     return buffer(what, v.size() * sizeof(T), v.data());
   }
 
-  // Q, K, V of head h >= 1 of r (core/heads.h) as the floats a shader reads. Drawn once and kept
+  // Q, K, V (and dO) of head h >= 1 of r (core/heads.h) as the floats a shader reads. Drawn once and kept
   // while r's seed, shape and precision stay those of the last multi-head run: drawing 15 heads
   // at N = 16384 takes seconds, far longer than the GPU takes to use them, and a benchmark that
   // repeats a run would spend its time on the host.
   struct HeadFloats {
-    std::vector<float> q, k, v;
+    std::vector<float> q, k, v, d_o;  // d_o: empty unless the algorithm takes dO
   };
   const HeadFloats& head_floats(const Resolved& r, int h);
 
@@ -107,8 +107,8 @@ struct BigBuffer {
 
 // The GPU table: one row per algorithm that has a GPU engine, everything the engine asks about
 // it. The rows sit beside their recorders, one list per family file (softmax_gpu.cpp,
-// chunked_gpu.cpp, attention_gpu.cpp, tiled_gpu.cpp); gpu_engine.cpp joins the lists. An
-// algorithm with no row is refused ("… has no GPU engine"); core's row says the same by its
+// chunked_gpu.cpp, attention_gpu.cpp, tiled_gpu.cpp, backward_gpu.cpp); gpu_engine.cpp joins the
+// lists. An algorithm with no row is refused ("… has no GPU engine"); core's row says the same by its
 // `gpu` flag, and a test holds the two equal.
 struct GpuRow {
   Algorithm algorithm;
@@ -139,6 +139,11 @@ std::vector<GpuRow> softmax_gpu_rows();    // naive, safe, online, logsumexp
 std::vector<GpuRow> chunked_gpu_rows();    // chunked
 std::vector<GpuRow> attention_gpu_rows();  // attn-naive, attn-online
 std::vector<GpuRow> tiled_gpu_rows();      // attn-tiled, attn-tiled-v2
+std::vector<GpuRow> backward_gpu_rows();   // attn-backward, attn-flash-backward
+
+// What the GPU's memory is taken to be: what the driver says, else this machine's memory (a
+// driver that runs on the CPU, as llvmpipe does, allocates there).
+double memory_bound(const Limits& lim);
 
 // A row's refusals that need nothing of r: "".
 inline std::string refuses_nothing(const Resolved&, const Limits&, int) { return ""; }

@@ -12,7 +12,9 @@
 //     dS = P ∘ (dP − D) (two roundings), dV = Pᵀ dO, dQ = s·dS K and dK = s·dSᵀ Q (N terms; the
 //     scale, rounded to the format, and the product by it: 2u of the result).
 //
-// Two computations (CPU and GPU, or standard and flash) are within the sum of their bounds.
+// Every bound is a sum of non-negative terms over the summed rows or keys, so it bounds every
+// partial sum too (the flash backward's dKⱼ, dVⱼ and dQᵢ after each tile). Two computations (CPU
+// and GPU, or standard and flash) are within the sum of their bounds.
 #pragma once
 
 #include "tolerance.h"
@@ -105,21 +107,20 @@ inline GradBounds gradients(Algorithm forward, const flashstep::MatrixRM& Q, con
   for (Eigen::Index x = 0; x < N; ++x)
     for (Eigen::Index c = 0; c < d; ++c) {
       double dv = 0, dv_mag = 0, dq = 0, dq_mag = 0, dk = 0, dk_mag = 0;
-      LD dq_exact = 0, dk_exact = 0;
       for (Eigen::Index y = 0; y < N; ++y) {
         // dV and dK of key row x (sums over query rows y); dQ of query row x (over key rows y).
         dv += eP[y][x] * std::fabs(dO(y, c));
         dv_mag += static_cast<double>(P[y][x]) * std::fabs(dO(y, c));
         dk += edS[y][x] * std::fabs(Q(y, c));
         dk_mag += std::fabs(static_cast<double>(dS[y][x]) * Q(y, c));
-        dk_exact += dS[y][x] * Q(y, c);
         dq += edS[x][y] * std::fabs(K(y, c));
         dq_mag += std::fabs(static_cast<double>(dS[x][y]) * K(y, c));
-        dq_exact += dS[x][y] * K(y, c);
       }
       b.dv(x, c) = dv + g_kv * dv_mag + tiny;
-      b.dk(x, c) = as * (dk + g_kv * dk_mag) + 2.0 * u * as * std::fabs(static_cast<double>(dk_exact)) + tiny;
-      b.dq(x, c) = as * (dq + g_q * dq_mag) + 2.0 * u * as * std::fabs(static_cast<double>(dq_exact)) + tiny;
+      // 2u of Σ|terms| rather than of the sum: a bound of every partial sum too (the flash
+      // backward's dKⱼ and dQᵢ after each tile), whose terms are a subset of these.
+      b.dk(x, c) = as * (dk + (g_kv + 2.0 * u) * dk_mag) + tiny;
+      b.dq(x, c) = as * (dq + (g_q + 2.0 * u) * dq_mag) + tiny;
     }
   return b;
 }

@@ -192,3 +192,152 @@ TEST_CASE("the GPU's backward gradients in fp16 and bf16 are within their format
         check_case(c, flash);
       }
 }
+
+// ---- the GPU's recordings against the CPU's ---------------------------------------------------
+
+namespace {
+
+MatrixRM as_matrix(const Mat& m) {
+  MatrixRM out(static_cast<Eigen::Index>(m.size()), static_cast<Eigen::Index>(m[0].size()));
+  for (std::size_t i = 0; i < m.size(); ++i)
+    for (std::size_t c = 0; c < m[0].size(); ++c) out(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(c)) = static_cast<double>(m[i][c]);
+  return out;
+}
+
+// Every element of `got` within `bound` of `want`; returns the worst observed / limit.
+double within(const char* what, const MatrixRM& got, const MatrixRM& want, const MatrixRM& bound) {
+  CAPTURE(what);
+  REQUIRE(got.rows() == want.rows());
+  REQUIRE(got.cols() == want.cols());
+  const MatrixRM ratio = (got - want).cwiseAbs().cwiseQuotient(bound);
+  CHECK(ratio.maxCoeff() <= 1.0);
+  return ratio.maxCoeff();
+}
+
+// One backward row on both backends, steps kept or not: the same steps, IO and buffers (as every
+// row in test_gpu_vs_cpu.cpp), and dQ, dK, dV, D within the CPU's bound plus the GPU's of each
+// other, and the GPU's within its own bound of the analytic gradients.
+void check_recordings(Algorithm algo, const Case& c, bool keep_steps) {
+  CAPTURE(std::string(algorithm_id(algo)));
+  CAPTURE(name(c));
+  CAPTURE(keep_steps);
+  Scenario s;
+  s.algorithm = algo;
+  s.precision = c.p;
+  s.n = c.N;
+  s.d = c.d;
+  s.causal = c.causal;
+  s.scale_mode = c.scale;
+  s.block_rows = c.Br;
+  s.block_cols = c.Bc;
+  s.seed = 9;
+  const Resolved r = resolve(s);
+  RecordOptions opt;
+  opt.keep_steps = keep_steps;
+  const Recording cpu = record(r, opt);
+  const Recording gpu = gpu_test::engine().record(r, opt);
+  const CompareReport rep = compare(cpu, gpu);
+  CHECK(rep.mismatch == "");
+  CHECK(cpu.io == gpu.io);
+  CHECK(cpu.step_count() == gpu.step_count());
+  const Algorithm forward = *info(algo).runs_after;
+  const tolerance::GradBounds g = tolerance::gradients(forward, r.q, r.k, r.v, r.d_o, r.scale, c.causal, r.Tr, r.Tc,
+                                                       c.p, tolerance::Exp::glsl);
+  const tolerance::GradBounds both =
+      g + tolerance::gradients(forward, r.q, r.k, r.v, r.d_o, r.scale, c.causal, r.Tr, r.Tc, c.p, tolerance::Exp::cpu);
+  const Exact x = exact_gradients(r.q, r.k, r.v, r.d_o, static_cast<LD>(r.scale), c.causal);
+  const char* names[] = {"dq", "dk", "dv"};
+  const MatrixRM* bounds_both[] = {&both.dq, &both.dk, &both.dv};
+  const MatrixRM* bounds_gpu[] = {&g.dq, &g.dk, &g.dv};
+  const Mat* exact[] = {&x.dQ, &x.dK, &x.dV};
+  for (int k = 0; k < 3; ++k) {
+    const MatrixRM* a = cpu.results.find_matrix(names[k]) ? &cpu.results.find_matrix(names[k])->values : nullptr;
+    const MatrixRM* b = gpu.results.find_matrix(names[k]) ? &gpu.results.find_matrix(names[k])->values : nullptr;
+    REQUIRE(a);
+    REQUIRE(b);
+    const double between = within(names[k], *b, *a, *bounds_both[k]);
+    const double to_exact = within(names[k], *b, as_matrix(*exact[k]), *bounds_gpu[k]);
+    MESSAGE(algorithm_id(algo) << " " << name(c) << " " << names[k] << ": observed / limit against the CPU " << between
+                               << ", against the analytic gradients " << to_exact);
+  }
+  const RowResult* Dc = cpu.results.find_row("D");
+  const RowResult* Dg = gpu.results.find_row("D");
+  REQUIRE(Dc);
+  REQUIRE(Dg);
+  for (int i = 0; i < c.N; ++i) CHECK(std::fabs(Dg->values[i] - Dc->values[i]) <= both.D[i]);
+}
+
+}  // namespace
+
+TEST_CASE("the GPU's backward recordings equal the CPU's step by step, and their gradients within the bounds") {
+  for (Algorithm a : {Algorithm::attn_backward, Algorithm::attn_flash_backward})
+    for (bool causal : {false, true})
+      for (bool keep_steps : {true, false}) check_recordings(a, {Precision::fp32, 37, 8, 5, 7, causal, ScaleMode::inv_sqrt_d}, keep_steps);
+}
+
+TEST_CASE("the GPU's backward recordings in fp16 and bf16, unscaled, equal the CPU's") {
+  for (Precision p : {Precision::fp16, Precision::bf16})
+    for (Algorithm a : {Algorithm::attn_backward, Algorithm::attn_flash_backward})
+      check_recordings(a, {p, 24, 4, 3, 5, true, ScaleMode::none}, true);
+}
+
+TEST_CASE("the flash backward's dQ, dK and dV on the GPU equal the CPU's after every step, dQ_i after each tile as the paper has it") {
+  // The GPU sums dQ in a pass of its own, j ascending: its dQ_i after tile (i, j) is the paper's
+  // (Algorithm 2 adds s · dS_ij K_j into dQ_i in HBM, j outer), so every step's picture is.
+  for (bool causal : {false, true}) {
+    CAPTURE(causal);
+    Scenario s;
+    s.algorithm = Algorithm::attn_flash_backward;
+    s.n = 29;
+    s.d = 8;
+    s.causal = causal;
+    s.scale_mode = ScaleMode::inv_sqrt_d;
+    s.block_rows = 6;
+    s.block_cols = 4;
+    s.seed = 4;
+    const Resolved r = resolve(s);
+    const Recording cpu = record(r, RecordOptions{});
+    const Recording gpu = gpu_test::engine().record(r, RecordOptions{});
+    REQUIRE(cpu.step_count() == gpu.step_count());
+    REQUIRE(cpu.buffers.size() == gpu.buffers.size());
+    const tolerance::GradBounds both =
+        tolerance::gradients(Algorithm::attn_tiled_v2, r.q, r.k, r.v, r.d_o, r.scale, causal, r.Tr, r.Tc, r.scenario.precision,
+                             tolerance::Exp::glsl) +
+        tolerance::gradients(Algorithm::attn_tiled_v2, r.q, r.k, r.v, r.d_o, r.scale, causal, r.Tr, r.Tc, r.scenario.precision,
+                             tolerance::Exp::cpu);
+    struct Grad {
+      const char* name;
+      const MatrixRM& bound;
+      int buffer = -1;
+    };
+    Grad grads[] = {{"dQ", both.dq}, {"dK", both.dk}, {"dV", both.dv}};
+    for (Grad& g : grads)
+      for (std::size_t b = 0; b < cpu.buffers.size(); ++b)
+        if (cpu.buffers[b].name == g.name) g.buffer = static_cast<int>(b);
+    Cursor a(cpu), b(gpu);
+    long long cells = 0;
+    double worst = 0;
+    for (int k = 0; k < cpu.step_count(); ++k) {
+      a.seek(k);
+      b.seek(k);
+      for (const Grad& g : grads) {
+        REQUIRE(g.buffer >= 0);
+        for (int i = 0; i < r.n; ++i)
+          for (int c = 0; c < r.d; ++c) {
+            CHECK(a.defined(g.buffer, i, c) == b.defined(g.buffer, i, c));
+            if (!a.defined(g.buffer, i, c)) continue;
+            const double diff = std::fabs(a.value(g.buffer, i, c) - b.value(g.buffer, i, c));
+            worst = std::max(worst, diff / g.bound(i, c));
+            ++cells;
+            if (diff > g.bound(i, c)) {
+              CAPTURE(k);
+              CAPTURE(g.name);
+              CHECK(diff <= g.bound(i, c));
+            }
+          }
+      }
+    }
+    CHECK(cells > 0);
+    MESSAGE("every step's dQ, dK, dV: " << cells << " cells, worst observed / limit " << worst);
+  }
+}
