@@ -150,12 +150,13 @@ void AttnBackwardNarration::d_row(int i, double D_from_O, double D_from_P) {
   Step st;
   st.pass = pass(3), st.line = line(3), st.row = i;
   st.label = "D" + sub(i + 1);
+  // One wording whatever the last digits: whether they print equal is rounding, which differs
+  // between backends, and the two backends tell the same story.
   const std::string I = sub(i + 1), a = num(D_from_O), b = num(D_from_P);
-  st.text = strf("D%s = rowsum(dO%s ∘ O%s) = %s; beside it rowsum(P%s ∘ dP%s) = %s, %s: Σⱼ P%sⱼ (dO%s · vⱼ) = "
-                 "dO%s · Σⱼ P%sⱼ vⱼ = dO%s · O%s",
-                 I.c_str(), I.c_str(), I.c_str(), a.c_str(), I.c_str(), I.c_str(), b.c_str(),
-                 a == b ? "the same number" : "the same up to rounding", I.c_str(), I.c_str(), I.c_str(),
-                 I.c_str(), I.c_str(), I.c_str());
+  st.text = strf("D%s = rowsum(dO%s ∘ O%s) = %s; beside it rowsum(P%s ∘ dP%s) = %s, the same number up to rounding: "
+                 "Σⱼ P%sⱼ (dO%s · vⱼ) = dO%s · Σⱼ P%sⱼ vⱼ = dO%s · O%s",
+                 I.c_str(), I.c_str(), I.c_str(), a.c_str(), I.c_str(), I.c_str(), b.c_str(), I.c_str(), I.c_str(),
+                 I.c_str(), I.c_str(), I.c_str(), I.c_str());
   // The algorithm reads dOᵢ and Oᵢ; rowsum(Pᵢ ∘ dPᵢ) is shown beside D for the lesson, not counted.
   st.reads = {rows_of(bdO_, i, 1, d), rows_of(bO_, i, 1, d)};
   st.writes = {{bD_, i, 0, i + 1, 1}};
