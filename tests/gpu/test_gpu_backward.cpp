@@ -2,13 +2,14 @@
 // reference written plainly here (the analytic gradients of softmax(s·Q Kᵀ) V), element by
 // element within the bounds tests/tolerance_backward.h derives from the format and the problem;
 // fp32, fp16 and bf16, causal and not, scaled and not, Br ≠ Bc and N a multiple of neither.
-#include "../tolerance_backward.h"
+#include "../tolerance.h"
 #include "core/engine.h"
+#include "core/heads.h"
+#include "core/timed_run.h"
 #include "gpu/backward_run.h"
 #include "gpu_context.h"
 
 #include <cmath>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -64,17 +65,11 @@ Exact exact_gradients(const MatrixRM& Q, const MatrixRM& K, const MatrixRM& V, c
   return x;
 }
 
-// A standard-normal dO, rounded to the format as resolve() rounds the inputs.
-MatrixRM random_do(int N, int d, std::uint64_t seed, Precision p) {
-  std::mt19937_64 gen(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  MatrixRM dO(N, d);
-  for (int i = 0; i < N; ++i)
-    for (int c = 0; c < d; ++c) {
-      const double v = normal(gen);
-      dO(i, c) = with_scalar(p, [&](auto zero) { return to_double(from_double<decltype(zero)>(v)); });
-    }
-  return dO;
+// The bounds of two computations of the same gradients, each within its own.
+tolerance::GradBound operator+(const tolerance::GradBound& a, const tolerance::GradBound& b) {
+  tolerance::GradBound s{a.dq + b.dq, a.dk + b.dk, a.dv + b.dv, a.D, a.D_from_P};
+  for (std::size_t i = 0; i < s.D.size(); ++i) s.D[i] += b.D[i], s.D_from_P[i] += b.D_from_P[i];
+  return s;
 }
 
 struct Case {
@@ -90,9 +85,9 @@ std::string name(const Case& c) {
          (c.scale == ScaleMode::inv_sqrt_d ? " 1/sqrt(d)" : "");
 }
 
-Resolved resolved(const Case& c) {
+Resolved resolved(const Case& c, bool flash) {
   Scenario s;
-  s.algorithm = Algorithm::attn_tiled_v2;  // the flash backward's forward, with its blocks
+  s.algorithm = flash ? Algorithm::attn_flash_backward : Algorithm::attn_backward;
   s.precision = c.p;
   s.n = c.N;
   s.d = c.d;
@@ -133,14 +128,12 @@ double check_matrix(const char* what, const std::vector<float>& got, const Mat& 
 void check_case(const Case& c, bool flash) {
   CAPTURE(name(c));
   CAPTURE(flash);
-  const Resolved r = resolved(c);
-  const MatrixRM dO = random_do(c.N, c.d, 17, c.p);
+  const Resolved r = resolved(c, flash);
   gpu_test::engine();  // the context
   gpu::Kernels kernels;
-  const gpu::BackwardNumbers got = gpu::backward_numbers(kernels, r, floats(dO), flash);
-  const Exact x = exact_gradients(r.q, r.k, r.v, dO, static_cast<LD>(r.scale), c.causal);
-  const tolerance::GradBounds b = tolerance::gradients(flash ? Algorithm::attn_tiled_v2 : Algorithm::attn_naive, r.q, r.k,
-                                                       r.v, dO, r.scale, c.causal, r.Tr, r.Tc, c.p, tolerance::Exp::glsl);
+  const gpu::BackwardNumbers got = gpu::backward_numbers(kernels, r, floats(r.d_o), flash);
+  const Exact x = exact_gradients(r.q, r.k, r.v, r.d_o, static_cast<LD>(r.scale), c.causal);
+  const tolerance::GradBound b = tolerance::attention_grads(r, tolerance::Exp::glsl);
   const double q = check_matrix("dQ", got.dQ, x.dQ, b.dq);
   const double k = check_matrix("dK", got.dK, x.dK, b.dk);
   const double v = check_matrix("dV", got.dV, x.dV, b.dv);
@@ -150,7 +143,7 @@ void check_case(const Case& c, bool flash) {
     dmax = std::max(dmax, diff / b.D[i]);
     CHECK(diff <= b.D[i]);
     // The standard backward's second way to D, rowsum(P ∘ dP): the same number.
-    if (!flash) CHECK(std::fabs(got.D_from_P[i] - static_cast<double>(x.D[i])) <= b.D[i] + b.dv.row(i).maxCoeff() * c.d);
+    if (!flash) CHECK(std::fabs(got.D_from_P[i] - static_cast<double>(x.D[i])) <= b.D_from_P[i]);
   }
   if (c.p == Precision::fp32) {
     // The bounds mean something: in fp32 they stay below a hundredth of the largest gradient.
@@ -240,11 +233,8 @@ void check_recordings(Algorithm algo, const Case& c, bool keep_steps) {
   CHECK(rep.mismatch == "");
   CHECK(cpu.io == gpu.io);
   CHECK(cpu.step_count() == gpu.step_count());
-  const Algorithm forward = *info(algo).runs_after;
-  const tolerance::GradBounds g = tolerance::gradients(forward, r.q, r.k, r.v, r.d_o, r.scale, c.causal, r.Tr, r.Tc,
-                                                       c.p, tolerance::Exp::glsl);
-  const tolerance::GradBounds both =
-      g + tolerance::gradients(forward, r.q, r.k, r.v, r.d_o, r.scale, c.causal, r.Tr, r.Tc, c.p, tolerance::Exp::cpu);
+  const tolerance::GradBound g = tolerance::attention_grads(r, tolerance::Exp::glsl);
+  const tolerance::GradBound both = g + tolerance::attention_grads(r, tolerance::Exp::cpu);
   const Exact x = exact_gradients(r.q, r.k, r.v, r.d_o, static_cast<LD>(r.scale), c.causal);
   const char* names[] = {"dq", "dk", "dv"};
   const MatrixRM* bounds_both[] = {&both.dq, &both.dk, &both.dv};
@@ -300,11 +290,8 @@ TEST_CASE("the flash backward's dQ, dK and dV on the GPU equal the CPU's after e
     const Recording gpu = gpu_test::engine().record(r, RecordOptions{});
     REQUIRE(cpu.step_count() == gpu.step_count());
     REQUIRE(cpu.buffers.size() == gpu.buffers.size());
-    const tolerance::GradBounds both =
-        tolerance::gradients(Algorithm::attn_tiled_v2, r.q, r.k, r.v, r.d_o, r.scale, causal, r.Tr, r.Tc, r.scenario.precision,
-                             tolerance::Exp::glsl) +
-        tolerance::gradients(Algorithm::attn_tiled_v2, r.q, r.k, r.v, r.d_o, r.scale, causal, r.Tr, r.Tc, r.scenario.precision,
-                             tolerance::Exp::cpu);
+    const tolerance::GradBound both =
+        tolerance::attention_grads(r, tolerance::Exp::glsl) + tolerance::attention_grads(r, tolerance::Exp::cpu);
     struct Grad {
       const char* name;
       const MatrixRM& bound;
@@ -339,5 +326,49 @@ TEST_CASE("the flash backward's dQ, dK and dV on the GPU equal the CPU's after e
     }
     CHECK(cells > 0);
     MESSAGE("every step's dQ, dK, dV: " << cells << " cells, worst observed / limit " << worst);
+  }
+}
+
+TEST_CASE("several heads of the backward on the GPU (--heads, --steps none): each head's gradients equal the CPU's, and differ from the others'") {
+  for (Algorithm a : {Algorithm::attn_backward, Algorithm::attn_flash_backward}) {
+    CAPTURE(std::string(algorithm_id(a)));
+    Scenario s;
+    s.algorithm = a;
+    s.n = 33;
+    s.d = 8;
+    s.causal = true;
+    s.scale_mode = ScaleMode::inv_sqrt_d;
+    s.block_rows = 8;
+    s.block_cols = 5;
+    s.seed = 12;
+    const Resolved r = resolve(s);
+    const int H = 3, N = r.n;
+    RecordOptions opt;
+    opt.keep_steps = false;
+    const Recording gpu = gpu_test::engine().record(r, opt, H);
+    const Recording cpu = run_timed_heads(r, H, 1, true).rec;
+    REQUIRE(gpu.heads == H);
+    for (const char* g : {"dq", "dk", "dv"}) {
+      CAPTURE(g);
+      const MatrixResult* G = gpu.results.find_matrix(g);
+      const MatrixResult* C = cpu.results.find_matrix(g);
+      REQUIRE(G);
+      REQUIRE(C);
+      REQUIRE(G->values.rows() == static_cast<Eigen::Index>(H) * N);
+      REQUIRE(C->values.rows() == G->values.rows());
+      for (int h = 0; h < H; ++h) {
+        CAPTURE(h);
+        const Resolved head = h == 0 ? r : resolve_head(r, h);
+        const tolerance::GradBound both =
+            tolerance::attention_grads(head, tolerance::Exp::glsl) + tolerance::attention_grads(head, tolerance::Exp::cpu);
+        const MatrixRM& bound = std::string(g) == "dq" ? both.dq : std::string(g) == "dk" ? both.dk : both.dv;
+        within(g, G->values.middleRows(static_cast<Eigen::Index>(h) * N, N), C->values.middleRows(static_cast<Eigen::Index>(h) * N, N),
+               bound);
+        // A shader that ignored the head (or a dO drawn once for all heads) would repeat head 0.
+        if (h > 0)
+          CHECK((G->values.middleRows(static_cast<Eigen::Index>(h) * N, N) - G->values.topRows(N)).cwiseAbs().maxCoeff() >
+                100 * bound.maxCoeff());
+      }
+    }
   }
 }
