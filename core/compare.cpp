@@ -60,10 +60,21 @@ std::string step_key(const Step& s) {
 bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 
-// The length of the number starting at t[i] (0 if none): [-](digits[.digits][e[+-]digits] | inf | nan).
+// The bytes of the superscript digit at t[k] (⁰ ¹ ² ³ ⁴ … ⁹ in UTF-8), 0 if none.
+std::size_t superscript_digit_at(std::string_view t, std::size_t k) {
+  for (std::string_view d : {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"})
+    if (t.substr(k, d.size()) == d) return d.size();
+  return 0;
+}
+
+// The length of the number starting at t[i] (0 if none):
+// [- or −](digits[.digits][e[+-]digits | ×10[⁻]superscript digits] | inf | nan), as C prints
+// numbers and as the sentences do (core/text.h: "−5.722×10⁻⁶").
 std::size_t number_at(std::string_view t, std::size_t i) {
+  constexpr std::string_view kMinus = "−", kTimesTen = "×10", kSuperMinus = "⁻";
   std::size_t k = i;
   if (k < t.size() && t[k] == '-') ++k;
+  else if (t.substr(k, kMinus.size()) == kMinus) k += kMinus.size();
   for (std::string_view word : {"inf", "nan"})
     if (t.substr(k, 3) == word && (k + 3 == t.size() || !is_word(t[k + 3])))
       return k + 3 - i;
@@ -79,6 +90,13 @@ std::size_t number_at(std::string_view t, std::size_t i) {
     if (e < t.size() && (t[e] == '+' || t[e] == '-')) ++e;
     if (e < t.size() && is_digit(t[e])) {
       while (e < t.size() && is_digit(t[e])) ++e;
+      k = e;
+    }
+  } else if (t.substr(k, kTimesTen.size()) == kTimesTen) {
+    std::size_t e = k + kTimesTen.size();
+    if (t.substr(e, kSuperMinus.size()) == kSuperMinus) e += kSuperMinus.size();
+    if (superscript_digit_at(t, e) > 0) {
+      while (std::size_t n = superscript_digit_at(t, e)) e += n;
       k = e;
     }
   }
