@@ -6,6 +6,7 @@
 // core/attn_backward.cpp.
 #include "gpu/backward_run.h"
 
+#include "core/heads.h"
 #include "core/mask.h"
 #include "core/narration_backward.h"
 
@@ -405,7 +406,7 @@ std::string backward_refuses(const Resolved& r, const Limits& lim, int heads) {
   if (memory <= 0 || need <= memory) return "";
   return strf("attn-backward keeps S, P, dP and dS of every head in GPU memory: 4·H·N² floats = 4·%d·%d²·4 B = "
               "%s, more than this GPU's %s%s; use attn-flash-backward (no N×N matrix)",
-              heads, r.n, bytes_text(need).c_str(), bytes_text(memory).c_str(),
+              heads, r.n, s_and_p_text(need).c_str(), bytes_text(memory).c_str(),
               lim.memory_bytes > 0 ? "" : " (the driver does not say: this machine's memory)");
 }
 
@@ -422,15 +423,15 @@ long long backward_loops(const Resolved& r) {
   return std::max(gpu_row(Algorithm::attn_naive)->least_loop_iterations(r), 2LL * r.n);
 }
 
-// The forward's shared memory and workgroup (FlashAttention-2's), then the backward's: Q_i,
-// dO_i, L_i, D_i shared with Bc invocations (the dK, dV pass), K_j, V_j with Br (the dQ pass).
+// The forward's shared memory and workgroup (FlashAttention-2's: K_j, V_j with Br invocations,
+// as the dQ pass has them), then the dK, dV pass's: Q_i, dO_i with Bc invocations.
 std::string flash_backward_refuses(const Resolved& r, const Limits& lim, int heads) {
   if (std::string why = gpu_row(Algorithm::attn_tiled_v2)->refuses(r, lim, heads); !why.empty()) return why;
-  const long long bytes = (2LL * r.Br * r.d + 2LL * r.Br) * 4;
+  const long long bytes = 2LL * r.Br * r.d * 4;
   if (bytes > lim.max_shared_bytes)
-    return strf("the Qᵢ, dOᵢ, Lᵢ and Dᵢ tiles (2 × Br × d + 2 × Br = 2 × %d × %d + 2 × %d floats, %lld bytes) do "
-                "not fit in this GPU's shared memory (%lld bytes); use a smaller --block-rows or --sram",
-                r.Br, r.d, r.Br, bytes, lim.max_shared_bytes);
+    return strf("the Qᵢ and dOᵢ tiles (2 × Br × d = 2 × %d × %d floats, %lld bytes) do not fit in this GPU's "
+                "shared memory (%lld bytes); use a smaller --block-rows or --sram",
+                r.Br, r.d, bytes, lim.max_shared_bytes);
   const int most = std::min(lim.max_invocations, lim.max_group_size_x);
   if (r.Bc > most)
     return strf("Bc = %d key rows need one invocation each in a workgroup of the dK, dV pass, and this GPU "
@@ -457,7 +458,7 @@ long long flash_backward_loops(const Resolved& r) {
   long long kv = 1, q = 1;
   for (long long r0 = 0; r0 < r.n; r0 += r.Br) {
     const long long br = std::min<long long>(r.Br, r.n - r0);
-    kv += 1 + (br * r.d + r.Bc - 1) / r.Bc + (br + r.Bc - 1) / r.Bc + br;
+    kv += 1 + (br * r.d + r.Bc - 1) / r.Bc + br;
   }
   for (long long c0 = 0; c0 < r.n; c0 += r.Bc) {
     const long long bc = std::min<long long>(r.Bc, r.n - c0);

@@ -1,9 +1,9 @@
 #version 430
 // attn-flash-backward, FlashAttention-2's backward (Dao 2023, Algorithm 2), dK and dV: one
 // workgroup per K/V block j (the outer loop, in parallel), one invocation per key row of it.
-// K_j, V_j, dK_j and dV_j stay in registers for the whole inner loop over Q blocks i; each Q_i,
-// dO_i, L_i, D_i is loaded into shared memory (the SRAM of the paper). S_ij and P_ij =
-// exp(S_ij − L_i) are recomputed from the forward's L alone (no m, no l, no P in HBM).
+// K_j, V_j, dK_j and dV_j stay in registers for the whole inner loop over Q blocks i; each Q_i
+// and dO_i is loaded into shared memory (the SRAM of the paper). S_ij and P_ij = exp(S_ij − L_i)
+// are recomputed from the forward's L alone (no m, no l, no P in HBM).
 // dQ is not summed here: attn_flash_bwd_dq.comp sums it in a pass of its own (see there why).
 // The grid is (Tc, heads): head h = gl_WorkGroupID.y.
 // Defines: D, BR (Br rows per Q block), BC (Bc rows per K/V block = invocations).
@@ -34,10 +34,10 @@ uniform int Tr;
 uniform int Tc;
 uniform float s;
 
+// Q_i and dO_i in shared memory: 2 × Br × d floats, 32 KiB at Br = d = 64, the forward's K_j, V_j
+// and the least GL 4.3 guarantees. L_i and D_i (a float per row) are read where they are used.
 shared float Q_i[BR * D];
 shared float dO_i[BR * D];
-shared float L_i[BR];
-shared float D_i[BR];
 
 // A driver that ends long loops (llvmpipe) can stop any of them: a tile counts as done only if
 // its loads and every row of it ran with all their kUnroll-blocks; the engine refuses a key row
@@ -76,17 +76,12 @@ void main() {
       // The same for every invocation of the workgroup, so all of them still meet every barrier.
       int kind = tile_kind(r0, br, c0, bc);
       if (kind == TILE_EMPTY) continue;  // every score of the tile is masked
-      // Line 8: Q_i, dO_i, L_i, D_i into shared memory, once the previous tile is no longer read.
+      // Line 8: Q_i, dO_i into shared memory, once the previous tile is no longer read.
       barrier();
       int loads = 0, blocks = 0, rows_run = 0;
       for (int t = b; t < br * D; t += BC, ++loads) {
         Q_i[t] = Q[(head + uint(r0)) * uint(D) + uint(t)];
         dO_i[t] = dO[(head + uint(r0)) * uint(D) + uint(t)];
-      }
-      int row_loads = 0;
-      for (int t = b; t < br; t += BC, ++row_loads) {
-        L_i[t] = stats[(head + uint(r0 + t)) * 4u + 2u];
-        D_i[t] = Dr[(head + uint(r0 + t)) * 2u];
       }
       memoryBarrierShared();
       barrier();
@@ -100,6 +95,8 @@ void main() {
             if (k0 + kk < D) pdo[k0 + kk] = 0.0, dsq[k0 + kk] = 0.0;
         for (int a = 0; a < br; ++a, ++rows_run) {
           int row = r0 + a;
+          float L = stats[(head + uint(row)) * 4u + 2u];
+          float Drow = Dr[(head + uint(row)) * 2u];
           bool seen = kind == TILE_FULL || visible(row, col);
           // Line 9: S_ij = s · Q_i K_jᵀ, then P_ij = exp(S_ij − L_i): recomputed, not read.
           float S = 0.0, dp = 0.0;
@@ -115,9 +112,9 @@ void main() {
           S = R(S * s);
 #endif
           if (!seen) S = -kInf;  // P = 0 there, so dS = 0 whatever dP is
-          float P = exp_diff(S, L_i[a]);
+          float P = exp_diff(S, L);
           // Lines 11-12: dP_ij = dO_i V_jᵀ, dS_ij = P_ij ∘ (dP_ij − D_i).
-          float dS = R(P * R(dp - D_i[a]));
+          float dS = R(P * R(dp - Drow));
           // Lines 10 and 14: this tile's P_ijᵀ dO_i and dS_ijᵀ Q_i, summed over its rows.
           for (int k0 = 0; k0 < D; k0 += kUnroll, ++blocks)
             for (int kk = 0; kk < kUnroll; ++kk) {
@@ -152,7 +149,7 @@ void main() {
 #endif
             }
           }
-        if (loads == (br * D - b + BC - 1) / BC && row_loads == (br - b + BC - 1) / BC && rows_run == br && blocks == (2 * br + 1) * kDBlocks) ++done;
+        if (loads == (br * D - b + BC - 1) / BC && rows_run == br && blocks == (2 * br + 1) * kDBlocks) ++done;
       }
       if (b == 0) tiles[(h * Tc + j) * Tr + i] = 1;
     }

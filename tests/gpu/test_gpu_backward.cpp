@@ -372,3 +372,33 @@ TEST_CASE("several heads of the backward on the GPU (--heads, --steps none): eac
     }
   }
 }
+
+TEST_CASE("the backward's refusals: the standard one's N × N matrices at N = 65536, H = 16, the flash one's SRAM tiles") {
+  Scenario s;
+  s.algorithm = Algorithm::attn_flash_backward;
+  s.n = 65536;
+  s.d = 64;
+  s.scale_mode = ScaleMode::inv_sqrt_d;
+  CHECK(gpu_test::engine().unsupported(resolve(s), false, 16) == "");
+  s.algorithm = Algorithm::attn_backward;
+  const std::string why = gpu_test::engine().unsupported(resolve(s), false, 16);
+  CHECK(why.find("S, P, dP and dS of every head") != std::string::npos);
+  CHECK(why.find("1.0 TiB (1100 GB)") != std::string::npos);
+  CHECK(why.find('\n') == std::string::npos);
+  // Q_i and dO_i of 128 rows at d = 64 take 64 KiB, more than the 32 KiB GL 4.3 promises and
+  // llvmpipe gives; the forward's K_j, V_j of 16 keys fit.
+  Scenario t;
+  t.algorithm = Algorithm::attn_flash_backward;
+  t.n = 256;
+  t.d = 64;
+  t.block_rows = 128;
+  t.block_cols = 16;
+  const Resolved r = resolve(t);
+  const std::string tiles = gpu_test::engine().unsupported(r, true, 1);
+  if (gpu::query_limits().max_shared_bytes < 2LL * 128 * 64 * 4) {
+    CHECK(tiles.find("Qᵢ and dOᵢ tiles") != std::string::npos);
+    CHECK(tiles.find("--block-rows") != std::string::npos);
+  } else {
+    CHECK(tiles == "");
+  }
+}
