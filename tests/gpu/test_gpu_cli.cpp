@@ -1,4 +1,5 @@
 // `flashstep run --backend gpu`, `--compare cpu,gpu` and `--version`, run as a user runs them.
+#include "../rows.h"
 #include "../tolerance.h"
 #include "core/report.h"
 
@@ -54,10 +55,9 @@ int lines(const std::string& s) {
 
 }  // namespace
 
-TEST_CASE("run --backend gpu works for every algorithm and names the renderer") {
-  for (const char* algo : {"naive", "safe", "online", "chunked", "logsumexp", "attn-naive", "attn-online",
-                           "attn-tiled", "attn-tiled-v2"}) {
-    const std::string args = std::string("run --algo ") + algo + " --backend gpu --n 37 --d 8";
+TEST_CASE("run --backend gpu works for every algorithm with a GPU engine and names the renderer") {
+  for (flashstep::Algorithm a : rows::on_gpu(rows::where([](const flashstep::AlgorithmInfo&) { return true; }))) {
+    const std::string args = "run --algo " + std::string(flashstep::algorithm_id(a)) + " --backend gpu --n 37 --d 8";
     const Result r = invoke(args);
     INFO(args << " -> " << r.err);
     REQUIRE(r.status == 0);
@@ -186,4 +186,34 @@ TEST_CASE("run --backend gpu --heads: the JSON says heads, and attn-naive at N =
   const Result kept = invoke("run --algo attn-tiled-v2 --backend gpu --n 33 --d 8 --heads 4");
   CHECK(kept.status == 2);
   CHECK(kept.err.find("--heads needs --steps none") != std::string::npos);
+}
+
+TEST_CASE("run --algo attn-flash-backward --n 32 --d 8 --causal --scale sqrt --seed 3 --backend gpu gives the CPU's grads") {
+  // The CPU's grads from this command equal central differences of the forward (tests/cli/
+  // test_cli_backward.cpp); the GPU's are within both backends' bounds of them.
+  const std::string args = "run --algo attn-flash-backward --n 32 --d 8 --causal --scale sqrt --seed 3 --steps none --json -";
+  const Result gpu = invoke(args + " --backend gpu"), cpu = invoke(args);
+  INFO(gpu.err << cpu.err);
+  REQUIRE(gpu.status == 0);
+  REQUIRE(cpu.status == 0);
+  const auto g = flashstep::Json::parse(gpu.out), c = flashstep::Json::parse(cpu.out);
+  CHECK(g["backend"] == "gpu");
+  flashstep::Scenario s;
+  s.algorithm = flashstep::Algorithm::attn_flash_backward;
+  s.n = 32, s.d = 8, s.seed = 3, s.causal = true, s.scale_mode = flashstep::ScaleMode::inv_sqrt_d;
+  const flashstep::Resolved r = flashstep::resolve(s);
+  const tolerance::GradBound a = tolerance::attention_grads(r, tolerance::Exp::glsl),
+                             b = tolerance::attention_grads(r, tolerance::Exp::cpu);
+  const char* names[] = {"dq", "dk", "dv"};
+  const flashstep::MatrixRM* bounds[][2] = {{&a.dq, &b.dq}, {&a.dk, &b.dk}, {&a.dv, &b.dv}};
+  for (int k = 0; k < 3; ++k)
+    for (int i = 0; i < 32; ++i)
+      for (int col = 0; col < 8; ++col) {
+        CAPTURE(names[k]);
+        CAPTURE(i);
+        const double diff = std::fabs(g["grads"][names[k]][i][col].get<double>() - c["grads"][names[k]][i][col].get<double>());
+        CHECK(diff <= (*bounds[k][0])(i, col) + (*bounds[k][1])(i, col));
+      }
+  for (int i = 0; i < 32; ++i)
+    CHECK(std::fabs(g["stats"]["D"][i].get<double>() - c["stats"]["D"][i].get<double>()) <= a.D[i] + b.D[i]);
 }
