@@ -1,4 +1,4 @@
-// Inside the GPU engine: the backward passes' kernels (gpu/backward_gpu.cpp), after the forward
+// Inside the GPU engine: the backward passes' kernels (gpu/backward_kernels.cpp), after the forward
 // of attention_run.h in the same run. The standard backward (attn-backward) reads attn-naive's P
 // and O on the GPU; the flash one (attn-flash-backward) FlashAttention-2's O and L.
 //
