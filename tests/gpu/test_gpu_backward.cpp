@@ -402,3 +402,22 @@ TEST_CASE("the backward's refusals: the standard one's N × N matrices at N = 65
     CHECK(tiles == "");
   }
 }
+
+TEST_CASE("the flash backward's dQ on the GPU is the same to the bit from run to run (a pass of its own, no atomic adds)") {
+  Scenario s;
+  s.algorithm = Algorithm::attn_flash_backward;
+  s.n = 200;
+  s.d = 16;
+  s.block_rows = 8;
+  s.block_cols = 8;
+  s.scale_mode = ScaleMode::inv_sqrt_d;
+  const Resolved r = resolve(s);
+  RecordOptions opt;
+  opt.keep_steps = false;
+  const Recording a = gpu_test::engine().record(r, opt), b = gpu_test::engine().record(r, opt);
+  for (const char* g : {"dq", "dk", "dv"}) {
+    CAPTURE(g);
+    REQUIRE(a.results.find_matrix(g));
+    CHECK(a.results.find_matrix(g)->values == b.results.find_matrix(g)->values);
+  }
+}
