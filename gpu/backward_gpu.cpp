@@ -215,7 +215,7 @@ std::vector<GpuRow> backward_gpu_rows() {
   return {
       {Algorithm::attn_backward, gpu_attn_backward, backward_p, backward_loops, "use a smaller N", backward_refuses},
       {Algorithm::attn_flash_backward, gpu_attn_flash_backward, flash_backward_traces, flash_backward_loops,
-       "use a smaller N or larger blocks", flash_backward_refuses},
+       "use a smaller N", flash_backward_refuses},
   };
 }
 

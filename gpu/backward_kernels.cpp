@@ -12,6 +12,10 @@
 namespace flashstep::gpu {
 namespace {
 
+// A key row of the dK, dV pass visits every query row it sees, and a query row of the dQ pass
+// every key: an invocation's loops grow with N whatever the blocks.
+constexpr const char* kLoopHint = "use a smaller N";
+
 // One batch's dO, D, dQ, dK, dV on the GPU.
 GradBuffers grad_buffers(const AttnGpuRun& a, const AttnGpuRun::Batch& b, const std::vector<float>& dO) {
   const std::size_t Nd = AttnGpuRun::cells(a.N, a.d) * b.count;
@@ -245,12 +249,12 @@ void FlashBackward::read_back() {
           ++live;
           if (!ran(bi, h, i, j))
             stopped_early(a_.k, strf("attn-flash-backward (%sK/V block %d)", head.c_str(), j + 1),
-                          "use a smaller N or larger blocks");
+                          kLoopHint);
         }
         for (int col = c0; col < c0 + bc; ++col)
           if (c.kv_host[row0 + col] != live)
             stopped_early(a_.k, strf("attn-flash-backward (%sK/V block %d)", head.c_str(), j + 1),
-                          "use a smaller N or larger blocks");
+                          kLoopHint);
       }
       for (int i = 0; i < r.Tr; ++i) {
         const int r0 = i * r.Br, br = std::min(r.Br, N - r0);
@@ -262,7 +266,7 @@ void FlashBackward::read_back() {
         for (int row = r0; row < r0 + br; ++row)
           if (c.q_host[row0 + row] != live)
             stopped_early(a_.k, strf("attn-flash-backward's dQ pass (%sQ block %d)", head.c_str(), i + 1),
-                          "use a smaller N or larger blocks");
+                          kLoopHint);
       }
     }
   }
