@@ -53,7 +53,9 @@ const Kernels::HeadFloats& Kernels::head_floats(const Resolved& r, int h) {
   }
   if (c.heads.size() < static_cast<std::size_t>(h)) c.heads.resize(static_cast<std::size_t>(h));
   HeadFloats& f = c.heads[static_cast<std::size_t>(h) - 1];
-  if (f.q.empty()) {
+  // Heads drawn for a row that takes no dO (a forward of the same seed and shape) have none: a
+  // row that takes it draws the head again.
+  if (f.q.empty() || (f.d_o.empty() && takes(r.scenario.algorithm, kInputDO))) {
     const Resolved head = resolve_head(r, h);
     f = {to_floats(head.q), to_floats(head.k), to_floats(head.v), to_floats(head.d_o)};
   }

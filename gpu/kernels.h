@@ -38,8 +38,9 @@ class Kernels {
     return buffer(what, v.size() * sizeof(T), v.data());
   }
 
-  // Q, K, V (and dO) of head h >= 1 of r (core/heads.h) as the floats a shader reads. Drawn once and kept
-  // while r's seed, shape and precision stay those of the last multi-head run: drawing 15 heads
+  // Q, K, V (and dO) of head h >= 1 of r (core/heads.h) as the floats a shader reads. Drawn once
+  // and kept while r's seed, shape and precision stay those of the last multi-head run (drawn
+  // again, with dO, for a row that takes dO where a forward's run left none): drawing 15 heads
   // at N = 16384 takes seconds, far longer than the GPU takes to use them, and a benchmark that
   // repeats a run would spend its time on the host.
   struct HeadFloats {

@@ -345,6 +345,11 @@ TEST_CASE("several heads of the backward on the GPU (--heads, --steps none): eac
     const int H = 3, N = r.n;
     RecordOptions opt;
     opt.keep_steps = false;
+    // The forward's heads of the same seed and shape first: the engine keeps the heads' inputs
+    // between runs, and the backward's must come with their dO.
+    Scenario forward = s;
+    forward.algorithm = *info(a).runs_after;
+    gpu_test::engine().record(resolve(forward), opt, H);
     const Recording gpu = gpu_test::engine().record(r, opt, H);
     const Recording cpu = run_timed_heads(r, H, 1, true).rec;
     REQUIRE(gpu.heads == H);
