@@ -24,6 +24,9 @@ std::vector<std::vector<float>> dO_batches(AttnGpuRun& a) {
     std::vector<float> dO;
     for (int h = b.h0; h < b.h0 + b.count; ++h)
       AttnGpuRun::append(dO, h == 0 ? to_floats(a.r.d_o) : a.k.head_floats(a.r, h).d_o);
+    // The shaders read N × d of every head: a shorter dO would be read past its end.
+    if (dO.size() != AttnGpuRun::cells(b.count, AttnGpuRun::cells(a.N, a.d)))
+      throw GpuError(strf("dO holds %zu values for %d heads of %d × %d", dO.size(), b.count, a.N, a.d));
     out.push_back(std::move(dO));
   }
   return out;
