@@ -85,7 +85,7 @@ void add_backward_rows(std::vector<AlgorithmInfo>& t) {
         "        On chip, dV_{j} ← dV_{j} + P_{ij}ᵀ dO_{i}  (B_{c} × d)",
         "        On chip, compute dP_{ij} = dO_{i} V_{j}ᵀ  (B_{r} × B_{c})",
         "        On chip, compute dS_{ij} = P_{ij} ∘ (dP_{ij} − D_{i})",
-        "        dQ_{i} ← dQ_{i} + s · dS_{ij} K_{j}, written back to HBM   # an atomic add on a GPU",
+        "        dQ_{i} ← dQ_{i} + s · dS_{ij} K_{j}, written back to HBM   # FlashAttention-2's GPU kernel: an atomic add",
         "        On chip, dK_{j} ← dK_{j} + s · dS_{ij}ᵀ Q_{i}  (B_{c} × d)",
         "    end for",
         "    Write dK_{j}, dV_{j} to HBM",

@@ -363,8 +363,8 @@ void AttnFlashBackwardNarration::tile(int i, int j, const BlockView& S, const Bl
                      I.c_str(), r0 + 1, num(D0).c_str(), list(dS).c_str()));
   write_block(bdQ_, r0, 0, dQ);
   rec_.end_part(st, line(12), line(12),
-                strf("dQ%s += %s%s K%s, read from HBM and written back at every tile (on a GPU, where the blocks j "
-                     "run at once, an atomic add): row %d of dQ%s is now %s",
+                strf("dQ%s += %s%s K%s, read from HBM and written back at every tile (in FlashAttention-2's GPU "
+                     "kernel, where the blocks j run at once, an atomic add): row %d of dQ%s is now %s",
                      I.c_str(), s_dot.c_str(), dSij.c_str(), J.c_str(), r0 + 1, I.c_str(), list(dQ).c_str()));
   write_block(bdK_, c0, 0, dK);
   rec_.end_part(st, line(13), line(13),

@@ -131,7 +131,7 @@ TEST_CASE("run --algo attn-flash-backward --n 32 --d 8 --causal --scale sqrt --s
   MESSAGE("worst error / limit: " << worst);
 }
 
-TEST_CASE("--do FILE gives dO; the wrong shape, a non-number or a row that takes no dO is one line, exit 2") {
+TEST_CASE("--do FILE gives dO: the wrong shape, a non-number or a row that takes no dO is one line, exit 2") {
   const std::string good = tmp_path("do-good.json"), short_file = tmp_path("do-short.json"),
                     word = tmp_path("do-word.json");
   {
@@ -179,7 +179,7 @@ TEST_CASE("attn-backward too large for memory names P, dP and dS and the flash b
   CHECK(r.err.find("use attn-flash-backward (no N×N matrix)") != std::string::npos);
 }
 
-TEST_CASE("--qkv with --seed: the seed still draws the backward's dO, so it is taken; with --do as well it is refused") {
+TEST_CASE("--qkv with --seed: the seed still draws the backward's dO, so it is taken, and with --do as well it is refused") {
   const std::string qkv = tmp_path("qkv.json"), d_o = tmp_path("do2.json");
   {
     std::ofstream f(qkv);
