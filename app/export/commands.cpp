@@ -177,7 +177,7 @@ int shot_command(const ShotOptions& o) {
   PictureGpu gpu(renderer);
   ui::AppState app;
   if (auto err = load(o, app); !err.empty()) return bad(err);
-  // The steps of what the picture shows: Compare's on the Compare tab (lesson 11).
+  // The steps of what the picture shows: Compare's on the Compare tab (the CPU vs GPU lesson).
   ui::Timeline& timeline = app.settled_timeline();
   const int count = timeline.count();
   if (o.step.empty()) step = timeline.playhead();  // the first step, or the scenario file's playhead

@@ -356,7 +356,7 @@ TEST_CASE("bad shot and gif arguments: exit 2, one line, no file left behind") {
   for (const std::string& f : {not_json, newer, unknown, bad_field, too_big, bad_layout, bad_playhead, empty}) std::remove(f.c_str());
 }
 
-TEST_CASE("with no display, shot and gif draw in an EGL context, and lesson 11 is drawn from its GPU run") {
+TEST_CASE("with no display, shot and gif draw in an EGL context, and the CPU vs GPU lesson is drawn from its GPU run") {
   std::string err;
   const std::string png = tmp("cpu-vs-gpu.png"), gif = tmp("cpu-vs-gpu.gif");
   const std::string no_display = "env -u DISPLAY -u WAYLAND_DISPLAY ";
