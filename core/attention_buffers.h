@@ -25,19 +25,23 @@ inline BufferInfo tiled_scores(BufferInfo b) {
 }
 // The tilde drawn over P (markup).
 inline BufferInfo tiled_p(BufferInfo b) {
-  return scores(std::move(b), kOrderP, {"\\~P = exp(S − m), per tile, not normalized", "\\~P", "P"});
+  return scores(std::move(b), kOrderP, {"\\~P = exp(S − m), per tile, not normalized", "\\~P", "P"}).shown_as("\\~P");
 }
 inline BufferInfo accumulator(BufferInfo b) {
   return b.axes(Axis::query, Axis::feature)
       .at(Place::right, kOrderAcc)
       .titled({"Oᵢ⁽ʲ⁾: O not yet divided by l", "Oᵢ⁽ʲ⁾", "Oᵢ"})
-      .labelled("Oᵢ⁽ʲ⁾");
+      .labelled("Oᵢ⁽ʲ⁾")
+      .shown_as("O")
+      .partial_sum("not yet divided");
 }
-// A column beside O, titled by its name or its first letter; m and l are the Steps tab's columns too.
+// A column beside O, titled by its name or its first letter; m and l are the Steps tab's columns
+// too; a name of several letters (LSE) is a word, not a symbol with a subscript.
 inline BufferInfo per_row(BufferInfo b, int k) {
   const bool steps = b.name == "m" || b.name == "l";
   b.axes(Axis::query, Axis::none).at(Place::stats, kOrderStats + k).titled({b.name, b.name.substr(0, 1)});
   if (steps) b.in_steps();
+  if (b.name.size() > 1) b.word();
   return b;
 }
 

@@ -67,6 +67,18 @@ struct BufferInfo {
     step_column = true;
     return *this;
   }
+  BufferInfo& shown_as(std::string markup) {
+    symbol = std::move(markup);
+    return *this;
+  }
+  BufferInfo& partial_sum(std::string left_to_do) {
+    partial = std::move(left_to_do);
+    return *this;
+  }
+  BufferInfo& word() {
+    subscripted = false;
+    return *this;
+  }
 
   std::string name;  // "x", "y", "m", "l", "Q", "K", "V", "S", "P", "O", "LSE", ...
   int rows = 0, cols = 0;
@@ -80,6 +92,15 @@ struct BufferInfo {
   std::vector<std::string> titles;
   std::string label;  // the toolbar's name for it (empty: the last title)
   bool step_column = false;  // a per-row register the Steps tab shows beside each step (m, l)
+  // How its blocks are named (the close-up's titles, the memory panel): the symbol in markup
+  // (empty: the name) followed by the block's subscript by its rows' role (P̃₃₂ from "\\~P", dK₂);
+  // a name that is a word (LSE) takes no subscript in the close-up. A partial sum over the other
+  // role's blocks so far (the accumulator Oᵢ⁽ʲ⁾) adds the superscript (j) and what is left to do
+  // to it ("not yet divided").
+  std::string symbol;
+  bool subscripted = true;
+  std::string partial;
+  const std::string& shown() const { return symbol.empty() ? name : symbol; }
 };
 
 // A matrix result ("output": softmax rows × n, attention N × d) and the JSON object it goes in

@@ -2,7 +2,9 @@
 // of the backward pass (dO and dQ of query rows, dK of key rows, dS of queries × keys, D per row)
 // is laid out by its places and its cells' blocks are named by the roles of its axes, with no
 // list of names in the view.
+#include "app/ui/views/close_up.h"
 #include "app/ui/views/matrix_layout.h"
+#include "app/ui/views/view_logic.h"
 #include "core/text.h"
 
 #include <doctest/doctest.h>
@@ -82,4 +84,92 @@ TEST_CASE("a made-up buffer's blocks and tiles are named by its axes' roles: dK_
   CHECK(cols[0].buffer == -1);
   CHECK(cols[2].name == "D");
   CHECK(cols[2].buffer == 4);
+}
+
+namespace {
+
+// The backward pass's buffers as its tiled recording would declare them, with no Q in it: N = 6,
+// d = 2, tiles of Br = 2 query rows by Bc = 3 keys. S is declared but never written; dO is
+// written (read in) but sits on the inputs' side; dV sums over the query blocks on chip.
+Recording made_up_backward() {
+  Recording rec = made_up();  // dO 0, dS 1, dK 2, dQ 3, D 4, scratch 5
+  rec.buffers.push_back(BufferInfo{"S", 6, 6, Space::sram}.axes(Axis::query, Axis::key).at(Place::centre, 0));  // 6
+  rec.buffers.push_back(BufferInfo{"dP", 6, 6, Space::sram}.axes(Axis::query, Axis::key).at(Place::centre, 1));  // 7
+  rec.buffers.push_back(BufferInfo{"dV", 6, 2, Space::sram}
+                            .axes(Axis::key, Axis::feature)
+                            .at(Place::above, 0, "dP")
+                            .partial_sum("not yet written back"));  // 8
+  Step d_block;  // D of Q block i = 1, and dO read in
+  d_block.tile_i = 0;
+  d_block.writes = {Region{4, 0, 0, 2, 1}, Region{0, 0, 0, 2, 2}};
+  Step tile;  // tile (i = 3, j = 2): queries 5–6, keys 4–6
+  tile.tile_i = 2, tile.tile_j = 1;
+  tile.writes = {Region{7, 4, 3, 6, 6}, Region{1, 4, 3, 6, 6}, Region{3, 4, 0, 6, 2}, Region{2, 3, 0, 6, 2},
+                 Region{8, 3, 0, 6, 2}, Region{5, 0, 0, 6, 6}};
+  rec.steps = {d_block, tile};
+  return rec;
+}
+
+}  // namespace
+
+TEST_CASE("the close-up of a made-up backward step: the written tiles, query rows and key rows, named by role") {
+  const Recording rec = made_up_backward();
+  const CloseUp c = close_up(rec, &rec.steps[1]);
+  REQUIRE(c.shown);
+  CHECK(c.r0 == 4);
+  CHECK(c.r1 == 6);
+  CHECK(c.k0 == 3);
+  CHECK(c.k1 == 6);
+  CHECK(c.heading == "tile (i = 3, j = 2): queries 5–6 · keys 4–6");
+  // The query × key tiles written (dP before dS by their order; S never written: not shown),
+  // then the query rows on the band's right and its statistics (dQ, D; dO is an input, on the
+  // left), then the key rows (dK, dV), each named by its rows' role.
+  struct Want {
+    int buffer;
+    std::string title;
+    int r0, r1, c0, c1;
+    bool key_rows;
+  };
+  const std::vector<Want> want = {
+      {7, "dP_{32}", 4, 6, 3, 6, false}, {1, "dS_{32}", 4, 6, 3, 6, false}, {3, "dQ_{3}", 4, 6, 0, 2, false},
+      {4, "D_{3}", 4, 6, 0, 1, false},   {8, "dV_{2}^{(i)}", 3, 6, 0, 2, true}, {2, "dK_{2}", 3, 6, 0, 2, true}};
+  REQUIRE(c.items.size() == want.size());
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    CAPTURE(k);
+    const CloseUpItem& it = c.items[k];
+    CHECK(it.buffer == want[k].buffer);
+    CHECK(it.title == want[k].title);
+    CHECK(it.r0 == want[k].r0);
+    CHECK(it.r1 == want[k].r1);
+    CHECK(it.c0 == want[k].c0);
+    CHECK(it.c1 == want[k].c1);
+    CHECK(it.key_rows == want[k].key_rows);
+  }
+  // D's step has a Q block and no key block: its query rows only.
+  const CloseUp d = close_up(rec, &rec.steps[0]);
+  REQUIRE(d.shown);
+  CHECK(d.heading == "Q block i = 1: queries 1–2");
+  REQUIRE(d.items.size() == 2);
+  CHECK(d.items[0].title == "dQ_{1}");
+  CHECK(d.items[1].title == "D_{1}");
+  // The largest close-up, whose size the view keeps at every step: the last tile's subscripts.
+  const CloseUp big = close_up_largest(rec);
+  REQUIRE(big.items.size() == want.size());
+  CHECK(big.items[0].title == "dP_{32}");
+  CHECK(big.items[5].title == "dK_{2}");
+  CHECK(big.items[5].r1 - big.items[5].r0 == 3);
+}
+
+TEST_CASE("a made-up buffer's rows and partial sums are named by its declarations, not its name") {
+  const Recording rec = made_up_backward();
+  // In tile (i = 3, j = 2): dVⱼ summed over the Q blocks so far, after block i = 3.
+  CHECK(region_name(rec, rec.steps[1], Region{8, 3, 0, 6, 2}) == "dV" + sub(2) + "^{(3)} (not yet written back)");
+  // Outside tiles: a row of a matrix of features is a vector, in lower case (dqᵢ, dkⱼ); a row of
+  // scores keeps its capital; one score is named by its two indices.
+  const Step plain;
+  CHECK(region_name(rec, plain, Region{3, 4, 0, 5, 2}) == "dq" + sub(5));
+  CHECK(region_name(rec, plain, Region{2, 1, 0, 2, 2}) == "dk" + sub(2));
+  CHECK(region_name(rec, plain, Region{1, 4, 0, 5, 6}) == "dS" + sub(5));
+  CHECK(region_name(rec, plain, Region{1, 4, 2, 5, 3}) == "dS_{5,3}");
+  CHECK(region_name(rec, plain, Region{8, 1, 0, 2, 2}) == "dV" + sub(2) + "^{(i)} (accumulator)");
 }

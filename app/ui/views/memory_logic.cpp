@@ -15,20 +15,26 @@ long long region_elements(const Region& g) {
   return static_cast<long long>(std::max(g.r1 - g.r0, 0)) * std::max(g.c1 - g.c0, 0);
 }
 
+// Named by the buffer's declarations (core/recording.h), not its name: a block by its rows' role,
+// a row of a matrix of features as the papers name vectors (q₃, dk₃), a partial sum with its
+// superscript.
 std::string region_name(const Recording& rec, const Step& step, const Region& g) {
   const BufferInfo& b = rec.buffers[g.buffer];
   const std::string& n = b.name;
+  const std::string& sym = b.shown();
   const bool one_row = g.r1 - g.r0 == 1, whole_cols = g.c0 == 0 && g.c1 == b.cols;
   const bool one_cell = one_row && g.c1 - g.c0 == 1;
+  const bool key_rows = b.row_axis == Axis::key, scores = b.row_axis == Axis::query && b.col_axis == Axis::key;
   if (step.tile_i >= 0 || step.tile_j >= 0) {
     const std::string i = sub(step.tile_i + 1), j = sub(step.tile_j + 1);
+    if (!b.partial.empty()) {  // after the other role's block k, or after the last when the block is done
+      const int k = key_rows ? (step.tile_i >= 0 ? step.tile_i + 1 : rec.Tr) : (step.tile_j >= 0 ? step.tile_j + 1 : rec.Tc);
+      return strf("%s%s^{(%d)} (%s)", sym.c_str(), (key_rows ? j : i).c_str(), k, b.partial.c_str());
+    }
     // The block index of the rows' role: a key-row buffer's tile is K_j, a score's S_ij.
-    if (b.row_axis == Axis::key) return n + j;
-    if (b.row_axis == Axis::query && b.col_axis == Axis::key)
-      return (n == "P" ? std::string("\\~P") : n) + i + j;  // markup: the tilde drawn over the tiles' P
-    if (n == "O_acc")  // after tile j, or after the last tile when the Q block is done
-      return strf("O%s^{(%d)} (not yet divided)", i.c_str(), step.tile_j >= 0 ? step.tile_j + 1 : rec.Tc);
-    return n + i;
+    if (key_rows) return sym + j;
+    if (scores) return sym + i + j;
+    return sym + i;
   }
   if (n == "m_tree" || n == "l_tree") {
     // m and l of a node always travel together: one name for both.
@@ -36,14 +42,18 @@ std::string region_name(const Recording& rec, const Step& step, const Region& g)
     if (g.c0 == b.cols - 1) return "global (m, l)";
     return strf("(m, l) of merge %d", g.c0 - rec.chunks + 1);
   }
-  if (takes_qkv(rec.algorithm)) {  // rows are queries or keys: q₃, k₃, O₃
+  if (b.row_axis != Axis::none) {  // rows are queries or keys: q₃, k₃, O₃
     if (g.r0 == 0 && g.r1 == b.rows && whole_cols) return n;
-    if (one_cell && (n == "S" || n == "P")) return strf("%s_{%d,%d}", n.c_str(), g.r0 + 1, g.c0 + 1);
+    if (one_cell && scores) return strf("%s_{%d,%d}", sym.c_str(), g.r0 + 1, g.c0 + 1);
     if (one_row && whole_cols) {
-      if (n == "Q" || n == "K" || n == "V" || n == "O")
-        return std::string(1, static_cast<char>(n[0] - 'A' + 'a')) + sub(g.r0 + 1);
-      if (n == "O_acc") return "O" + sub(g.r0 + 1) + "^{(j)} (accumulator)";
-      return n + sub(g.r0 + 1);
+      if (!b.partial.empty()) return sym + sub(g.r0 + 1) + (key_rows ? "^{(i)}" : "^{(j)}") + " (accumulator)";
+      if (b.col_axis == Axis::feature) {  // a vector: lower case, as the papers write qᵢ, kⱼ, dqᵢ
+        std::string v = sym;
+        for (char& ch : v)
+          if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+        return v + sub(g.r0 + 1);
+      }
+      return sym + sub(g.r0 + 1);
     }
   } else if (one_cell) {
     if (b.cols == 1) return n;

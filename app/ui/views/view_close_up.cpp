@@ -11,11 +11,8 @@ namespace flashstep::ui {
 
 namespace {
 
-// One small matrix of the close-up: rows [r0, r1) × columns [c0, c1) of a buffer.
-struct Item {
-  int buffer = -1;
-  std::string title;
-  int r0 = 0, r1 = 0, c0 = 0, c1 = 0;
+// One item of the close-up (close_up.h) as laid out.
+struct Item : CloseUpItem {
   int cols_shown = 0;  // fewer than c1 − c0 when the width does not hold them all ("…" after)
   float cell_w = 0;    // its cells' width: the close-up's, or narrower so that every column shows
   float x = 0, y = 0;  // top left of its cells, relative to the close-up
@@ -47,41 +44,26 @@ Sizes sizes(const CloseUpDraw& c, float text) {
   return z;
 }
 
-// The items of a close-up: S and P̃ over its keys, then O_acc, O, m, l, LSE over its rows, named
-// as the papers name the tile's blocks (S₃₂, P̃₃₂, O₃, m₃, l₃) or, for one query row, plainly.
+// The items of a close-up (close_up.h), their query rows those of `cu` (a page of the step's).
 void collect(const Recording& rec, const CloseUp& cu, std::vector<Item>& items) {
-  const bool tiled = rec.Br > 0;
-  const bool sep = cu.tile_i >= 9 || cu.tile_j >= 9;
-  const std::string ij = cu.tile_i < 0 ? "" : cu.tile_j < 0 ? "" : strf("_{%d%s%d}", cu.tile_i + 1, sep ? "," : "", cu.tile_j + 1);
-  const std::string i = cu.tile_i < 0 ? "" : strf("_{%d}", cu.tile_i + 1);
-  auto add = [&](const char* name, std::string title, bool keys) {
-    const int b = rec.find_buffer(name);
-    if (b < 0) return;
-    if (keys && cu.k1 <= cu.k0) return;
-    Item it;
-    it.buffer = b;
-    it.title = std::move(title);
-    it.r0 = cu.r0, it.r1 = cu.r1;
-    it.c0 = keys ? cu.k0 : 0;
-    it.c1 = keys ? cu.k1 : rec.buffers[static_cast<std::size_t>(b)].cols;
-    items.push_back(std::move(it));
-  };
-  add("S", "S" + ij, true);
-  add("P", (tiled ? "\\~P" : "P") + ij, true);
-  add("O_acc", "O" + i + "^{(j)}", false);  // the accumulator O_i^(j), not yet divided by l
-  add("O", "O" + i, false);
-  for (const char* n : {"m", "l"}) add(n, n + i, false);
-  add("LSE", "LSE", false);
+  for (const CloseUpItem& it : cu.items) {
+    Item x;
+    static_cast<CloseUpItem&>(x) = it;
+    if (!x.key_rows) x.r0 = cu.r0, x.r1 = std::min(cu.r1, rec.buffers[static_cast<std::size_t>(x.buffer)].rows);
+    if (x.r1 > x.r0) items.push_back(std::move(x));
+  }
 }
 
-CloseUp largest(const Recording& rec);
-
-// The items laid out left to right, a new line when the width is used up. Returns the height.
-float lay_out(const CloseUpDraw& c, const CloseUp& cu, float w, const Sizes& z, std::vector<Item>& items) {
+// The items laid out left to right, a new line when the width is used up and before the first
+// one with key rows. Returns the height. `big`: the recording's largest close-up.
+float lay_out(const CloseUpDraw& c, const CloseUp& cu, const CloseUp& big, float w, const Sizes& z,
+              std::vector<Item>& items) {
   collect(c.in.rec, cu, items);
   for (Item& it : items) it.r1 = std::min(it.r1, it.r0 + z.max_rows);
-  // Flow: each item takes label + cells; the row labels are drawn once per line.
-  const float rows_h = static_cast<float>(std::min(cu.r1 - cu.r0, z.max_rows)) * z.cell_h;
+  // Flow: each item takes label + cells; the row labels are drawn once per line, as high as the
+  // line's items.
+  auto rows_of = [&](const Item& it) { return static_cast<float>(it.r1 - it.r0) * z.cell_h; };
+  float rows_h = items.empty() ? 0.0f : rows_of(items.front());
   // Inline titles: the heading takes a line of its own, and no line has a title line above it.
   const float title_h = z.inline_titles ? 0.0f : z.title_h;
   float x = z.label_w, y = z.inline_titles ? z.text + 4 * c.s : z.heading_h + z.title_h;
@@ -90,7 +72,7 @@ float lay_out(const CloseUpDraw& c, const CloseUp& cu, float w, const Sizes& z, 
   float tw = 0;
   if (z.inline_titles) {
     std::vector<Item> widest;
-    collect(c.in.rec, largest(c.in.rec), widest);
+    collect(c.in.rec, big, widest);
     for (const Item& it : widest) tw = std::max(tw, draw_rich(nullptr, ImVec2(0, 0), 0, it.title, c.fs, true) + 8 * c.s);
   }
   for (Item& it : items) {
@@ -106,10 +88,13 @@ float lay_out(const CloseUpDraw& c, const CloseUp& cu, float w, const Sizes& z, 
       shown = cols;
     }
     const float iw = tw + static_cast<float>(shown) * it.cell_w + (shown < cols ? it.cell_w * 0.6f : 0.0f);
-    if (x > z.label_w && x + iw > w) {
+    const bool keys_start = it.key_rows && &it != &items.front() && !(&it - 1)->key_rows;
+    if (x > z.label_w && (x + iw > w || keys_start)) {
       x = z.label_w;
       y += rows_h + title_h + 4 * c.s;
+      rows_h = rows_of(it);
     }
+    rows_h = std::max(rows_h, rows_of(it));
     it.cols_shown = shown;
     it.x = x + tw, it.y = y;
     x += iw + z.gap;
@@ -117,28 +102,14 @@ float lay_out(const CloseUpDraw& c, const CloseUp& cu, float w, const Sizes& z, 
   return items.empty() ? 0.0f : y + rows_h + 2 * c.s;
 }
 
-// The close-up every step of the recording would show at its largest: Br rows (one row
-// without tiles), every item, the last tile's subscripts.
-CloseUp largest(const Recording& rec) {
-  CloseUp cu;
-  cu.shown = true;
-  if (rec.Br > 0 && rec.Bc > 0 && rec.n > 0) {
-    cu.tile_i = (rec.n + rec.Br - 1) / rec.Br - 1;
-    cu.tile_j = (rec.n + rec.Bc - 1) / rec.Bc - 1;
-  }
-  cu.r1 = rec.Br > 0 ? std::min(rec.Br, rec.n) : 1;
-  cu.k1 = rec.Bc > 0 ? std::min(rec.Bc, rec.n) : rec.n;
-  return cu;
-}
-
 // The sizes at text size t for the largest close-up of the recording in width w: its cells on
 // one line where that leaves each room for "−0.00" (as wide as that leaves, up to room for
 // "−0.000"), else as wide as "−0.00" on several lines. `one_line` says which.
-Sizes at_text(const CloseUpDraw& c, float w, float t, bool& one_line) {
+Sizes at_text(const CloseUpDraw& c, const CloseUp& big, float w, float t, bool& one_line) {
   ImFont* f = ImGui::GetFont();
   auto text_w = [&](const char* sample) { return f->CalcTextSizeA(t, 1e9f, 0, sample).x; };
   std::vector<Item> items;
-  collect(c.in.rec, largest(c.in.rec), items);
+  collect(c.in.rec, big, items);
   int cells = 0;
   for (const Item& it : items) cells += it.c1 - it.c0;
   Sizes z = sizes(c, t);
@@ -157,21 +128,24 @@ Sizes at_text(const CloseUpDraw& c, float w, float t, bool& one_line) {
 // or, where that leaves room for more rows (a 16 × 16 tile beside O's 16 columns wraps onto a
 // line per matrix), left of them; where not even one row fits (a font made larger with
 // Ctrl+=), the numbers get smaller, down to kMinCellTextPx at font 1× (ViewInput::floor_scale).
-Sizes fitted(const CloseUpDraw& c, float w) {
+Sizes fitted(const CloseUpDraw& c, const CloseUp& big, float w) {
   const float lo = kMinCellTextPx * c.s, hi = std::max(lo, std::min(c.fs * 0.8f, 13.0f * c.s));
   const float floor = std::min(lo, kMinCellTextPx * c.in.floor_s());
   bool one_line = false;
   float t = hi;
   for (;;) {
-    at_text(c, w, t, one_line);
+    at_text(c, big, w, t, one_line);
     if (one_line || t <= lo) break;
     t = std::max(lo, t - 0.5f * c.s);
   }
-  const CloseUp cu = largest(c.in.rec);
+  const CloseUp& cu = big;
+  // The most rows an item has: the query rows, or a K/V block's key rows.
+  int most = cu.r1 - cu.r0;
+  for (const CloseUpItem& it : cu.items) most = std::max(most, it.r1 - it.r0);
   Sizes z;
   for (; t >= floor; t -= 0.5f * c.in.floor_s()) {
-    z = at_text(c, w, t, one_line);
-    for (int rows = cu.r1 - cu.r0; rows >= 1; --rows) {
+    z = at_text(c, big, w, t, one_line);
+    for (int rows = most; rows >= 1; --rows) {
       z.max_rows = rows;
       for (bool inline_titles : {false, true}) {
         z.inline_titles = inline_titles;
@@ -179,7 +153,7 @@ Sizes fitted(const CloseUpDraw& c, float w) {
         // own so that it is always there (inline titles give it one anyway).
         z.heading_h = rows < cu.r1 - cu.r0 && !inline_titles ? z.text + 4 * c.s : 0.0f;
         std::vector<Item> items;
-        if (lay_out(c, cu, w, z, items) <= c.max_h) return z;
+        if (lay_out(c, cu, big, w, z, items) <= c.max_h) return z;
       }
     }
   }
@@ -191,11 +165,13 @@ Sizes fitted(const CloseUpDraw& c, float w) {
 
 float close_up_height(const CloseUpDraw& c, float w) {
   std::vector<Item> items;
-  return lay_out(c, largest(c.in.rec), w, fitted(c, w), items);
+  const CloseUp big = close_up_largest(c.in.rec);
+  return lay_out(c, big, big, w, fitted(c, big, w), items);
 }
 
 CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* dl, ImVec2 p, float w) {
-  const Sizes z = fitted(c, w);
+  const CloseUp big = close_up_largest(c.in.rec);
+  const Sizes z = fitted(c, big, w);
   // The page of query rows asked for: the step's rows z.max_rows at a time.
   CloseUpShown out;
   const int rows = cu.r1 - cu.r0;
@@ -206,7 +182,7 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
   shown.r1 = std::min(cu.r1, shown.r0 + z.max_rows);
   out.r0 = shown.r0, out.r1 = shown.r1;
   std::vector<Item> items;
-  lay_out(c, shown, w, z, items);
+  lay_out(c, shown, big, w, z, items);
   const Palette& pal = c.in.palette;
   const Recording& rec = c.in.rec;
   ImFont* f = ImGui::GetFont();
