@@ -87,6 +87,15 @@ int compare_command(const RunOptions& o, const RunSettings& set, const Resolved&
   j["max_abs_output_diff"] = number_json(rep.max_abs_output_diff);
   j["max_rel_m_diff"] = number_json(rep.max_rel_m_diff);
   j["max_rel_l_diff"] = number_json(rep.max_rel_l_diff);
+  // Every result both have, laid out as run's JSON lays out the results: a matrix (absolute
+  // difference) at the top or in its group ("grads"), a statistic (relative) under "stats".
+  Json diffs = Json::object();
+  diffs["stats"] = Json::object();
+  for (const ResultDiff& d : rep.results) {
+    Json& at = !d.matrix ? diffs["stats"][d.name] : d.group.empty() ? diffs[d.name] : diffs[d.group][d.name];
+    at = number_json(d.max_diff);
+  }
+  j["max_diff"] = std::move(diffs);
   j["steps_compared"] = rep.steps_compared;
   if (!rep.mismatch.empty()) j["mismatch"] = rep.mismatch;
   // Which driver, and how its context was made, as a GPU run's JSON says.

@@ -24,16 +24,35 @@ double nonfinite_diff(double a, double b) {
   return kInf;
 }
 
-// Largest rel_diff over the rows of a rows x 1 buffer at the cursors' positions; a cell defined
-// on one side only counts as an infinite difference.
-double column_diff(const Cursor& ca, const Cursor& cb, int ba, int bb, int rows) {
+// Largest difference (rel_diff for a statistic, abs_diff for a matrix) over the cells of a
+// buffer at the cursors' positions; a cell defined on one side only counts as an infinite
+// difference.
+double buffer_diff(const Cursor& ca, const Cursor& cb, int ba, int bb, int rows, int cols, bool matrix) {
   double worst = 0;
-  for (int r = 0; r < rows; ++r) {
-    const bool da = ca.defined(ba, r, 0), db = cb.defined(bb, r, 0);
-    if (da != db) return kInf;
-    if (da) worst = std::max(worst, rel_diff(ca.value(ba, r, 0), cb.value(bb, r, 0)));
-  }
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      const bool da = ca.defined(ba, r, c), db = cb.defined(bb, r, c);
+      if (da != db) return kInf;
+      if (!da) continue;
+      const double x = ca.value(ba, r, c), y = cb.value(bb, r, c);
+      worst = std::max(worst, matrix ? abs_diff(x, y) : rel_diff(x, y));
+    }
   return worst;
+}
+
+// The buffer holding the result `name`: of that name, else of that name case aside (lse in
+// LSE, dq in dQ); −1 when none.
+int holder(const Recording& rec, std::string_view name) {
+  if (const int b = rec.find_buffer(name); b >= 0) return b;
+  for (std::size_t b = 0; b < rec.buffers.size(); ++b) {
+    const std::string& n = rec.buffers[b].name;
+    if (n.size() == name.size() &&
+        std::equal(n.begin(), n.end(), name.begin(), [](char x, char y) {
+          return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+        }))
+      return static_cast<int>(b);
+  }
+  return -1;
 }
 
 double list_diff(const std::vector<double>& a, const std::vector<double>& b) {
@@ -155,11 +174,11 @@ CompareReport compare(const Recording& a, const Recording& b) {
     double worst = 0;
     for (Eigen::Index i = 0; i < ra.values.size(); ++i)
       worst = std::max(worst, abs_diff(ra.values.data()[i], rb->values.data()[i]));
-    rep.results.push_back({ra.name, true, worst});
+    rep.results.push_back({ra.name, true, worst, ra.group});
   }
   for (const RowResult& ra : a.results.rows)
     if (const RowResult* rb = b.results.find_row(ra.name))
-      rep.results.push_back({ra.name, false, list_diff(ra.values, rb->values)});
+      rep.results.push_back({ra.name, false, list_diff(ra.values, rb->values), ""});
   auto entry = [&](std::string_view name, bool matrix) -> double* {
     for (ResultDiff& d : rep.results)
       if (d.name == name && d.matrix == matrix) return &d.max_diff;
@@ -167,22 +186,32 @@ CompareReport compare(const Recording& a, const Recording& b) {
   };
   if (!a.keep_steps || !b.keep_steps) return named(rep);
 
-  // The per-row registers of a result's name, compared at every step as well.
-  struct Column {
-    int a, b;
+  // The buffers holding a result (its name, case aside), compared at every step as well.
+  struct Held {
+    int a, b, rows, cols;
+    bool matrix;
     double* worst;
   };
-  std::vector<Column> columns;
-  for (const RowResult& r : a.results.rows) {
-    const int ba = a.find_buffer(r.name), bb = b.find_buffer(r.name);
+  std::vector<Held> held;
+  auto hold = [&](const std::string& name, bool matrix, Eigen::Index rows, Eigen::Index cols) {
+    const int ba = holder(a, name), bb = holder(b, name);
     if ((ba < 0) != (bb < 0)) {
-      rep.mismatch = "one recording has an " + r.name + " buffer the other lacks";
-      return named(rep);
+      rep.mismatch = "one recording has an " + name + " buffer the other lacks";
+      return false;
     }
-    double* worst = entry(r.name, false);
-    if (ba >= 0 && worst && a.buffers[ba].cols == 1 && b.buffers[bb].rows == a.buffers[ba].rows)
-      columns.push_back({ba, bb, worst});
-  }
+    double* worst = entry(name, matrix);
+    if (ba < 0 || !worst) return true;
+    const BufferInfo &xa = a.buffers[static_cast<std::size_t>(ba)], &xb = b.buffers[static_cast<std::size_t>(bb)];
+    // A statistic: a column of any length, the same in both; a matrix: the result's shape.
+    if (rows < 0) rows = xa.rows;
+    if (xa.rows == rows && xa.cols == cols && xb.rows == rows && xb.cols == cols)
+      held.push_back({ba, bb, xa.rows, xa.cols, matrix, worst});
+    return true;
+  };
+  for (const RowResult& r : a.results.rows)
+    if (!hold(r.name, false, -1, 1)) return named(rep);
+  for (const MatrixResult& m : a.results.matrices)
+    if (!hold(m.name, true, m.values.rows(), m.values.cols())) return named(rep);
   if (a.step_count() != b.step_count())
     rep.mismatch = strf("%d steps against %d", a.step_count(), b.step_count());
   Cursor ca(a), cb(b);
@@ -200,8 +229,8 @@ CompareReport compare(const Recording& a, const Recording& b) {
     }
     ca.seek(k);
     cb.seek(k);
-    for (const Column& col : columns)
-      *col.worst = std::max(*col.worst, column_diff(ca, cb, col.a, col.b, a.buffers[col.a].rows));
+    for (const Held& h : held)
+      *h.worst = std::max(*h.worst, buffer_diff(ca, cb, h.a, h.b, h.rows, h.cols, h.matrix));
     ++rep.steps_compared;
   }
   return named(rep);

@@ -19,12 +19,14 @@
 namespace flashstep {
 
 // The largest difference of one result: absolute for a matrix (as the output), relative
-// (rel_diff) for a per-row statistic; the per-row registers of the same name ("m", "l") are
-// compared at every step too.
+// (rel_diff) for a per-row statistic. A result that a buffer of the same name holds, case aside
+// (m, l, lse in LSE, the gradients dq in dQ), is compared at every step too; the output, which
+// the attention lessons hold in O, at the end only.
 struct ResultDiff {
   std::string name;
   bool matrix = false;
   double max_diff = 0;
+  std::string group;  // a matrix's JSON group ("grads"), as in the Recording's results
 };
 
 struct CompareReport {
@@ -33,7 +35,7 @@ struct CompareReport {
   double max_abs_output_diff = 0;  // over every output cell
   double max_rel_m_diff = 0;       // over the final m and the m of every compared step
   double max_rel_l_diff = 0;       // the same for l
-  long long steps_compared = 0;    // steps whose m and l were compared (0 for summary runs)
+  long long steps_compared = 0;    // steps whose registers were compared (0 for summary runs)
   // Empty when the step sequences line up (same count, and at every step the same pass, row,
   // tile, label, lines and sentence but for its numbers); otherwise the first difference
   // ("step 12: sentence differs: '…' vs '…'"), and steps_compared counts the steps before it.

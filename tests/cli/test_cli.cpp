@@ -466,3 +466,30 @@ TEST_CASE("run's stats name only what the algorithm computes, with every kernel:
     CHECK(k["stats"]["lse"][0].is_number());
   }
 }
+
+TEST_CASE("run --compare lists every result run's JSON has, beside its old keys") {
+  // The CPU against itself: every difference is 0, and every result of the run is there, laid
+  // out as run's JSON lays it out (matrices at the top or in their group, statistics in "stats").
+  const std::string scenario = "--algo attn-tiled-v2 --n 10 --d 4 --causal --block-rows 4 --block-cols 3";
+  const Result run = invoke("run " + scenario);
+  const Result cmp = invoke("run " + scenario + " --compare cpu,cpu");
+  INFO(cmp.err);
+  REQUIRE(run.status == 0);
+  REQUIRE(cmp.status == 0);
+  const auto r = flashstep::Json::parse(run.out);
+  const auto j = flashstep::Json::parse(cmp.out);
+  for (const char* key : {"max_abs_output_diff", "max_rel_m_diff", "max_rel_l_diff"}) CHECK(j[key].get<double>() == 0);
+  CHECK(j["steps_compared"].get<int>() == static_cast<int>(r["steps"].size()));
+  CHECK_FALSE(j.contains("mismatch"));
+  REQUIRE(j.contains("max_diff"));
+  const auto& diffs = j["max_diff"];
+  REQUIRE(r["stats"].size() == 3);  // m, l, lse
+  CHECK(diffs["stats"].size() == r["stats"].size());
+  for (const auto& [name, values] : r["stats"].items()) {
+    CAPTURE(name);
+    REQUIRE(diffs["stats"].contains(name));
+    CHECK(diffs["stats"][name].get<double>() == 0);
+  }
+  REQUIRE(diffs.contains("output"));
+  CHECK(diffs["output"].get<double>() == 0);
+}

@@ -4,6 +4,7 @@
 #include "core/compare.h"
 #include "core/engine.h"
 #include "core/heads.h"
+#include "core/recorder.h"
 #include "core/report.h"
 
 #include <doctest/doctest.h>
@@ -117,4 +118,52 @@ TEST_CASE("stacking heads stacks a result it does not name, head after head") {
   REQUIRE(both.output().rows() == 10);
   CHECK(both.output().bottomRows(5) == o1);
   CHECK(both.lse().size() == 10);
+}
+
+namespace {
+
+// Two steps of a made-up gradient dQ (2 × 2, result "dq") and a statistic LSE (result "lse"):
+// step 1 writes dQ = [[1, 2], [3, 4]] and LSE = [0.5, 0.25], step 2 writes dQ(0, 0) = 5; the
+// results hold the values after step 2. `first` replaces dQ(1, 1) and LSE₂ of step 1 only.
+Recording two_steps(double dq_first, double lse_first) {
+  Recording out;
+  out.algorithm = Algorithm::attn_tiled_v2;
+  out.n = 2, out.d = 2;
+  Recorder rec(out, true);
+  const int bq = rec.add_buffer(BufferInfo{"dQ", 2, 2, Space::hbm}.axes(Axis::query, Axis::feature));
+  const int bl = rec.add_buffer(BufferInfo{"LSE", 2, 1, Space::hbm}.axes(Axis::query, Axis::none));
+  Step s1;
+  rec.write(bq, 0, 0, 1), rec.write(bq, 0, 1, 2), rec.write(bq, 1, 0, 3), rec.write(bq, 1, 1, dq_first);
+  rec.write(bl, 0, 0, 0.5), rec.write(bl, 1, 0, lse_first);
+  rec.commit(s1);
+  Step s2;
+  rec.write(bq, 1, 1, 4);
+  rec.write(bl, 1, 0, 0.25);
+  rec.write(bq, 0, 0, 5);
+  rec.commit(s2);
+  out.output() = MatrixRM::Zero(2, 2);
+  MatrixRM& dq = out.results.matrix("dq", "grads");
+  dq.resize(2, 2);
+  dq << 5, 2, 3, 4;
+  out.results.row("lse") = {0.5, 0.25};
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("compare() follows a result through the steps in the buffer of its name, case aside") {
+  const Recording a = two_steps(4, 0.25);
+  // dQ₂₂ = 4.5 and LSE₂ = 0.375 at step 1 only: the results after the last step agree.
+  const Recording b = two_steps(4.5, 0.375);
+  const CompareReport rep = compare(a, b);
+  CHECK(rep.steps_compared == 2);
+  CHECK(rep.mismatch == "");
+  REQUIRE(find(rep, "dq"));
+  CHECK(find(rep, "dq")->group == "grads");
+  CHECK(find(rep, "dq")->max_diff == doctest::Approx(0.5));        // absolute, a matrix
+  REQUIRE(find(rep, "lse"));
+  CHECK(find(rep, "lse")->max_diff == doctest::Approx(0.125));     // relative below 1: absolute
+  const CompareReport same = compare(a, two_steps(4, 0.25));
+  CHECK(find(same, "dq")->max_diff == 0);
+  CHECK(find(same, "lse")->max_diff == 0);
 }
