@@ -79,7 +79,7 @@ Recording start_recording(const Resolved& r, std::string backend, std::string de
   rec.n = r.n;
   rec.d = r.d;
   rec.scale = r.scale;
-  rec.causal = r.scenario.causal;
+  rec.mask = Mask::of(r);
   rec.Br = r.Br;
   rec.Bc = r.Bc;
   rec.Tr = r.Tr;

@@ -13,6 +13,14 @@ std::string_view Mask::name() const {
   return "none";
 }
 
+std::string Mask::hidden_because(int i, int j) const {
+  switch (kind_) {
+    case Kind::causal: return "key " + std::to_string(j + 1) + " comes after query " + std::to_string(i + 1) + " (causal)";
+    case Kind::none: break;
+  }
+  return "query " + std::to_string(i + 1) + " does not see key " + std::to_string(j + 1) + " (" + std::string(name()) + ")";
+}
+
 TileKind Mask::tile(int r0, int nr, int c0, int nc) const {
   // Each row sees one run of keys, so the tile is full iff every row's run covers [c0, c0 + nc)
   // and empty iff no row's run meets it. Closed forms where the runs grow with the row.

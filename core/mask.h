@@ -13,6 +13,7 @@
 
 #include "core/scenario.h"
 
+#include <string>
 #include <string_view>
 
 namespace flashstep {
@@ -44,6 +45,8 @@ class Mask {
   int n_queries() const { return nq_; }
   int n_keys() const { return nk_; }
   std::string_view name() const;  // "none", "causal"
+  // Why query i does not see key j, for the screen: "key 5 comes after query 3 (causal)".
+  std::string hidden_because(int i, int j) const;
 
   // The keys query i sees.
   KeyRange keys(int i) const {

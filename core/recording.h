@@ -20,6 +20,7 @@
 #pragma once
 
 #include "core/io_counters.h"
+#include "core/mask.h"
 #include "core/matrix.h"
 #include "core/precision.h"
 #include "core/scenario.h"
@@ -185,7 +186,7 @@ struct Recording {
   Precision precision = Precision::fp32;
   int rows = 0, n = 0, d = 0;  // softmax: rows × n; attention: N = n, d
   double scale = 1.0;
-  bool causal = false;
+  Mask mask{Mask::Kind::none, 0, 0};  // the mask it ran under; run's JSON says "causal" and "mask"
   int Br = 0, Bc = 0, Tr = 0, Tc = 0, chunks = 0;
   ParamValues params;  // the parameters declared since format 1 that the algorithm takes
   std::vector<std::string> notices;

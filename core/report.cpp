@@ -53,7 +53,8 @@ Json recording_json(const Recording& rec, bool include_steps, bool include_outpu
   j["precision"] = std::string(precision_name(rec.precision));
   j["shape"] = {{"rows", rec.rows}, {"n", rec.n}, {"d", rec.d}};
   j["scale"] = number_json(rec.scale);
-  j["causal"] = rec.causal;
+  j["causal"] = rec.mask.kind() == Mask::Kind::causal;
+  j["mask"] = std::string(rec.mask.name());
   if (takes_qkv(rec.algorithm)) j["heads"] = rec.heads;
   if (rec.Br > 0) j["blocks"] = {{"Br", rec.Br}, {"Bc", rec.Bc}, {"Tr", rec.Tr}, {"Tc", rec.Tc}};
   if (rec.chunks > 0) j["chunks"] = rec.chunks;

@@ -139,3 +139,31 @@ TEST_CASE("registers: attention online keeps one score and one row's o, m and l 
   CHECK(keys == rec.n * rec.n);
   CHECK_FALSE(register_live(rec, nullptr, bm, 0, 0));  // before the first step nothing is live
 }
+
+TEST_CASE("the views ask the mask the recording carries, not a flag beside it") {
+  // N = 8 in tiles of 2 × 2, no mask: every tile is computed.
+  Scenario s;
+  s.algorithm = Algorithm::attn_tiled;
+  s.n = 8;
+  s.d = 4;
+  s.block_rows = 2;
+  s.block_cols = 2;
+  Recording rec = record(resolve(s), RecordOptions{});
+  CHECK(rec.mask.kind() == Mask::Kind::none);
+  CHECK(rec.mask.n_queries() == 8);
+  CHECK(rec.mask.n_keys() == 8);
+  CHECK_FALSE(masked_score(rec, 0, 7));
+  // The same recording told it ran under the causal mask: the views follow what it carries, so
+  // query 1 no longer sees key 8, and tile (i = 1, j = 4), above the diagonal, is masked.
+  rec.mask = Mask(Mask::Kind::causal, 8, 8);
+  CHECK(&mask_of(rec) == &rec.mask);
+  CHECK(masked_score(rec, 0, 7));
+  CHECK_FALSE(masked_score(rec, 7, 0));
+  CHECK(tile_states(rec, -1).at(0, 3) == TileState::masked);
+  CHECK(tile_states(rec, -1).at(3, 0) == TileState::not_yet);
+  // A causal run carries the causal mask of its N queries and keys.
+  s.causal = true;
+  const Recording causal = record(resolve(s), RecordOptions{false});
+  CHECK(causal.mask.kind() == Mask::Kind::causal);
+  CHECK(causal.mask.n_keys() == 8);
+}

@@ -493,3 +493,13 @@ TEST_CASE("run --compare lists every result run's JSON has, beside its old keys"
   REQUIRE(diffs.contains("output"));
   CHECK(diffs["output"].get<double>() == 0);
 }
+
+TEST_CASE("run's JSON says the mask by name beside its causal flag") {
+  for (const bool causal : {false, true}) {
+    const Result r = invoke(std::string("run --algo attn-tiled --n 6 --d 2 --steps none") + (causal ? " --causal" : ""));
+    REQUIRE(r.status == 0);
+    const auto j = flashstep::Json::parse(r.out);
+    CHECK(j["causal"].get<bool>() == causal);
+    CHECK(j["mask"].get<std::string>() == (causal ? "causal" : "none"));
+  }
+}

@@ -118,7 +118,7 @@ Resolved comparable(const Recording& rec, Algorithm a) {
   Resolved r;
   r.scenario.algorithm = a;
   r.scenario.precision = rec.precision;
-  r.scenario.causal = rec.causal;
+  r.scenario.causal = rec.mask.kind() == Mask::Kind::causal;
   r.rows = rec.rows;
   r.n = rec.n;
   r.d = rec.d;

@@ -36,7 +36,7 @@ TileStates tile_states(const Recording& rec, int playhead);
 bool register_live(const Recording& rec, const Step* step, int buffer, int r, int c);
 
 // The mask the recording ran under (core/mask.h).
-inline Mask mask_of(const Recording& rec) { return Mask::causal_if(rec.causal, rec.n, rec.n); }
+inline const Mask& mask_of(const Recording& rec) { return rec.mask; }
 // Whether score (query, key) is masked.
 inline bool masked_score(const Recording& rec, int query, int key) { return !mask_of(rec).visible(query, key); }
 

@@ -261,8 +261,8 @@ std::string nonfinite_reason(const Recording& rec, const State& st, int buffer, 
     if (n == "m" || n == "m_tree")
       return attention ? "m starts at −∞: no score has been seen yet, and max(−∞, s) = s"
                        : "m starts at −∞, so the first max(m, x₁) is x₁";
-    if (n == "S" && rec.causal && c > r)
-      return strf("masked: key %d comes after query %d (causal), so its weight is e^{−∞} = 0", c + 1, r + 1);
+    if (n == "S" && rec.mask.kind() != Mask::Kind::none && !rec.mask.visible(r, c))
+      return strf("masked: %s, so its weight is e^{−∞} = 0", rec.mask.hidden_because(r, c).c_str());
     if (n == "S")
       return strf("q%s · k%s overflowed %s: beyond its largest finite number %s, so the score is −∞ "
                   "and its weight exactly 0. While the row's max is still −∞, the exponents are taken "
