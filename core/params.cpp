@@ -45,7 +45,8 @@ std::vector<ParamDecl> declared() {
     ParamDecl p;
     p.key = "sram", p.flag = "--sram", p.name = "sram M", p.label = "M (SRAM)";
     p.help = "SRAM size M in elements, for the block sizes derived from it: Bc = ⌈M/4d⌉, Br = min(Bc, d); "
-             "at least 4·d (one row each of Qᵢ, Kⱼ, Vⱼ, Oᵢ); 0 or absent: " + std::to_string(kDefaultSram);
+             "at least one row of each d-wide block of the algorithm's tile (4·d: Qᵢ, Kⱼ, Vⱼ, Oᵢ of the forward); "
+             "0 or absent: " + std::to_string(kDefaultSram);
     p.lo = 1, p.hi = kIntMax, p.def = 0, p.zero_is_auto = true;
     p.takes = tiled, p.sets = "the tiles", p.lacks = "has no tiles";
     p.member = &Scenario::sram, p.own_widget = true;

@@ -356,10 +356,11 @@ Resolved resolve(const Scenario& s) {
   }
 
   if (row.takes_blocks) {
-    if (s.sram > 0 && s.sram < 4 * r.d)
-      throw InputError(strf("sram M = %d elements is too small: one row of each of Qᵢ, Kⱼ, Vⱼ, "
-                            "Oᵢ needs 4·d = %d",
-                            s.sram, 4 * r.d));
+    // One row of each d-wide block the row's tile holds (the forward's Qᵢ, Kⱼ, Vⱼ, Oᵢ: 4·d).
+    const int rows = std::max(row.tile.d_wide(), 1);
+    if (s.sram > 0 && s.sram < static_cast<long long>(rows) * r.d)
+      throw InputError(strf("sram M = %d elements is too small: one row of each of %s needs %d·d = %lld",
+                            s.sram, tile_blocks(row.tile).c_str(), rows, static_cast<long long>(rows) * r.d));
     const int M = s.sram > 0 ? s.sram : kDefaultSram;
     // The FlashAttention paper's rule (core/tiles.h). A block size of 0 (or none given) means
     // "from M"; the notice says which values the rule gave.

@@ -14,6 +14,12 @@ SramBlocks sram_blocks(long long M, long long d) {
   return b;
 }
 
+std::string tile_blocks(const TileShape& t) {
+  std::string out(t.paper_sum);
+  for (std::size_t at = out.find(" + "); at != std::string::npos; at = out.find(" + ", at + 2)) out.replace(at, 3, ", ");
+  return out;
+}
+
 TileBudget tile_budget(const TileShape& t, int Br, int Bc, int d, int M) {
   TileBudget b;
   b.kv = static_cast<long long>(t.key_tiles) * Bc * d;

@@ -5,6 +5,7 @@
 // FlashAttention paper's Bc = ⌈M/4d⌉, Br = min(Bc, d), the same for its forward and backward.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace flashstep {
@@ -30,7 +31,11 @@ struct TileShape {
   std::string_view score_names;  // "Sᵢⱼ"
   std::string_view paper_sum;    // "Qᵢ + Kⱼ + Vⱼ + Oᵢ": what the paper's rule fits in M
   bool tiled() const { return key_tiles + query_tiles > 0; }
+  int d_wide() const { return key_tiles + query_tiles; }  // the B × d tiles: one row each needs d_wide()·d
 };
+
+// The d-wide blocks the paper's rule fits in M, as a list: "Qᵢ, Kⱼ, Vⱼ, Oᵢ".
+std::string tile_blocks(const TileShape& t);
 
 // FlashAttention's forward tile step: Kⱼ, Vⱼ (Bc × d), Qᵢ, Oᵢ (Br × d), Sᵢⱼ (Br × Bc), m and l.
 inline const TileShape kForwardTile{2, 2, 1, 2, "Kⱼ, Vⱼ", "Qᵢ, Oᵢ", "Sᵢⱼ", "Qᵢ + Kⱼ + Vⱼ + Oᵢ"};

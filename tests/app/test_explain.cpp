@@ -56,7 +56,7 @@ TEST_CASE("explain: Bc counts rows of K and V, as the field's tooltip says") {
 }
 
 TEST_CASE("explain: the block-size rule leaves room for the score tile, as Theorem 2's proof does") {
-  const std::string t = tile_rule_help();
+  const std::string t = tile_rule_help(kForwardTile);
   // Dao et al. 2022, proof of Theorem 2: Br·Bc = O(M) gives Br = Θ(min(M/d, d)).
   CHECK(has(t, "Theorem 2"));
   CHECK(has(t, "min(M/d, d)"));
@@ -77,17 +77,17 @@ TEST_CASE("explain: the block-size rule leaves room for the score tile, as Theor
 TEST_CASE("explain: a tile over M only by its score tile is information, not a problem") {
   // Lesson 9: d = 4, M = 64: Bc = ⌈64/16⌉ = 4, Br = min(4, 4) = 4.
   const long long four = 2 * 4 * 4 + 2 * 4 * 4, s = 4 * 4;
-  const TileFitLine fit = tile_fit_line(4, 4, 4, 64);
+  const TileFitLine fit = tile_fit_line(kForwardTile, 4, 4, 4, 64);
   CHECK_FALSE(fit.problem);
   CHECK(has(fit.text(), std::to_string(four) + " ≤ M = 64"));
   CHECK(has(fit.text(), std::to_string(four + s)));
   CHECK_FALSE(has(fit.text(), "> M"));
   // Blocks set by hand so that Q, K, V and O alone exceed M: a problem, said with its numbers.
-  const TileFitLine over = tile_fit_line(16, 16, 4, 64);
+  const TileFitLine over = tile_fit_line(kForwardTile, 16, 16, 4, 64);
   CHECK(over.problem);
   CHECK(has(over.text(), std::to_string(2 * 16 * 4 + 2 * 16 * 4) + " > M = 64"));
   // Everything within M.
-  const TileFitLine all = tile_fit_line(2, 2, 2, 64);
+  const TileFitLine all = tile_fit_line(kForwardTile, 2, 2, 2, 64);
   CHECK_FALSE(all.problem);
   CHECK(has(all.text(), std::to_string(2 * 2 * 2 + 2 * 2 * 2 + 2 * 2) + " ≤ M = 64"));
 }
@@ -217,4 +217,54 @@ TEST_CASE("memory panel: streaming attention without tiles says it moves more th
   CHECK(streaming_traffic_note(record(s)).empty());
   s.algorithm = Algorithm::attn_tiled;
   CHECK(streaming_traffic_note(record(s)).empty());
+}
+
+namespace {
+
+// A tile that holds more than the forward's, as FlashAttention-2's backward does (Kⱼ, Vⱼ, dKⱼ,
+// dVⱼ of Bc × d; Qᵢ, Oᵢ, dOᵢ, dQᵢ of Br × d; Sᵢⱼ, Pᵢⱼ, dPᵢⱼ, dSᵢⱼ of Br × Bc; Lᵢ and Dᵢ).
+const TileShape kBigTile{4, 4, 4, 2, "Kⱼ, Vⱼ, dKⱼ, dVⱼ", "Qᵢ, Oᵢ, dOᵢ, dQᵢ", "Sᵢⱼ, Pᵢⱼ, dPᵢⱼ, dSᵢⱼ",
+                         "Qᵢ + Kⱼ + Vⱼ + Oᵢ + dOᵢ + dQᵢ + dKⱼ + dVⱼ"};
+
+}  // namespace
+
+TEST_CASE("explain: the tile line counts the row's own tile, not the forward's") {
+  CHECK(tile_blocks(kForwardTile) == "Qᵢ, Kⱼ, Vⱼ, Oᵢ");
+  CHECK(tile_blocks(kBigTile) == "Qᵢ, Kⱼ, Vⱼ, Oᵢ, dOᵢ, dQᵢ, dKⱼ, dVⱼ");
+  // Br = Bc = d = 4, M = 64: eight 4 × 4 blocks are 128 > 64, where the forward's four fit.
+  const long long blocks = 4 * 4 * 4 + 4 * 4 * 4, scores = 4 * 4 * 4;
+  const TileFitLine over = tile_fit_line(kBigTile, 4, 4, 4, 64);
+  CHECK(over.problem);
+  CHECK(over.text() == "Qᵢ, Kⱼ, Vⱼ, Oᵢ, dOᵢ, dQᵢ, dKⱼ, dVⱼ: " + std::to_string(blocks) + " > M = 64:; these blocks do not fit");
+  CHECK_FALSE(tile_fit_line(kForwardTile, 4, 4, 4, 64).problem);
+  // M = 256: the blocks and the four score tiles fit.
+  const TileFitLine fits = tile_fit_line(kBigTile, 4, 4, 4, 256);
+  CHECK_FALSE(fits.problem);
+  CHECK(fits.text() == "tile " + std::to_string(blocks + scores) + " ≤ M = 256:; Qᵢ, Kⱼ, Vⱼ, Oᵢ, dOᵢ, dQᵢ, dKⱼ, dVⱼ and Sᵢⱼ, Pᵢⱼ, dPᵢⱼ, dSᵢⱼ fit");
+  // M = 160: the blocks fit, the score tiles go over.
+  const TileFitLine between = tile_fit_line(kBigTile, 4, 4, 4, 160);
+  CHECK(between.text() == "Qᵢ, Kⱼ, Vⱼ, Oᵢ, dOᵢ, dQᵢ, dKⱼ, dVⱼ: 128 ≤ M = 160; Sᵢⱼ, Pᵢⱼ, dPᵢⱼ, dSᵢⱼ adds 64: tile 192");
+  // The help's sum counts the tile's own blocks.
+  const std::string help = tile_rule_help(kBigTile);
+  CHECK(has(help, "4·Bc·d + 4·Br·d + 4·Br·Bc elements"));
+  CHECK(has(help, "Kⱼ, Vⱼ, dKⱼ and dVⱼ (Bc×d each)"));
+  CHECK(has(tile_rule_help(kForwardTile), "Kⱼ and Vⱼ (Bc×d each), Qᵢ and Oᵢ (Br×d each) and the scores Sᵢⱼ (Br×Bc): 2·Bc·d + 2·Br·d + Br·Bc elements"));
+}
+
+TEST_CASE("explain: the N, d and seed fields name the row's inputs of N rows") {
+  const AlgorithmInfo& tiled = info(Algorithm::attn_tiled);
+  CHECK(takes_extent(tiled, Extent::N));
+  CHECK(takes_extent(tiled, Extent::d));
+  CHECK_FALSE(takes_extent(info(Algorithm::online), Extent::N));
+  CHECK(n_field_help(tiled) == "Sequence length: Q, K and V are N×d, S and P are N×N.");
+  CHECK(d_field_help(tiled) == "Head dimension: the length of each q, k, v.");
+  CHECK(seed_field_help(tiled) == "Q, K and V are standard-normal random numbers from this seed.");
+  // A row that also takes the upstream gradient dO, N × d.
+  static const InputSpec dO{"dO", "dO", Extent::N, Extent::d, &Scenario::q, &Resolved::q};
+  AlgorithmInfo backward = tiled;
+  backward.inputs.push_back(&dO);
+  CHECK(inputs_over(backward, Extent::N) == "Q, K, V and dO");
+  CHECK(n_field_help(backward) == "Sequence length: Q, K, V and dO are N×d, S and P are N×N.");
+  CHECK(d_field_help(backward) == "Head dimension: the length of each q, k, v and of each row of dO.");
+  CHECK(seed_field_help(backward) == "Q, K, V and dO are standard-normal random numbers from this seed.");
 }

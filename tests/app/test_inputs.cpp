@@ -86,10 +86,10 @@ TEST_CASE("inputs: the form and the scenario agree both ways") {
 }
 
 TEST_CASE("inputs: does the tile fit in SRAM") {
-  CHECK(tile_elements(4, 4, 4) == 2 * 4 * 4 + 2 * 4 * 4 + 4 * 4);
-  CHECK(tile_elements_without_s(4, 4, 4) == 64);
-  CHECK(tile_fits(4, 4, 4, 80));
-  CHECK_FALSE(tile_fits(4, 4, 4, 79));
+  CHECK(tile_elements(kForwardTile, 4, 4, 4) == 2 * 4 * 4 + 2 * 4 * 4 + 4 * 4);
+  CHECK(tile_elements_without_s(kForwardTile, 4, 4, 4) == 64);
+  CHECK(tile_fits(kForwardTile, 4, 4, 4, 80));
+  CHECK_FALSE(tile_fits(kForwardTile, 4, 4, 4, 79));
   int Br = 0, Bc = 0;
   blocks_from_sram(64, 4, Br, Bc);
   CHECK(Bc == 4);

@@ -362,3 +362,15 @@ TEST_CASE("inputs are rounded to the nearest value of the format, ties to even")
   CHECK(round_to(Precision::fp32, 0.1) == static_cast<double>(0.1f));
   CHECK(round_to(Precision::fp64, 0.1) == 0.1);
 }
+
+TEST_CASE("an SRAM too small for one row of each of the tile's d-wide blocks is refused in one line") {
+  Scenario s;
+  s.algorithm = Algorithm::attn_tiled;
+  s.n = 8;
+  s.d = 4;
+  s.sram = 15;  // the forward's four blocks Qᵢ, Kⱼ, Vⱼ, Oᵢ need one row each: 4 · 4 = 16
+  CHECK(input_error([&] { resolve(s); }) ==
+        "sram M = 15 elements is too small: one row of each of Qᵢ, Kⱼ, Vⱼ, Oᵢ needs 4·d = 16");
+  s.sram = 16;
+  CHECK(input_error([&] { resolve(s); }) == "");
+}

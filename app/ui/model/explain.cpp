@@ -41,13 +41,28 @@ std::string block_rule_help() {
          "Or set Br and Bc yourself.";
 }
 
-std::string tile_rule_help() {
-  return "A tile step holds Kⱼ and Vⱼ (Bc×d each), Qᵢ and Oᵢ (Br×d each) and the scores Sᵢⱼ "
-         "(Br×Bc): 2·Bc·d + 2·Br·d + Br·Bc elements. The paper's IO bound (Dao et al. 2022, proof of "
-         "Theorem 2) asks Bc·d = O(M) for Kⱼ and Vⱼ, Br·d = O(M) for Qᵢ and Oᵢ, and Br·Bc = O(M) "
-         "for Sᵢⱼ, which gives Bc = Θ(M/d) and Br = Θ(min(M/d, d)): the d in Br = min(Bc, d) is "
-         "there so that Sᵢⱼ fits. The constants are loose: with Bc = ⌈M/4d⌉ the four d-wide tiles "
-         "take up to M and Sᵢⱼ up to d·⌈M/4d⌉, about M/4, more, so a tile can pass M by about M/4.";
+std::string tile_rule_help(const TileShape& t) {
+  // "Kⱼ, Vⱼ" → "Kⱼ and Vⱼ"; a count before a term, none for 1: "2·Bc·d", "Br·Bc".
+  auto both = [](std::string_view list) {
+    std::string s(list);
+    if (const std::size_t at = s.rfind(", "); at != std::string::npos) s.replace(at, 2, " and ");
+    return s;
+  };
+  auto times = [](int k, const char* term) { return (k == 1 ? std::string() : std::to_string(k) + "·") + term; };
+  const std::string keys = both(t.key_names), queries = both(t.query_names), scores = both(t.score_names);
+  std::string out = "A tile step holds " + keys + " (Bc×d each), " + queries + " (Br×d each) and the scores " +
+                    scores + " (Br×Bc): " + times(t.key_tiles, "Bc·d") + " + " + times(t.query_tiles, "Br·d") +
+                    " + " + times(t.score_tiles, "Br·Bc") +
+                    " elements. The paper's IO bound (Dao et al. 2022, proof of Theorem 2) asks Bc·d = O(M) for " +
+                    keys + ", Br·d = O(M) for " + queries + ", and Br·Bc = O(M) for " + scores +
+                    ", which gives Bc = Θ(M/d) and Br = Θ(min(M/d, d)): the d in Br = min(Bc, d) is there so "
+                    "that " + scores + " fit" + (t.score_tiles == 1 ? "s" : "") + ". ";
+  if (t.d_wide() == 4 && t.score_tiles == 1)
+    return out + "The constants are loose: with Bc = ⌈M/4d⌉ the four d-wide tiles take up to M and " + scores +
+           " up to d·⌈M/4d⌉, about M/4, more, so a tile can pass M by about M/4.";
+  return out + strf("The constants are loose: with Bc = ⌈M/4d⌉ the %d d-wide tiles take up to %s·M and the %d "
+                    "score tiles up to %d·d·⌈M/4d⌉, about %d·M/4, more.",
+                    t.d_wide(), num(t.d_wide() / 4.0).c_str(), t.score_tiles, t.score_tiles, t.score_tiles);
 }
 
 std::string sram_help() {
@@ -67,12 +82,13 @@ std::string TileFitLine::text() const {
   return out;
 }
 
-TileFitLine tile_fit_line(int Br, int Bc, int d, int M) {
-  const long long qkvo = tile_elements_without_s(Br, Bc, d), all = tile_elements(Br, Bc, d);
+TileFitLine tile_fit_line(const TileShape& t, int Br, int Bc, int d, int M) {
+  const long long qkvo = tile_elements_without_s(t, Br, Bc, d), all = tile_elements(t, Br, Bc, d);
   const long long s = all - qkvo;
-  if (qkvo > M) return {{strf("Qᵢ, Kⱼ, Vⱼ, Oᵢ: %lld > M = %d:", qkvo, M), "these blocks do not fit"}, true};
-  if (all <= M) return {{strf("tile %lld ≤ M = %d:", all, M), "Qᵢ, Kⱼ, Vⱼ, Oᵢ and Sᵢⱼ fit"}, false};
-  return {{strf("Qᵢ, Kⱼ, Vⱼ, Oᵢ: %lld ≤ M = %d", qkvo, M), strf("Sᵢⱼ adds %lld: tile %lld", s, all)}, false};
+  const std::string blocks = tile_blocks(t), scores(t.score_names);
+  if (qkvo > M) return {{strf("%s: %lld > M = %d:", blocks.c_str(), qkvo, M), "these blocks do not fit"}, true};
+  if (all <= M) return {{strf("tile %lld ≤ M = %d:", all, M), blocks + " and " + scores + " fit"}, false};
+  return {{strf("%s: %lld ≤ M = %d", blocks.c_str(), qkvo, M), strf("%s adds %lld: tile %lld", scores.c_str(), s, all)}, false};
 }
 
 // ---- precision ----------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include "app/ui/labs/lab_overflow.h"
 #include "core/precision.h"
 #include "core/recording.h"
+#include "core/tiles.h"
 
 #include <string>
 #include <vector>
@@ -19,18 +20,19 @@ namespace flashstep::ui {
 std::string block_rule_help();
 // What a tile step holds, why the rule leaves room for Sᵢⱼ (Dao et al. 2022, Theorem 2), and
 // how far over M the rule's constants let a tile go.
-std::string tile_rule_help();
+std::string tile_rule_help(const TileShape& t);
 // The help of the M field: the on-chip memory of named GPUs, in bytes and fp32 elements.
 std::string sram_help();
 
-// One line on the tile's size against M. `problem` only when Qᵢ, Kⱼ, Vⱼ and Oᵢ alone exceed
-// M (blocks set by hand): with the paper's rule Sᵢⱼ on top is expected, not an error.
+// One line on the size of a tile of shape `t` (the row's, core/tiles.h) against M. `problem`
+// only when its d-wide blocks (the forward's Qᵢ, Kⱼ, Vⱼ and Oᵢ) alone exceed M (blocks set by
+// hand): with the paper's rule the score tiles (Sᵢⱼ) on top are expected, not an error.
 struct TileFitLine {
   std::vector<std::string> lines;  // short enough for a line each of the Inputs panel
   bool problem = false;
   std::string text() const;        // the lines joined by "; "
 };
-TileFitLine tile_fit_line(int Br, int Bc, int d, int M);
+TileFitLine tile_fit_line(const TileShape& t, int Br, int Bc, int d, int M);
 
 // ---- precision (Inputs panel, overflow lab, the attention presets) ------------------------
 

@@ -285,9 +285,55 @@ std::vector<double> random_vector(int n, std::uint64_t seed) {
   return rows[0];
 }
 
-long long tile_elements_without_s(int Br, int Bc, int d) { return tile_budget(kForwardTile, Br, Bc, d, 0).paper; }
+long long tile_elements_without_s(const TileShape& t, int Br, int Bc, int d) { return tile_budget(t, Br, Bc, d, 0).paper; }
 
-long long tile_elements(int Br, int Bc, int d) { return tile_budget(kForwardTile, Br, Bc, d, 0).with_s; }
+long long tile_elements(const TileShape& t, int Br, int Bc, int d) { return tile_budget(t, Br, Bc, d, 0).with_s; }
+
+namespace {
+
+// "Q", "Q and K", "Q, K and V".
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t k = 0; k < names.size(); ++k) out += (k == 0 ? "" : k + 1 == names.size() ? " and " : ", ") + names[k];
+  return out;
+}
+
+std::vector<std::string> names_over(const AlgorithmInfo& row, Extent rows) {
+  std::vector<std::string> out;
+  for (const InputSpec* in : row.inputs)
+    if (in->rows == rows) out.emplace_back(in->name);
+  return out;
+}
+
+}  // namespace
+
+std::string inputs_over(const AlgorithmInfo& row, Extent rows) { return joined(names_over(row, rows)); }
+
+bool takes_extent(const AlgorithmInfo& row, Extent e) {
+  for (const InputSpec* in : row.inputs)
+    if (in->rows == e || in->cols == e) return true;
+  return false;
+}
+
+std::string n_field_help(const AlgorithmInfo& row) {
+  const std::vector<std::string> n = names_over(row, Extent::N);
+  return "Sequence length: " + joined(n) + (n.size() == 1 ? " is" : " are") + " N×d, S and P are N×N.";
+}
+
+std::string d_field_help(const AlgorithmInfo& row) {
+  // A row of Q is the vector q (one letter: its lower case); a longer name's row is named so.
+  std::string vectors, rows;
+  for (const std::string& n : names_over(row, Extent::N)) {
+    if (n.size() == 1) vectors += (vectors.empty() ? "" : ", ") + std::string(1, static_cast<char>(n[0] - 'A' + 'a'));
+    else rows += (rows.empty() ? "" : ", ") + n;
+  }
+  return "Head dimension: the length of each " + vectors + (rows.empty() ? "" : " and of each row of " + rows) + ".";
+}
+
+std::string seed_field_help(const AlgorithmInfo& row) {
+  const std::vector<std::string> n = names_over(row, Extent::N);
+  return joined(n) + (n.size() == 1 ? " is" : " are") + " standard-normal random numbers from this seed.";
+}
 
 void blocks_from_sram(int M, int d, int& Br, int& Bc) {
   const SramBlocks b = sram_blocks(M, d);  // in 64 bits: a typed d or M near the largest int

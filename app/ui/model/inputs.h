@@ -95,11 +95,22 @@ const std::vector<VectorPreset>& vector_presets();
 // n values rounded to two decimals: standard normal times 3, so exp() spreads visibly.
 std::vector<double> random_vector(int n, std::uint64_t seed);
 
-// The SRAM a FlashAttention forward tile step holds (core/tiles.h's kForwardTile): K_j and V_j
-// (2·Bc·d), Q_i and O_i (2·Br·d) and the score tile S_ij (Br·Bc).
-long long tile_elements(int Br, int Bc, int d);
-long long tile_elements_without_s(int Br, int Bc, int d);
-inline bool tile_fits(int Br, int Bc, int d, int M) { return tile_elements(Br, Bc, d) <= M; }
+// The SRAM a tile step of shape `t` holds (core/tiles.h; the forward's kForwardTile: K_j and V_j
+// (2·Bc·d), Q_i and O_i (2·Br·d) and the score tile S_ij (Br·Bc)); without its score tiles.
+long long tile_elements(const TileShape& t, int Br, int Bc, int d);
+long long tile_elements_without_s(const TileShape& t, int Br, int Bc, int d);
+inline bool tile_fits(const TileShape& t, int Br, int Bc, int d, int M) { return tile_elements(t, Br, Bc, d) <= M; }
+
+// The Inputs panel's words for a row's input matrices, from its InputSpecs (core/algorithms.h):
+// the names of those whose rows run over `rows` ("Q, K and V"; "Q, K, V and dO").
+std::string inputs_over(const AlgorithmInfo& row, Extent rows);
+bool takes_extent(const AlgorithmInfo& row, Extent e);  // some input's rows or columns are e
+// The tooltips of the N, d and seed fields: "Sequence length: Q, K and V are N×d, S and P are
+// N×N.", "Head dimension: the length of each q, k, v.", "Q, K and V are standard-normal random
+// numbers from this seed."
+std::string n_field_help(const AlgorithmInfo& row);
+std::string d_field_help(const AlgorithmInfo& row);
+std::string seed_field_help(const AlgorithmInfo& row);
 // Br and Bc the paper's rule picks for M (core/tiles.h's sram_blocks), before clamping to N.
 void blocks_from_sram(int M, int d, int& Br, int& Bc);
 

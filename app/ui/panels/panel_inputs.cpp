@@ -240,7 +240,8 @@ bool blocks_field(AppState& app) {
   }
   // The tile at its real size (clamped to N, as the engine clamps it).
   const int Br = std::min(in.Br, in.N), Bc = std::min(in.Bc, in.N);
-  const TileFitLine fit = tile_fit_line(Br, Bc, in.d, in.M);
+  const TileShape& tile = info(in.algorithm).tile;
+  const TileFitLine fit = tile_fit_line(tile, Br, Bc, in.d, in.M);
   ImGui::PushStyleColor(ImGuiCol_Text, fit.problem ? kBad : kOk);
   // A line each, wrapped short of the edge by the "(?)" that follows the last.
   const ImGuiStyle& st = ImGui::GetStyle();
@@ -248,7 +249,7 @@ bool blocks_field(AppState& app) {
   for (const std::string& line : fit.lines) ImGui::TextUnformatted(line.c_str());
   ImGui::PopTextWrapPos();
   ImGui::PopStyleColor();
-  help_marker(tile_rule_help().c_str());
+  help_marker(tile_rule_help(tile).c_str());
   return changed;
 }
 
@@ -385,7 +386,8 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
                                     "Each lesson keeps its own inputs and playhead while you visit others."))
     app.reset_inputs();
   Inputs& in = app.inputs;
-  const bool attention = takes_qkv(in.algorithm);  // N, d and a seed rather than a vector
+  const AlgorithmInfo& row = info(in.algorithm);
+  const bool attention = takes_extent(row, Extent::N);  // N, d and a seed rather than a vector
   bool changed = false;
   // The messages' place, filled once the fields have said what they need (draw_messages).
   const ImVec2 messages_at = ImGui::GetCursorScreenPos();
@@ -398,11 +400,10 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
     ImGui::SameLine();
     changed |= vector_field(app);
   } else {
-    const bool same_family = takes_qkv(app.scenario.algorithm);
-    bool shape = int_field(app, "N", &in.N, "Sequence length: Q, K and V are N×d, S and P are N×N.",
-                           running(app, app.scenario.n, same_family));
-    shape |= int_field(app, "d", &in.d, "Head dimension: the length of each q, k, v.",
-                       running(app, app.scenario.d, same_family));
+    const bool same_family = takes_extent(info(app.scenario.algorithm), Extent::N);
+    bool shape = int_field(app, "N", &in.N, n_field_help(row).c_str(), running(app, app.scenario.n, same_family));
+    if (takes_extent(row, Extent::d))
+      shape |= int_field(app, "d", &in.d, d_field_help(row).c_str(), running(app, app.scenario.d, same_family));
     if (has_explicit_qkv(in)) {
       ImGui::TextDisabled("Q, K, V given");
       help_marker("The scenario file or a preset gave Q, K and V. Changing N, d or pressing \"random\" "
@@ -412,8 +413,7 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
     } else {
       int seed = static_cast<int>(in.seed);
       const int seed_in_use = static_cast<int>(app.scenario.seed);
-      if (int_field(app, "seed", &seed, "Q, K and V are standard-normal random numbers from this seed.",
-                    running(app, seed_in_use, same_family))) {
+      if (int_field(app, "seed", &seed, seed_field_help(row).c_str(), running(app, seed_in_use, same_family))) {
         in.seed = static_cast<std::uint64_t>(std::max(seed, 0));
         changed = true;
       }

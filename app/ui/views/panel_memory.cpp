@@ -228,7 +228,7 @@ void draw_budget(const ViewInput& in, const MemoryPanelOptions& opt, const std::
   ImGui::Text("%s: %d·Bc·d = %d·%d·%d = %lld    %s: %d·Br·d = %d·%d·%d = %lld    %s: Br·Bc = %lld", kv.c_str(),
               shape.key_tiles, shape.key_tiles, rec.Bc, rec.d, t.kv, qo.c_str(), shape.query_tiles, shape.query_tiles,
               rec.Br, rec.d, t.qo, sc.c_str(), t.s);
-  help_marker(tile_rule_help().c_str());
+  help_marker(tile_rule_help(shape).c_str());
   const ImVec4 ok = ImGui::ColorConvertU32ToFloat4(pal.sram),
                bad = ImGui::ColorConvertU32ToFloat4(pal.nonfinite);
   ImGui::TextColored(t.fits_paper() ? ok : bad, "%s = %lld %s M = %d%s: %s", sum.c_str(), t.paper,
