@@ -1,0 +1,253 @@
+// The fast softmax kernels (core/fast.h): safe, online and chunked over rows of fp32, every
+// row in parallel, or a long row split across the threads.
+#include "core/fast_kernels.h"
+
+#include <vector>
+
+namespace flashstep::fast {
+namespace {
+
+// Pass 1 of the online kernel works on blocks this long: 16 KiB stays in L1 between the
+// block's max and its exponentials, so memory sees x once.
+constexpr std::int64_t kBlock = 4096;
+// Rows shorter than this are not split across threads.
+constexpr std::int64_t kSplitRow = 1 << 16;
+
+// The online merge of two partial (m, l): the larger max wins, the other sum is rescaled. A
+// part that has seen only −∞ (m = −∞, l = 0) adds nothing instead of exp(−∞ + ∞) = NaN; a NaN
+// stays NaN; a +∞ makes l NaN (exp(∞ − ∞)), as the recording engines do.
+ML merge(ML a, ML b) {
+  const float m = nan_max(a.m, b.m);
+  const bool neg_inf = a.neg_inf || b.neg_inf;
+  if (std::isnan(m)) return {kNaN, kNaN, neg_inf};
+  if (m == kNegInf) return {m, 0.0f, neg_inf};
+  if (m == kPosInf) return {m, kNaN, neg_inf};
+  const float fa = a.m == kNegInf ? 0.0f : std::exp(a.m - m);
+  const float fb = b.m == kNegInf ? 0.0f : std::exp(b.m - m);
+  return {m, a.l * fa + b.l * fb, neg_inf};
+}
+
+// Where a −∞ entry must be looked for: a flag for max_of, or nullptr when the exp is exact.
+bool* neg_inf_flag(bool& flag) { return exp_exact_at_neg_inf() ? nullptr : &flag; }
+
+// y_i = exp(x_i − m) / l. y is written with streaming stores where the ISA has them: the
+// output is not read again soon, and skipping the read-for-ownership saves a third stream.
+template <bool kMask>
+void normalize_finite(const float* x, float* y, std::int64_t n, float m, float l) {
+  const float inv_l = 1.0f / l;
+  const Packet pm = ei::pset1<Packet>(m), pinv = ei::pset1<Packet>(inv_l);
+  // −∞ entries weigh exactly 0: the packet exp of a very negative number is not always 0
+  // (about 3e-39 without AVX-512), so rows that have one are masked.
+  const Packet pneg = ei::pset1<Packet>(kNegInf);
+  auto term = [&](float v) { return v == kNegInf ? 0.0f : std::exp(v - m) * inv_l; };
+  std::int64_t i = 0;
+  for (; i < n && (reinterpret_cast<std::uintptr_t>(y + i) % (kP * sizeof(float))) != 0; ++i) y[i] = term(x[i]);
+  for (; i + kP <= n; i += kP) {
+    const Packet xv = ei::ploadu<Packet>(x + i);
+    Packet v = ei::pmul(ei::pexp(ei::psub(xv, pm)), pinv);
+    if constexpr (kMask) v = ei::pand(v, ei::pcmp_lt(pneg, xv));
+#if defined(__AVX512F__)
+    _mm512_stream_ps(y + i, v);
+#elif defined(__AVX__)
+    _mm256_stream_ps(y + i, v);
+#else
+    ei::pstoreu(y + i, v);
+#endif
+  }
+  for (; i < n; ++i) y[i] = term(x[i]);
+#if defined(__AVX__)
+  _mm_sfence();
+#endif
+}
+
+void normalize(const float* x, float* y, std::int64_t n, float m, float l, bool neg_inf) {
+  // A row with a NaN, a +∞ (l is NaN) or only −∞ (l = 0: 0/0) is NaN throughout.
+  if (std::isnan(m) || std::isnan(l) || l == 0.0f)
+    std::fill(y, y + n, kNaN);
+  else if (neg_inf)
+    normalize_finite<true>(x, y, n, m, l);
+  else
+    normalize_finite<false>(x, y, n, m, l);
+}
+
+// (m, l) of x in blocks: a block's max, then its exponentials against the running max. A block
+// of only −∞ adds nothing; a NaN ends the row as NaN (its outputs are all NaN); a +∞ makes
+// l NaN and m +∞.
+ML online_ml_blocks(const float* x, std::int64_t n) {
+  ML acc;
+  for (std::int64_t b = 0; b < n; b += kBlock) {
+    const std::int64_t len = std::min(kBlock, n - b);
+    bool neg_inf = false;
+    const float m_new = nan_max(acc.m, max_of(x + b, len, neg_inf_flag(neg_inf)));
+    acc.neg_inf |= neg_inf;
+    if (std::isnan(m_new)) return {kNaN, kNaN, acc.neg_inf};
+    if (m_new == kPosInf) return {m_new, kNaN, acc.neg_inf};
+    if (m_new == kNegInf) continue;
+    const float* next = b + kBlock + len <= n ? x + b + kBlock : nullptr;
+    const float f = acc.m == kNegInf ? 0.0f : std::exp(acc.m - m_new);
+    acc.l = acc.l * f + sum_exp(x + b, len, m_new, next);
+    acc.m = m_new;
+  }
+  ML out = settle(acc.m, acc.l);
+  out.neg_inf = acc.neg_inf;
+  return out;
+}
+
+// (m, l) of x in one sweep over memory: each vector lane keeps a running max and sum of its own,
+// and a step of kUnroll vectors takes its max, rescales the sums of the lanes whose max moved
+// (after the first steps, seldom) and adds its exponentials; the lanes are merged at the end, and
+// what is left past the last whole step goes through online_ml_blocks. Each number is read once
+// and its exponential taken while it is in registers, so the reads of memory and the arithmetic
+// overlap. A lane that has seen only −∞ takes its exponentials against 0 (FlashAttention's guard);
+// with kMask a −∞ weighs exactly 0, and whether there was one is kept for normalize().
+template <bool kMask>
+ML online_ml_lanes(const float* x, std::int64_t n) {
+  constexpr std::int64_t kUnroll = 4;  // the step's max below is written out for four vectors
+  const Packet neg = ei::pset1<Packet>(kNegInf), zero = ei::pset1<Packet>(0.0f), one = ei::pset1<Packet>(1.0f);
+  Packet m = neg, l = zero, lo = ei::pset1<Packet>(kPosInf), base = zero;
+  std::int64_t i = 0;
+  for (; i + kUnroll * kP <= n; i += kUnroll * kP) {
+    Packet v[kUnroll];
+    for (std::int64_t u = 0; u < kUnroll; ++u) v[u] = ei::ploadu<Packet>(x + i + u * kP);
+    const Packet step_max = ei::pmax(ei::pmax(v[0], v[1]), ei::pmax(v[2], v[3]));
+    if constexpr (kMask) lo = ei::pmin(lo, ei::pmin(ei::pmin(v[0], v[1]), ei::pmin(v[2], v[3])));
+    const Packet m_new = ei::pmax(m, step_max);
+    if (ei::predux_any(ei::pcmp_lt(m, m_new))) {
+      // Lanes whose max stayed keep their sum (exp(0) = 1, and exp(−∞ + ∞) would be NaN).
+      l = ei::pmul(l, ei::pselect(ei::pcmp_eq(m, m_new), one, ei::pexp(ei::psub(m, m_new))));
+      m = m_new;
+      base = ei::pselect(ei::pcmp_eq(m, neg), zero, m);
+    }
+    for (std::int64_t u = 0; u < kUnroll; ++u) {
+      Packet e = ei::pexp(ei::psub(v[u], base));
+      if constexpr (kMask) e = ei::pandnot(e, ei::pcmp_eq(v[u], neg));
+      l = ei::padd(l, e);
+    }
+  }
+  // The lanes merged at once: the largest max, and every lane's sum rescaled to it with one
+  // vector exp (a lane still at −∞ has sum 0 and adds 0).
+  alignas(64) float lane_m[kP];
+  ei::pstore(lane_m, m);
+  float M = kNegInf;
+  for (std::int64_t k = 0; k < kP; ++k) M = nan_max(M, lane_m[k]);
+  ML acc;
+  if (std::isnan(M)) acc = {kNaN, kNaN, false};
+  else if (M == kPosInf) acc = {M, kNaN, false};
+  else if (M != kNegInf) acc = settle(M, ei::predux(ei::pmul(l, ei::pexp(ei::psub(m, ei::pset1<Packet>(M))))));
+  else acc = settle(M, ei::predux(l));  // only −∞ maxima: the sums are 0, or NaN after a NaN the max passed over
+  if constexpr (kMask) acc.neg_inf = ei::predux_min(lo) == kNegInf;
+  if (i < n) acc = merge(acc, online_ml_blocks(x + i, n - i));
+  ML out = settle(acc.m, acc.l);
+  out.neg_inf = acc.neg_inf;
+  return out;
+}
+
+ML online_ml(const float* x, std::int64_t n) {
+  return exp_exact_at_neg_inf() ? online_ml_lanes<false>(x, n) : online_ml_lanes<true>(x, n);
+}
+
+// Runs one row kernel over every row: rows in parallel when there are enough, otherwise
+// each long row split across the threads (row_split does the split).
+template <class RowKernel, class SplitKernel>
+void for_rows(std::int64_t rows, std::int64_t n, RowKernel row_kernel, SplitKernel row_split) {
+  if (rows >= threads() || n < kSplitRow) {
+#pragma omp parallel for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r) row_kernel(r);
+  } else {
+    for (std::int64_t r = 0; r < rows; ++r) row_split(r);
+  }
+}
+
+}  // namespace
+
+// The kernels' thread count, beside the loops that ask it (for_rows) so that it inlines there.
+int threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, float* m_out, float* l_out) {
+  for_rows(
+      rows, n,
+      [&](std::int64_t r) {
+        const float* xr = x + r * n;
+        bool neg_inf = false;
+        const float m0 = max_of(xr, n, neg_inf_flag(neg_inf));   // 1. max
+        const ML ml = settle(m0, row_sum(xr, n, m0));            // 2. sum
+        const float m = ml.m, l = ml.l;
+        normalize(xr, y + r * n, n, m, l, neg_inf);              // 3. normalize
+        keep_ml(m_out, l_out, r, m, l);
+      },
+      [&](std::int64_t r) {
+        const float* xr = x + r * n;
+        float m = kInitM, l = kInitL;
+        const std::int64_t T = threads();
+#pragma omp parallel
+        {
+#ifdef _OPENMP
+          const std::int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+          const std::int64_t t = 0, nt = 1;
+#endif
+          (void)T;
+          const std::int64_t b = part_begin(n, nt, t), e = part_begin(n, nt, t + 1);
+          bool neg_inf = false;
+          const float mt = max_of(xr + b, e - b, neg_inf_flag(neg_inf));
+#pragma omp critical
+          m = nan_max(m, mt);
+#pragma omp barrier
+          const float lt = row_sum(xr + b, e - b, m);
+#pragma omp atomic
+          l += lt;
+#pragma omp barrier
+          normalize(xr + b, y + r * n + b, e - b, m, l, neg_inf);
+        }
+        const ML ml = settle(m, l);
+        keep_ml(m_out, l_out, r, ml.m, ml.l);
+      });
+}
+
+void softmax_online(const float* x, float* y, std::int64_t rows, std::int64_t n, float* m_out, float* l_out) {
+  for_rows(
+      rows, n,
+      [&](std::int64_t r) {
+        const ML ml = online_ml(x + r * n, n);          // 1. (m, l) together
+        normalize(x + r * n, y + r * n, n, ml.m, ml.l, ml.neg_inf);  // 2. normalize
+        keep_ml(m_out, l_out, r, ml.m, ml.l);
+      },
+      [&](std::int64_t r) {
+        softmax_chunked(x + r * n, y + r * n, 1, n, threads(), m_out ? m_out + r : nullptr,
+                        l_out ? l_out + r : nullptr);
+      });
+}
+
+void softmax_chunked(const float* x, float* y, std::int64_t rows, std::int64_t n, int K, float* m_out,
+                     float* l_out) {
+  std::vector<ML> parts(static_cast<std::size_t>(K));
+  const Workspace::Hold held(static_cast<std::int64_t>(sizeof(ML)) * K);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * n;
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < K; ++k) {
+      const std::int64_t b = part_begin(n, K, k), e = part_begin(n, K, k + 1);
+      parts[static_cast<std::size_t>(k)] = online_ml(xr + b, e - b);
+    }
+    // Merge pairwise up a tree, as the recording engine and a shared-memory reduction do.
+    for (int stride = 1; stride < K; stride *= 2)
+      for (int k = 0; k + stride < K; k += 2 * stride)
+        parts[static_cast<std::size_t>(k)] = merge(parts[static_cast<std::size_t>(k)],
+                                                   parts[static_cast<std::size_t>(k + stride)]);
+    const ML total = parts[0];
+    keep_ml(m_out, l_out, r, total.m, total.l);
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < K; ++k) {
+      const std::int64_t b = part_begin(n, K, k), e = part_begin(n, K, k + 1);
+      normalize(xr + b, y + r * n + b, e - b, total.m, total.l, total.neg_inf);
+    }
+  }
+}
+
+}  // namespace flashstep::fast
