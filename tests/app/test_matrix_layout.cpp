@@ -152,6 +152,21 @@ TEST_CASE("the close-up of a made-up backward step: the written tiles, query row
   REQUIRE(d.items.size() == 2);
   CHECK(d.items[0].title == "dQ_{1}");
   CHECK(d.items[1].title == "D_{1}");
+  // A K/V block's own step (dKⱼ and dVⱼ written back after the inner loop): its key rows only.
+  Recording kv = rec;
+  Step write_back;
+  write_back.tile_j = 1;
+  write_back.writes = {Region{2, 3, 0, 6, 2}, Region{8, 3, 0, 6, 2}};
+  kv.steps.push_back(write_back);
+  const CloseUp w = close_up(kv, &kv.steps.back());
+  REQUIRE(w.shown);
+  CHECK(w.heading == "K/V block j = 2: keys 4–6");
+  REQUIRE(w.items.size() == 2);
+  CHECK(w.items[0].title == "dV_{2}^{(i)}");
+  CHECK(w.items[1].title == "dK_{2}");
+  CHECK(w.items[1].key_rows);
+  CHECK(w.items[1].r0 == 3);
+  CHECK(w.items[1].r1 == 6);
   // The largest close-up, whose size the view keeps at every step: the last tile's subscripts.
   const CloseUp big = close_up_largest(rec);
   REQUIRE(big.items.size() == want.size());
@@ -164,11 +179,12 @@ TEST_CASE("a made-up buffer's rows and partial sums are named by its declaration
   const Recording rec = made_up_backward();
   // In tile (i = 3, j = 2): dVⱼ summed over the Q blocks so far, after block i = 3.
   CHECK(region_name(rec, rec.steps[1], Region{8, 3, 0, 6, 2}) == "dV" + sub(2) + "^{(3)} (not yet written back)");
-  // Outside tiles: a row of a matrix of features is a vector, in lower case (dqᵢ, dkⱼ); a row of
+  // Outside tiles: a row of a one-letter matrix of features is a vector in lower case (qᵢ), a
+  // longer name keeps its letters (dQᵢ, dKⱼ as the backward's pseudocode writes them); a row of
   // scores keeps its capital; one score is named by its two indices.
   const Step plain;
-  CHECK(region_name(rec, plain, Region{3, 4, 0, 5, 2}) == "dq" + sub(5));
-  CHECK(region_name(rec, plain, Region{2, 1, 0, 2, 2}) == "dk" + sub(2));
+  CHECK(region_name(rec, plain, Region{3, 4, 0, 5, 2}) == "dQ" + sub(5));
+  CHECK(region_name(rec, plain, Region{2, 1, 0, 2, 2}) == "dK" + sub(2));
   CHECK(region_name(rec, plain, Region{1, 4, 0, 5, 6}) == "dS" + sub(5));
   CHECK(region_name(rec, plain, Region{1, 4, 2, 5, 3}) == "dS_{5,3}");
   CHECK(region_name(rec, plain, Region{8, 1, 0, 2, 2}) == "dV" + sub(2) + "^{(i)} (accumulator)");

@@ -75,6 +75,16 @@ CloseUp close_up(const Recording& rec, const Step* step) {
   const int N = rec.n;
   if (!step || N <= 0 || !has_query_rows(rec)) return c;
   const bool tiled = rec.Br > 0 && rec.Bc > 0;
+  if (tiled && step->tile_i < 0 && step->tile_j >= 0) {
+    // A K/V block's own step (the flash backward's write of dKⱼ, dVⱼ): its key rows only.
+    c.tile_j = step->tile_j;
+    c.k0 = step->tile_j * rec.Bc;
+    c.k1 = std::min(c.k0 + rec.Bc, N);
+    add_items(rec, c);
+    c.shown = c.k1 > c.k0 && !c.items.empty();
+    c.heading = strf("K/V block j = %d: ", step->tile_j + 1) + (c.k1 - c.k0 == 1 ? "key " : "keys ") + span(c.k0, c.k1);
+    return c;
+  }
   if (tiled && step->tile_i >= 0) {
     c.tile_i = step->tile_i;
     c.tile_j = step->tile_j;

@@ -38,9 +38,10 @@ struct CloseUp {
 // At most this many query rows: a step that writes more (a whole matrix) shows its first ones.
 inline constexpr int kCloseUpMaxRows = 8;
 
-// What the close-up of `step` shows: the tile (i, j) of a tiled recording; else the step's
-// query row; else the query rows of the first region it writes in a buffer with a row per
-// query. Not shown before the first step or for a recording without query rows.
+// What the close-up of `step` shows: the tile (i, j) of a tiled recording, or the key rows of a
+// K/V block's own step (j alone); else the step's query row; else the query rows of the first
+// region it writes in a buffer with a row per query. Not shown before the first step or for a
+// recording without query rows.
 CloseUp close_up(const Recording& rec, const Step* step);
 
 // The close-up every step of the recording would show at its largest: Br rows (one row
