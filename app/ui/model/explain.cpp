@@ -60,9 +60,12 @@ std::string tile_rule_help(const TileShape& t) {
   if (t.d_wide() == 4 && t.score_tiles == 1)
     return out + "The constants are loose: with Bc = ⌈M/4d⌉ the four d-wide tiles take up to M and " + scores +
            " up to d·⌈M/4d⌉, about M/4, more, so a tile can pass M by about M/4.";
-  return out + strf("The constants are loose: with Bc = ⌈M/4d⌉ the %d d-wide tiles take up to %s·M and the %d "
-                    "score tiles up to %d·d·⌈M/4d⌉, about %d·M/4, more.",
-                    t.d_wide(), num(t.d_wide() / 4.0).c_str(), t.score_tiles, t.score_tiles, t.score_tiles);
+  // k quarters of M: "M", "1.75·M".
+  auto quarters = [](int k) { return k == 4 ? std::string("M") : num(k / 4.0) + "·M"; };
+  return out + strf("The constants are loose: with Bc = ⌈M/4d⌉ the %d d-wide tiles take up to %s and the %d "
+                    "score tiles up to %d·d·⌈M/4d⌉, about %s, more.",
+                    t.d_wide(), quarters(t.d_wide()).c_str(), t.score_tiles, t.score_tiles,
+                    quarters(t.score_tiles).c_str());
 }
 
 std::string sram_help() {
