@@ -167,6 +167,17 @@ TEST_CASE("the close-up of a made-up backward step: the written tiles, query row
   CHECK(w.items[1].key_rows);
   CHECK(w.items[1].r0 == 3);
   CHECK(w.items[1].r1 == 6);
+  // A step outside the tiles that writes key rows only (the standard backward's row of dK): them.
+  Step dk_row;
+  dk_row.writes = {Region{2, 2, 0, 3, 2}};
+  kv.steps.push_back(dk_row);
+  const CloseUp k = close_up(kv, &kv.steps.back());
+  REQUIRE(k.shown);
+  CHECK(k.heading == "key 3");
+  REQUIRE(k.items.size() == 2);
+  CHECK(k.items[1].title == "dK");
+  CHECK(k.items[1].r0 == 2);
+  CHECK(k.items[1].r1 == 3);
   // The largest close-up, whose size the view keeps at every step: the last tile's subscripts.
   const CloseUp big = close_up_largest(rec);
   REQUIRE(big.items.size() == want.size());

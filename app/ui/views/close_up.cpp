@@ -49,6 +49,16 @@ void add_items(const Recording& rec, CloseUp& cu) {
   }
 }
 
+// A close-up of keys [k0, k1) alone: the key rows written there (no query rows).
+CloseUp& keys_only(const Recording& rec, CloseUp& c, int k0, int k1, const std::string& prefix) {
+  c.k0 = k0;
+  c.k1 = k1;
+  add_items(rec, c);
+  c.shown = c.k1 > c.k0 && !c.items.empty();
+  c.heading = prefix + (c.k1 - c.k0 == 1 ? "key " : "keys ") + span(c.k0, c.k1);
+  return c;
+}
+
 }  // namespace
 
 std::vector<int> close_up_buffers(const Recording& rec) {
@@ -78,12 +88,8 @@ CloseUp close_up(const Recording& rec, const Step* step) {
   if (tiled && step->tile_i < 0 && step->tile_j >= 0) {
     // A K/V block's own step (the flash backward's write of dKⱼ, dVⱼ): its key rows only.
     c.tile_j = step->tile_j;
-    c.k0 = step->tile_j * rec.Bc;
-    c.k1 = std::min(c.k0 + rec.Bc, N);
-    add_items(rec, c);
-    c.shown = c.k1 > c.k0 && !c.items.empty();
-    c.heading = strf("K/V block j = %d: ", step->tile_j + 1) + (c.k1 - c.k0 == 1 ? "key " : "keys ") + span(c.k0, c.k1);
-    return c;
+    return keys_only(rec, c, step->tile_j * rec.Bc, std::min((step->tile_j + 1) * rec.Bc, N),
+                     strf("K/V block j = %d: ", step->tile_j + 1));
   }
   if (tiled && step->tile_i >= 0) {
     c.tile_i = step->tile_i;
@@ -107,7 +113,16 @@ CloseUp close_up(const Recording& rec, const Step* step) {
         w = &g;
         break;
       }
-    if (!w) return c;
+    if (!w) {
+      // Else the first region written in a buffer with one row per key (the standard
+      // backward's rows of dV and dK): those key rows.
+      for (const Region& g : step->writes)
+        if (rec.buffers[static_cast<std::size_t>(g.buffer)].row_axis == Axis::key) {
+          const int k0 = std::clamp(g.r0, 0, N - 1);
+          return keys_only(rec, c, k0, std::clamp(std::min(g.r1, k0 + kCloseUpMaxRows), k0 + 1, N), "");
+        }
+      return c;
+    }
     c.r0 = std::clamp(w->r0, 0, N - 1);
     c.r1 = std::clamp(std::min(w->r1, c.r0 + kCloseUpMaxRows), c.r0 + 1, N);
     c.k0 = 0;

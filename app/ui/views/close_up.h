@@ -40,7 +40,8 @@ inline constexpr int kCloseUpMaxRows = 8;
 
 // What the close-up of `step` shows: the tile (i, j) of a tiled recording, or the key rows of a
 // K/V block's own step (j alone); else the step's query row; else the query rows of the first
-// region it writes in a buffer with a row per query. Not shown before the first step or for a
+// region it writes in a buffer with a row per query, or the key rows of the first it writes in
+// a buffer with a row per key (a row of dV). Not shown before the first step or for a
 // recording without query rows.
 CloseUp close_up(const Recording& rec, const Step* step);
 
