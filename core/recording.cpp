@@ -177,6 +177,9 @@ void Recorder::commit(Step step) {
     progress_->store(from_ + (1.0f - from_) * std::min(1.0f, static_cast<float>(rec_.steps.size()) /
                                                                static_cast<float>(expected_steps_)),
                      std::memory_order_relaxed);
+  for (const Region& g : step.writes)
+    if (g.buffer >= 0 && static_cast<std::size_t>(g.buffer) < rec_.buffers.size())
+      rec_.buffers[static_cast<std::size_t>(g.buffer)].written = true;
   step.io = rec_.io;
   step.delta_end = static_cast<std::uint32_t>(rec_.deltas.size());
   if (step.line_end < step.line) step.line_end = step.line;

@@ -101,6 +101,9 @@ struct BufferInfo {
   std::string symbol;
   bool subscripted = true;
   std::string partial;
+  // Whether a step of the recording writes it (set as the Recorder commits the step): what the
+  // steps compute, as against an input that is only read (Q, K, V, dO).
+  bool written = false;
   const std::string& shown() const { return symbol.empty() ? name : symbol; }
 };
 

@@ -5,6 +5,7 @@
 #include "app/ui/views/close_up.h"
 #include "app/ui/views/matrix_layout.h"
 #include "app/ui/views/view_logic.h"
+#include "core/recorder.h"
 #include "core/text.h"
 
 #include <doctest/doctest.h>
@@ -106,7 +107,9 @@ Recording made_up_backward() {
   tile.tile_i = 2, tile.tile_j = 1;
   tile.writes = {Region{7, 4, 3, 6, 6}, Region{1, 4, 3, 6, 6}, Region{3, 4, 0, 6, 2}, Region{2, 3, 0, 6, 2},
                  Region{8, 3, 0, 6, 2}, Region{5, 0, 0, 6, 6}};
-  rec.steps = {d_block, tile};
+  Recorder steps(rec, true);  // committing a step marks the buffers it writes
+  steps.commit(d_block);
+  steps.commit(tile);
   return rec;
 }
 
@@ -114,6 +117,10 @@ Recording made_up_backward() {
 
 TEST_CASE("the close-up of a made-up backward step: the written tiles, query rows and key rows, named by role") {
   const Recording rec = made_up_backward();
+  // Committed steps mark what they write: dS, dQ, D and the rest; never S (declared, not written).
+  CHECK(rec.buffers[1].written);
+  CHECK(rec.buffers[4].written);
+  CHECK_FALSE(rec.buffers[6].written);
   const CloseUp c = close_up(rec, &rec.steps[1]);
   REQUIRE(c.shown);
   CHECK(c.r0 == 4);

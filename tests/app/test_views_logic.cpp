@@ -483,6 +483,9 @@ TEST_CASE("a column standing for many elements shows a nan first, then +inf, the
 TEST_CASE("the close-up of a step: its tile's query rows and keys, or its one query row") {
   // FlashAttention-1 at N = 12, d = 4, M = 64: Br = Bc = 4; step 1 is tile (i = 2, j = 1).
   const Recording tiled = run_attention(Algorithm::attn_tiled, 12, 4, 64);
+  // The inputs are read, never written; what the steps compute is.
+  for (const char* input : {"Q", "K", "V"}) CHECK_FALSE(tiled.buffers[static_cast<std::size_t>(tiled.find_buffer(input))].written);
+  for (const char* computed : {"S", "P", "O", "m", "l"}) CHECK(tiled.buffers[static_cast<std::size_t>(tiled.find_buffer(computed))].written);
   CloseUp c = close_up(tiled, &tiled.steps[1]);
   CHECK(c.shown);
   CHECK(c.r0 == 4);

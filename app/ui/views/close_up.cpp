@@ -62,15 +62,11 @@ CloseUp& keys_only(const Recording& rec, CloseUp& c, int k0, int k1, const std::
 }  // namespace
 
 std::vector<int> close_up_buffers(const Recording& rec) {
-  std::vector<char> written(rec.buffers.size(), 0);
-  for (const Step& st : rec.steps)
-    for (const Region& g : st.writes)
-      if (g.buffer >= 0 && static_cast<std::size_t>(g.buffer) < written.size()) written[static_cast<std::size_t>(g.buffer)] = 1;
   std::vector<int> out;
   for (std::size_t b = 0; b < rec.buffers.size(); ++b) {
     const BufferInfo& info = rec.buffers[b];
     const bool rows = info.row_axis == Axis::query || info.row_axis == Axis::key;
-    if (written[b] && rows && info.place != Place::hidden && info.place != Place::left) out.push_back(static_cast<int>(b));
+    if (info.written && rows && info.place != Place::hidden && info.place != Place::left) out.push_back(static_cast<int>(b));
   }
   std::stable_sort(out.begin(), out.end(), [&](int a, int b) {
     const BufferInfo &x = rec.buffers[static_cast<std::size_t>(a)], &y = rec.buffers[static_cast<std::size_t>(b)];
