@@ -111,6 +111,35 @@ TEST_CASE("close-up: ] and [ page through every query row of the step's tile, wh
   CHECK(paged);
 }
 
+TEST_CASE("close-up: a K/V block's write-back pages through its key rows when they do not fit, at 1280×800") {
+  // The flash backward's last step writes dKⱼ and dVⱼ back: Bc = 4 key rows and no query row.
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = ImVec2(1280, 800);
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("attn-flash-backward"));
+  app.tab = Tab::lesson;
+  app.tab_changed = true;
+  app.seek(app.timeline.count() - 1);
+  for (int f = 0; f < 3; ++f) h.frame(app);
+  const Step* step = app.played.step();
+  REQUIRE(step);
+  REQUIRE(step->tile_i < 0);
+  REQUIRE(step->tile_j >= 0);
+  const MatrixViewOptions& opt = app.views.get<MatrixViewOptions>();
+  CHECK(opt.drawn.close_up_px >= kMinCellTextPx);
+  CHECK(opt.drawn.close_up_r0 == opt.drawn.close_up_r1);  // no query rows
+  // Fewer key rows fit than the block has: ] turns to the next ones and back with [.
+  REQUIRE(opt.drawn.close_up_pages > 1);
+  h.type(app, ']');
+  h.frame(app);
+  CHECK(opt.close_up_page == 1);
+  h.type(app, '[');
+  h.frame(app);
+  CHECK(opt.close_up_page == 0);
+}
+
 TEST_CASE("close-up: a click on its \"rows … of …\" line turns to the next rows, from the last back to the first") {
   Headless h;
   ImGuiIO& io = ImGui::GetIO();

@@ -70,7 +70,7 @@ struct MatrixViewOptions {
     float number_px = 0;          // the smallest size cell numbers were drawn at; 0 = none drawn
     bool numbers_hidden = false;  // some matrix too small for readable numbers
     float close_up_px = 0;        // the size of the close-up's numbers; 0 = no close-up drawn
-    int close_up_pages = 0;       // its pages of query rows (1: every row of the step at once)
+    int close_up_pages = 0;       // its pages of rows (1: every row of the step at once)
     int close_up_r0 = 0, close_up_r1 = 0;  // the query rows it shows, [r0, r1) (0-based)
     bool close_up_cut = false;    // a row of it without its last columns ("…")
     Rect close_up_rows;           // its "rows 3–4 of 16" line, which a click turns (screen)

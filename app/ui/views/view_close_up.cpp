@@ -44,12 +44,14 @@ Sizes sizes(const CloseUpDraw& c, float text) {
   return z;
 }
 
-// The items of a close-up (close_up.h), their query rows those of `cu` (a page of the step's).
-void collect(const Recording& rec, const CloseUp& cu, std::vector<Item>& items) {
+// The items of a close-up (close_up.h), their query rows those of `cu` (a page of the step's),
+// their key rows from the `key_skip`-th on (the same page of the key rows).
+void collect(const Recording& rec, const CloseUp& cu, std::vector<Item>& items, int key_skip = 0) {
   for (const CloseUpItem& it : cu.items) {
     Item x;
     static_cast<CloseUpItem&>(x) = it;
     if (!x.key_rows) x.r0 = cu.r0, x.r1 = std::min(cu.r1, rec.buffers[static_cast<std::size_t>(x.buffer)].rows);
+    else x.r0 += key_skip;
     if (x.r1 > x.r0) items.push_back(std::move(x));
   }
 }
@@ -57,8 +59,8 @@ void collect(const Recording& rec, const CloseUp& cu, std::vector<Item>& items) 
 // The items laid out left to right, a new line when the width is used up and before the first
 // one with key rows. Returns the height. `big`: the recording's largest close-up.
 float lay_out(const CloseUpDraw& c, const CloseUp& cu, const CloseUp& big, float w, const Sizes& z,
-              std::vector<Item>& items) {
-  collect(c.in.rec, cu, items);
+              std::vector<Item>& items, int key_skip = 0) {
+  collect(c.in.rec, cu, items, key_skip);
   for (Item& it : items) it.r1 = std::min(it.r1, it.r0 + z.max_rows);
   // Flow: each item takes label + cells; the row labels are drawn once per line, as high as the
   // line's items.
@@ -172,24 +174,28 @@ float close_up_height(const CloseUpDraw& c, float w) {
 CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* dl, ImVec2 p, float w) {
   const CloseUp big = close_up_largest(c.in.rec);
   const Sizes z = fitted(c, big, w);
-  // The page of query rows asked for: the step's rows z.max_rows at a time.
+  // The page of rows asked for: the step's query rows z.max_rows at a time, and as many of its
+  // key rows (dKⱼ, dVⱼ), where it has more of those.
   CloseUpShown out;
-  const int rows = cu.r1 - cu.r0;
+  int key_rows = 0;
+  for (const CloseUpItem& it : cu.items)
+    if (it.key_rows) key_rows = std::max(key_rows, it.r1 - it.r0);
+  const int query_rows = cu.r1 - cu.r0, rows = std::max(query_rows, key_rows);
   out.pages = std::max(1, (rows + z.max_rows - 1) / z.max_rows);
   out.page = std::clamp(c.page, 0, out.pages - 1);
   CloseUp shown = cu;
-  shown.r0 = cu.r0 + out.page * z.max_rows;
+  shown.r0 = std::min(cu.r1, cu.r0 + out.page * z.max_rows);
   shown.r1 = std::min(cu.r1, shown.r0 + z.max_rows);
   out.r0 = shown.r0, out.r1 = shown.r1;
   std::vector<Item> items;
-  lay_out(c, shown, big, w, z, items);
+  lay_out(c, shown, big, w, z, items, out.page * z.max_rows);
   const Palette& pal = c.in.palette;
   const Recording& rec = c.in.rec;
   ImFont* f = ImGui::GetFont();
   // The heading, dim, at the right end of the titles' line where it fits after the last title;
   // with several pages, which rows of the step these are ("rows 3–4 of 16"), alone where the
   // whole heading does not fit: a student must see that there are more.
-  const int a = shown.r0 - cu.r0 + 1, b = shown.r1 - cu.r0;
+  const int a = out.page * z.max_rows + 1, b = std::min(rows, (out.page + 1) * z.max_rows);
   const std::string which = out.pages <= 1 ? std::string()
                             : a == b       ? strf("row %d of %d", a, rows)
                                            : strf("rows %d–%d of %d", a, b, rows);
@@ -228,7 +234,7 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
       out.rows_size = ImVec2(std::max(hw, 1.0f), z.text + 2 * c.s);
       ImGui::InvisibleButton("##close-up-rows", out.rows_size);
       if (ImGui::IsItemHovered())
-        tooltip(strf("The step's %d query rows, %d at a time", rows, z.max_rows),
+        tooltip(strf("The step's %d %s rows, %d at a time", rows, key_rows > query_rows ? "key" : "query", z.max_rows),
                 "] or a click: the next rows · [: the previous rows.\nThe page is kept from step to step.");
       out.clicked = ImGui::IsItemClicked();
       ImGui::SetCursorScreenPos(keep);

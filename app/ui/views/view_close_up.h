@@ -27,7 +27,7 @@ struct CloseUpDraw {
 struct CloseUpShown {
   float number_px = 0;  // the size its numbers were drawn at; 0: none
   int page = 0;         // the page drawn (the one asked for, within its pages)
-  int pages = 0;        // pages of query rows: 1 when every row of the step shows at once
+  int pages = 0;        // pages of rows (query rows, or key rows where more): 1 when every row shows at once
   int r0 = 0, r1 = 0;   // the query rows drawn, [r0, r1)
   bool cut = false;     // a row drawn without its last columns ("…"): too wide even for narrow cells
   bool clicked = false;  // its "rows … of …" line was clicked: the caller turns the page
