@@ -60,7 +60,7 @@ bool exp_exact_at_neg_inf() {
 // among finite values is caught later, by the sum it turns into NaN (see settle()); only a part
 // whose vector max is −∞, where nothing would be summed, is searched for a NaN here.
 // With `neg_inf`, also whether some entry is −∞ (a min kept beside the max).
-float max_of(const float* x, std::int64_t n, bool* neg_inf = nullptr) {
+[[gnu::always_inline]] inline float max_of(const float* x, std::int64_t n, bool* neg_inf = nullptr) {
   Packet acc = ei::pset1<Packet>(kNegInf);
   std::int64_t i = 0;
   if (neg_inf) {
