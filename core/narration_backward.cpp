@@ -231,14 +231,18 @@ AttnFlashBackwardNarration::AttnFlashBackwardNarration(const Resolved& r, Record
   Recording& out = rec.recording();
   bL_ = forward_buffer(out, "LSE");
   bS_ = forward_buffer(out, "S");
-  bP_ = forward_buffer(out, "P");
-  // The forward's tiles, recomputed by the backward: S the same, P now normalized by L.
+  // S recomputed is the forward's S, number for number: the same tiles. P is not: the forward's
+  // \~Pᵢⱼ = e^{Sᵢⱼ − mᵢ⁽ʲ⁾} is unnormalized, the backward's Pᵢⱼ = e^{Sᵢⱼ − Lᵢ} is softmax(S) itself,
+  // so it is a matrix of its own, beside the forward's.
   out.buffers[static_cast<std::size_t>(bS_)].description =
       "Sᵢⱼ tiles as computed on chip by the forward, then recomputed by the backward (never in HBM)";
-  out.buffers[static_cast<std::size_t>(bP_)].description =
-      "the forward's \\~Pᵢⱼ = e^{Sᵢⱼ − mᵢ⁽ʲ⁾}, then the backward's Pᵢⱼ = e^{Sᵢⱼ − Lᵢ}, recomputed on chip from L alone";
-  out.buffers[static_cast<std::size_t>(bP_)].titles = {"P: forward \\~P = exp(S − m), backward P = exp(S − L)",
-                                                       "\\~P, then P = exp(S − L)", "P"};
+  bP_ = rec.add_buffer(scores({"P (from L)", N, N, Space::sram,
+                               "the backward's Pᵢⱼ = e^{Sᵢⱼ − Lᵢ} tiles, recomputed on chip from L alone (never in HBM)"},
+                              kOrderDP - 1, {"P = exp(S − L): recomputed one tile at a time", "P = exp(S − L)", "P"})
+                           .shown_as("P")
+                           .labelled("P from L"));
+  // dVⱼ = Σᵢ Pᵢⱼᵀ dOᵢ sums the columns of this P: it stacks over it, not over the forward's \~P.
+  out.buffers[static_cast<std::size_t>(bdV_)].host = "P (from L)";
   bdP_ = rec.add_buffer(score_grad({"dP", N, N, Space::sram, "dPᵢⱼ = dOᵢ Vⱼᵀ tiles, on chip (never in HBM)"}, kOrderDP,
                                    {"dP = dO Vᵀ: one tile on chip at a time", "dP = dO Vᵀ", "dP"}));
   bdS_ = rec.add_buffer(score_grad({"dS", N, N, Space::sram, "dSᵢⱼ = Pᵢⱼ ∘ (dPᵢⱼ − Dᵢ) tiles, on chip (never in HBM)"},

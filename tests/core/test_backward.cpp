@@ -276,7 +276,7 @@ TEST_CASE("flash backward: every tile's P is exp(S − L) from the forward's L a
     s.block_rows = 3, s.block_cols = 4;
     const Resolved r = resolve(s);
     const Recording rec = record(r);
-    const int bS = rec.find_buffer("S"), bP = rec.find_buffer("P"), bdQ = rec.find_buffer("dQ");
+    const int bS = rec.find_buffer("S"), bP = rec.find_buffer("P (from L)"), bdQ = rec.find_buffer("dQ");
     REQUIRE(bS >= 0);
     REQUIRE(bP >= 0);
     REQUIRE(bdQ >= 0);
