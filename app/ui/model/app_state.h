@@ -21,6 +21,7 @@
 #include "app/ui/model/theme.h"
 #include "app/ui/model/timeline.h"
 #include "app/ui/model/view_options.h"
+#include "app/ui/views/hit_map.h"
 #include "core/lessons.h"
 #include "core/recording.h"
 
@@ -160,6 +161,9 @@ class AppState {
     float scrolled_height = 0;
     int settle = 0;  // frames left to repeat the scroll while the layout settles
   } pseudocode;
+  // What the lesson's view, the memory panel and the pseudocode drew where in this frame
+  // (cleared when the frame starts): outlines and clicks find elements on screen through it.
+  HitMap hits;
 
   // ---- messages ----
   // Every message goes to the log. The status bar shows the last one only while it belongs to

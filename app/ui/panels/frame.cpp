@@ -310,6 +310,7 @@ void prepare_input(const AppState& app) {
 }
 
 void draw_frame(AppState& app, const FrameOptions& opt) {
+  app.hits.clear();  // what this frame's views draw where
   set_picture_mode(opt.picture || app.presenting);
   set_figure_mode(opt.picture);
   const ImGuiViewport* vp = ImGui::GetMainViewport();

@@ -2,6 +2,7 @@
 // pseudocode panel (the algorithm in the paper's notation, the step's lines highlighted).
 #include "app/ui/panels/panels.h"
 #include "app/ui/style.h"
+#include "app/ui/views/hit_map.h"
 #include "app/ui/widgets.h"
 #include "core/engine.h"
 
@@ -147,6 +148,10 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
     ImGui::End();
     return;
   }
+  {
+    const ImVec2 wp = ImGui::GetWindowPos(), ws = ImGui::GetWindowSize();
+    app.hits.add_panel("Pseudocode", Rect{wp.x, wp.y, ws.x, ws.y, true});
+  }
   const Recording& rec = *app.played.rec;
   const Step* step = app.played.step();
   const auto& lines = pseudocode(rec.step_count() > 0 ? rec.algorithm : app.inputs.algorithm);
@@ -188,6 +193,7 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
       dl->AddRectFilled(ImVec2(p.x - 4 * s, p.y - 1), ImVec2(p.x + width, p.y + h + 1),
                         with_alpha(palette_of(app.theme).current, 0.07f));
     }
+    app.hits.add_code_line(i, raw, Rect{p.x - 4 * s, p.y - 1, width + 4 * s, h + 2, true});
     const float x0 = ImGui::GetCursorPosX();
     ImGui::TextDisabled("%d", i);
     const Palette& pal = palette_of(app.theme);

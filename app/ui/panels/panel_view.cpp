@@ -2,6 +2,7 @@
 // the lab that belongs to the lesson), Compare, and the two labs; and the memory window.
 #include "app/ui/panels/panels.h"
 #include "app/ui/style.h"
+#include "app/ui/views/hit_map.h"
 #include "app/ui/views/panel_memory.h"
 #include "app/ui/views/view_registry.h"
 #include "app/ui/widgets.h"
@@ -68,7 +69,9 @@ bool tab(const char* label, Tab which, AppState& app) {
 }  // namespace
 
 void draw_lesson_view(AppState& app) {
-  draw_recording_view(view_input(app), app.views, ViewPlace::lesson);
+  ViewInput vi = view_input(app);
+  vi.hits = &app.hits;
+  draw_recording_view(vi, app.views, ViewPlace::lesson);
 }
 
 namespace {
@@ -88,9 +91,12 @@ void draw_presented_view(AppState& app) {
 
 void draw_tab_content(AppState& app, Tab t, bool toolbars) {
   switch (t) {
-    case Tab::lesson:
-      draw_recording_view(view_input(app), app.views, toolbars ? ViewPlace::lesson : ViewPlace::presented);
+    case Tab::lesson: {
+      ViewInput vi = view_input(app);
+      vi.hits = &app.hits;
+      draw_recording_view(vi, app.views, toolbars ? ViewPlace::lesson : ViewPlace::presented);
       break;
+    }
     case Tab::steps: draw_steps_table(app); break;
     case Tab::compare: draw_compare(app); break;
     case Tab::overflow_lab: draw_overflow_lab(app.overflow_lab, app.ui_scale); break;
@@ -104,6 +110,8 @@ void draw_view_panel(AppState& app, const PanelRect& r) {
     ImGui::End();
     return;
   }
+  const ImVec2 wp = ImGui::GetWindowPos(), ws = ImGui::GetWindowSize();
+  app.hits.add_panel("View", Rect{wp.x, wp.y, ws.x, ws.y, true});
   if (app.presenting) {
     draw_presented_view(app);
     app.tab_changed = false;
@@ -200,8 +208,11 @@ void draw_memory_window(AppState& app, const PanelRect& r) {
     return;
   }
   app.memory_panel.sram_budget = info(app.inputs.algorithm).takes_blocks ? app.inputs.M : 0;
+  const ImVec2 wp = ImGui::GetWindowPos(), ws = ImGui::GetWindowSize();
+  app.hits.add_panel("Memory", Rect{wp.x, wp.y, ws.x, ws.y, true});
   if (app.played.rec->step_count() > 0) {
     ViewInput vi = view_input(app);
+    vi.hits = &app.hits;
     if (app.presenting) {
       MemoryPanelOptions shown = app.memory_panel;
       TextScale text;

@@ -1,6 +1,7 @@
 #include "app/ui/views/panel_memory.h"
 
 #include "app/ui/model/explain.h"
+#include "app/ui/views/hit_map.h"
 #include "app/ui/views/view_logic.h"
 #include "app/ui/widgets.h"
 #include "core/algorithms.h"
@@ -160,11 +161,18 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y,
   const ImVec2 h0(x0, y), h1(x0 + hbm_w, y + box_h);
   const ImVec2 c0(h1.x + arrows_w, y), c1(c0.x + chip_w, y + box_h);
   draw_frames(in, h0, h1, c0, c1, pad);
+  if (in.hits) {
+    in.hits->add_memory("HBM", Rect{h0.x, h0.y, h1.x - h0.x, h1.y - h0.y, true});
+    in.hits->add_memory("SRAM", Rect{c0.x, c0.y, c1.x - c0.x, c1.y - c0.y, true});
+  }
 
   place_shapes(dl, pal, hs, ImVec2(h0.x + pad, h0.y + pad + title_h), hbm_w - 2 * pad, fs, s,
                [&](const Shape& sh, ImVec2 a, ImVec2 b) {
-                 if (!in.step) return;
                  const BufferInfo& bi = rec.buffers[sh.buffer];
+                 if (in.hits)
+                   in.hits->add_memory(bi.name, Rect{a.x, a.y, b.x - a.x, b.y - a.y, true}, sh.buffer, 0, bi.rows, 0,
+                                       bi.cols);
+                 if (!in.step) return;
                  const float sx = (b.x - a.x) / static_cast<float>(bi.cols),
                              sy = (b.y - a.y) / static_cast<float>(bi.rows);
                  for (int pass = 0; pass < 2; ++pass)
@@ -183,6 +191,11 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y,
   place_shapes(dl, pal, cs, ImVec2(c0.x + pad, c0.y + pad + title_h), chip_w - 2 * pad, fs, s,
                [&](const Shape& sh, ImVec2 a, ImVec2 b) {
                  if (sh.item->written_back) outline(dl, a, b, pal.write, 2 * s, 5 * s);
+                 if (in.hits) {
+                   const Region& g = sh.item->region;
+                   in.hits->add_memory(sh.label, Rect{a.x, a.y, b.x - a.x, b.y - a.y, true}, sh.item->buffer, g.r0,
+                                       g.r1, g.c0, g.c1);
+                 }
                  if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(a, b))
                    tooltip(
                        sh.label + ": " + std::to_string(sh.item->elements) + " elements",

@@ -11,6 +11,8 @@
 
 namespace flashstep::ui {
 
+class HitMap;  // hit_map.h
+
 // Colours of one theme. The heatmap map is colour-blind safe (viridis-like); highlights and
 // non-finite values use hues that stay distinct on a projector.
 struct Palette {
@@ -48,6 +50,9 @@ struct ViewInput {
   // floors at this scale. 0: ui_scale.
   float floor_scale = 0.0f;
   float floor_s() const { return floor_scale > 0 ? floor_scale : ui_scale; }
+  // Where the view reports what it drew (cells, bars, registers, nodes) when set: the shell's
+  // map of this frame (hit_map.h), which outlines and clicks ask.
+  HitMap* hits = nullptr;
 };
 
 }  // namespace flashstep::ui

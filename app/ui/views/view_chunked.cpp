@@ -1,5 +1,6 @@
 #include "app/ui/views/view_chunked.h"
 
+#include "app/ui/views/hit_map.h"
 #include "app/ui/views/view_logic.h"
 #include "app/ui/widgets.h"
 #include "core/engine.h"
@@ -46,6 +47,8 @@ void node_box(const Ctx& c, ImVec2 centre_top, float w, const std::string& title
   c.dl->AddRectFilled(p0, p1, bg, 5 * c.s);
   c.dl->AddRect(p0, p1, root ? c.pal.current : c.pal.grid, 5 * c.s, 0, root ? 2.0f * c.s : 1.0f);
   mark_outline(c.dl, c.pal, p0, p1, marks, c.s);
+  if (c.in.hits)
+    c.in.hits->add_node({c.bm, c.bl}, c.row, node, title, Rect{p0.x, p0.y, p1.x - p0.x, p1.y - p0.y, true});
   text_fit(c.dl, ImVec2(p0.x, p0.y - c.fs - 2 * c.s), root ? c.pal.text : c.pal.text_dim, {title.c_str(), ""},
            w + 30 * c.s);
   auto line_text = [&](const char* name, const CellChange& ch) {
@@ -153,6 +156,7 @@ static void draw_chunked_view_body(const ViewInput& in, ChunkedViewOptions& opt)
       const ImVec2 p0(left(i), y), p1(right(i), y + cell_h);
       value_cell(c.dl, pal, p0, p1, cell_fill(pal, kind, t), def ? text.c_str() : "",
                  cell_marks(in.step, b, row, i), s);
+      if (in.hits) in.hits->add_strip(HitKind::cell, b, row, i, i + 1, Rect{p0.x, p0.y, p1.x - p0.x, p1.y - p0.y, true});
       if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(p0, p1)) {
         const std::string why = nonfinite_reason(rec, c.st, b, row, i);
         tooltip(

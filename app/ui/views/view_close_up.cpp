@@ -1,5 +1,6 @@
 #include "app/ui/views/view_close_up.h"
 
+#include "app/ui/views/hit_map.h"
 #include "app/ui/views/view_matrix.h"
 #include "app/ui/widgets.h"
 #include "core/text.h"
@@ -264,6 +265,11 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
                     pal.text_dim, t.c_str());
       }
     }
+    if (c.in.hits)  // its cells on a pitch of cell_w × cell_h (each drawn 2 px smaller)
+      c.in.hits->add_heatmap(it.buffer, false, it.r1 - it.r0, it.cols_shown,
+                             Rect{o.x, o.y, static_cast<float>(it.cols_shown) * it.cell_w,
+                                  static_cast<float>(it.r1 - it.r0) * z.cell_h, true},
+                             it.r0, it.c0);
     const std::uint8_t first_marks = cell_marks(c.in.step, it.buffer, it.r0, it.c0);
     bool uniform = true;
     for (int r = it.r0; r < it.r1; ++r)

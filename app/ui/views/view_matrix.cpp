@@ -1,6 +1,7 @@
 #include "app/ui/views/view_matrix.h"
 
 #include "app/ui/views/heatmap.h"
+#include "app/ui/views/hit_map.h"
 #include "app/ui/views/matrix_layout.h"
 #include "app/ui/views/tile_states.h"
 #include "app/ui/views/view_close_up.h"
@@ -273,6 +274,8 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   }
 
   for (const Heatmap& m : mats) draw_cells(c, m, rg[m.buffer]);
+  if (in.hits)
+    for (const Heatmap& m : mats) in.hits->add_heatmap(m.buffer, m.transposed, m.rows, m.cols, m.rect);
   for (const Heatmap& m : mats) draw_tile_states(c, m, tiles);
   for (const Heatmap& m : mats) draw_grid(c, m);
   for (const Heatmap& m : mats) draw_marks(c, m);

@@ -1,5 +1,6 @@
 #include "app/ui/views/view_vector.h"
 
+#include "app/ui/views/hit_map.h"
 #include "app/ui/views/vector_bars.h"
 #include "app/ui/views/view_vector_rows.h"
 #include "app/ui/views/view_logic.h"
@@ -43,6 +44,7 @@ float draw_registers(const Ctx& c, float y0, float left, float right) {
     r.reason = nonfinite_reason(rec, c.st, buffer, c.row, 0);
     place(box_w);
     const ImVec2 sz = register_box(c.dl, pal, ImVec2(x, y), box_w, r, c.s);
+    if (c.in.hits) c.in.hits->add_register(buffer, c.row, name, Rect{x, y, sz.x, sz.y, true});
     x += sz.x + gap;
     h = std::max(h, sz.y);
     return r.change;
@@ -70,6 +72,7 @@ float draw_registers(const Ctx& c, float y0, float left, float right) {
         p0, p1, rescaled ? mix(pal.background, pal.current, 0.22f) : mix(pal.background, pal.cell, 0.5f),
         5.0f * c.s);
     c.dl->AddRect(p0, p1, rescaled ? pal.current : pal.grid, 5.0f * c.s, 0, rescaled ? 2.0f * c.s : 1.0f);
+    if (c.in.hits) c.in.hits->add_register(-1, c.row, "rescale", Rect{p0.x, p0.y, p1.x - p0.x, p1.y - p0.y, true});
     c.dl->AddText(ImVec2(p0.x + pad, p0.y + pad), pal.text, "rescale of the old l");
     help_marker_at(ImVec2(p0.x + pad + ImGui::CalcTextSize("rescale of the old l").x + 6 * c.s, p0.y + pad),
                    "The old sum l was computed against the old max m. When the max grows to m′, every "

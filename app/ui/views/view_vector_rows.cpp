@@ -1,6 +1,7 @@
 // The vector view's rows (view_vector_rows.h).
 #include "app/ui/views/view_vector_rows.h"
 
+#include "app/ui/views/hit_map.h"
 #include "app/ui/views/view_logic.h"
 #include "app/ui/widgets.h"
 #include "core/algorithms.h"
@@ -85,6 +86,9 @@ float draw_x_cells(const Ctx& c, float y) {
       if (ImGui::CalcTextSize(text.c_str()).x > p1.x - p0.x - 4) text = compact_number(v, 2);
     }
     value_cell(c.dl, pal, p0, p1, cell_fill(pal, kind, range.t(v)), text.c_str(), column_marks(c, c.b.x, col), c.s);
+    if (c.in.hits)
+      c.in.hits->add_strip(HitKind::cell, c.b.x, c.row, c.cols.first(col), c.cols.end(col),
+                           Rect{p0.x, p0.y, p1.x - p0.x, p1.y - p0.y, true});
     if (c.hover_ok && ImGui::IsMouseHoveringRect(p0, p1) && mouse.x < p1.x)
       cell_tooltip(c, c.b.x, i, name(i), column_note(c, col, p, name) + c.rec.buffers[c.b.x].description);
   }
@@ -193,6 +197,9 @@ float draw_bars(const Ctx& c, float y, float h, int buffer, ImU32 colour, const 
                       is_alarm(kind) ? pal.nonfinite : pal.text, t.c_str());
     }
     mark_outline(c.dl, pal, o0, o1, marks & kMarkWrite, c.s);
+    if (c.in.hits)  // the bar's slot, its number under it included
+      c.in.hits->add_strip(HitKind::bar, buffer, c.row, c.cols.first(col), c.cols.end(col),
+                           Rect{x0, y, x1 - x0, h, true});
     if (c.hover_ok && ImGui::IsMouseHoveringRect(ImVec2(x0, y), ImVec2(x1, y + h))) {
       std::string title = name(i) + " = " + (def ? num(v) : std::string("not computed yet"));
       std::string body = column_note(c, col, p, name) + help;

@@ -1,0 +1,101 @@
+// What the views drew where in this frame: each view that is handed a HitMap (ViewInput::hits)
+// reports its heatmaps, cells, bars, registers, merge-tree nodes, memory boxes and pseudocode
+// lines as it draws them. Whoever must find an element on screen (a tour's outline, the cell
+// under the mouse) asks the map instead of recomputing a view's layout. No ImGui here: the
+// shell owns one map per frame and clears it when the frame starts.
+#pragma once
+
+#include "app/ui/views/view_logic.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace flashstep::ui {
+
+// What an element is on screen.
+enum class HitKind {
+  cell,      // a heatmap cell, or a value cell of the vector or chunked view
+  bar,       // a bar of the vector view (e, y)
+  reg,       // a register box (m, l, LSE: one row's scalar)
+  node,      // a merge-tree node of the chunked view (m_tree and l_tree at the node's column)
+  memory,    // a box of the memory panel: "HBM", "SRAM", or a named tile in one of them
+  code_line,  // a line of the pseudocode panel (row = the line's number, as Step::line: 1 first)
+  panel       // a panel of the window ("View", "Pseudocode", "Memory")
+};
+
+// An element under a point, or found by name: which buffer cell(s) it shows, where.
+struct Hit {
+  HitKind kind = HitKind::cell;
+  int buffer = -1;       // -1: no buffer (a memory box, a pseudocode line)
+  int row = -1, col = -1;  // the buffer cell under the point (at(): the one under it)
+  std::string name;      // "m", "HBM", "K₂", "worker 1", the line's text
+  Rect rect;             // the element's box on screen (a heatmap: the cell's)
+};
+
+class HitMap {
+ public:
+  void clear();
+  bool empty() const { return heatmaps_.empty() && boxes_.empty(); }
+
+  // A heatmap of `rows` × `cols` display cells filling `rect`; display cell (r, c) is buffer
+  // cell (row0 + r, col0 + c), or transposed (row0 + c, col0 + r). Cells are computed from the
+  // rectangle, not stored one by one (a part of a buffer, as the close-up's: row0, col0 > 0).
+  void add_heatmap(int buffer, bool transposed, int rows, int cols, const Rect& rect, int row0 = 0, int col0 = 0);
+  // One drawn column of a strip (value cells or bars) of buffer row `row`: elements [c0, c1)
+  // (several where a column stands for many elements).
+  void add_strip(HitKind kind, int buffer, int row, int c0, int c1, const Rect& rect);
+  // A register box: buffer cell (row, 0) named `name` ("m", "l", "LSE").
+  void add_register(int buffer, int row, const std::string& name, const Rect& rect);
+  // A merge-tree node: cell (row, node) of each of `buffers` (m_tree, l_tree).
+  void add_node(const std::vector<int>& buffers, int row, int node, const std::string& name, const Rect& rect);
+  // A memory-panel box: "HBM", "SRAM", or a tile named as the panel labels it; `buffer` and
+  // its region where the box stands for one (-1 otherwise).
+  void add_memory(const std::string& name, const Rect& rect, int buffer = -1, int r0 = 0, int r1 = 0, int c0 = 0,
+                  int c1 = 0);
+  // Pseudocode line `line` (numbered as Step::line: 1 is the first), its text.
+  void add_code_line(int line, const std::string& text, const Rect& rect);
+  // A panel of the window by its title.
+  void add_panel(const std::string& name, const Rect& rect);
+
+  // The screen box of buffer cell (r, c): the first element reported that shows it (a heatmap
+  // before a strip or a register, as drawn), nullopt when no view drew it this frame.
+  std::optional<Rect> rect_of(int buffer, int r, int c) const;
+  // The box around the buffer cells [r0, r1) × [c0, c1) on the first heatmap or strip that
+  // shows any of them (the union of the strips' columns, one heatmap's region): a row, a tile.
+  std::optional<Rect> rect_of_region(int buffer, int r0, int r1, int c0, int c1) const;
+  // The element under the screen point (the last drawn on top), nullopt over nothing.
+  std::optional<Hit> at(float x, float y) const;
+  // A named element: a register, a merge-tree node, a memory box or tile ("SRAM", "K₂"), a
+  // panel ("Pseudocode"); with
+  // `kind`, only elements of that kind. nullopt when none of that name was drawn.
+  std::optional<Hit> find(const std::string& name, std::optional<HitKind> kind = std::nullopt) const;
+  // Pseudocode line `line` (as Step::line) when the pseudocode panel drew it.
+  std::optional<Rect> code_line(int line) const;
+
+ private:
+  struct Heat {
+    int buffer;
+    bool transposed;
+    int rows, cols;
+    Rect rect;
+    int row0, col0;
+  };
+  struct Box {
+    HitKind kind;
+    int buffer;
+    int r0, r1, c0, c1;  // buffer cells it shows; a code line: r0 = the line
+    std::string name;
+    Rect rect;
+  };
+  // Draw order across both lists, so at() finds the topmost.
+  struct Order {
+    bool heat;
+    std::size_t index;
+  };
+  std::vector<Heat> heatmaps_;
+  std::vector<Box> boxes_;
+  std::vector<Order> order_;
+};
+
+}  // namespace flashstep::ui

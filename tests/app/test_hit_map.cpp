@@ -1,0 +1,193 @@
+// The HitMap: what the views drew where. A map built by hand (cells computed from a rectangle,
+// transposed or not), then the real views drawn in headless frames: for the vector, chunked
+// and matrix views, rect_of() of a cell and at() of that rectangle's centre name the same cell.
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include "tests/app/headless.h"
+#include "app/ui/model/app_state.h"
+#include "app/ui/views/hit_map.h"
+#include "core/lessons.h"
+
+#include <doctest/doctest.h>
+
+using namespace flashstep;
+using namespace flashstep::ui;
+
+namespace {
+
+// at() of the centre of rect_of(buffer, r, c) names that cell.
+void check_round_trip(const HitMap& hits, int buffer, int r, int c) {
+  CAPTURE(buffer);
+  CAPTURE(r);
+  CAPTURE(c);
+  const std::optional<Rect> box = hits.rect_of(buffer, r, c);
+  REQUIRE(box);
+  CHECK(box->w > 0);
+  CHECK(box->h > 0);
+  const std::optional<Hit> hit = hits.at(box->x + box->w * 0.5f, box->y + box->h * 0.5f);
+  REQUIRE(hit);
+  CHECK(hit->buffer == buffer);
+  CHECK(hit->row == r);
+  CHECK(hit->col == c);
+}
+
+void open_at_middle(Headless& h, AppState& app, const char* lesson) {
+  REQUIRE(app.open_lesson(lesson));
+  app.tab = Tab::lesson;
+  app.tab_changed = true;
+  app.seek(app.timeline.count() / 2);
+  h.frame(app);
+  h.frame(app);
+}
+
+}  // namespace
+
+TEST_CASE("hit map: heatmap cells are computed from the rectangle, transposed or not") {
+  HitMap hits;
+  // Buffer 3 drawn as 2 display rows × 4 display columns at (100, 50), 40 × 20 px: cells of
+  // 10 × 10. Transposed: display (r, c) is buffer (c, r), so buffer cell (2, 1) is display
+  // (1, 2), at x = 100 + 2·10, y = 50 + 1·10.
+  hits.add_heatmap(3, true, 2, 4, Rect{100, 50, 40, 20, true});
+  const auto box = hits.rect_of(3, 2, 1);
+  REQUIRE(box);
+  CHECK(box->x == doctest::Approx(120));
+  CHECK(box->y == doctest::Approx(60));
+  CHECK(box->w == doctest::Approx(10));
+  CHECK(box->h == doctest::Approx(10));
+  CHECK_FALSE(hits.rect_of(3, 1, 2));  // display (2, 1): past the 2 display rows
+  CHECK_FALSE(hits.rect_of(4, 0, 0));  // another buffer
+  // A 2 × 2 region (buffer rows 0–1, columns 0–1) is display rows 0–1, columns 0–1.
+  const auto tile = hits.rect_of_region(3, 0, 2, 0, 2);
+  REQUIRE(tile);
+  CHECK(tile->x == doctest::Approx(100));
+  CHECK(tile->w == doctest::Approx(20));
+  CHECK(tile->h == doctest::Approx(20));
+  const auto hit = hits.at(131, 51);  // display (0, 3) → buffer (3, 0)
+  REQUIRE(hit);
+  CHECK(hit->buffer == 3);
+  CHECK(hit->row == 3);
+  CHECK(hit->col == 0);
+  CHECK_FALSE(hits.at(99, 51));
+
+  // Part of a buffer (the close-up's rows 4–5, columns 8–10), drawn on top: found first by at().
+  hits.add_heatmap(3, false, 2, 3, Rect{110, 50, 30, 20, true}, 4, 8);
+  const auto top = hits.at(131, 61);  // its display (1, 2) → buffer (5, 10)
+  REQUIRE(top);
+  CHECK(top->row == 5);
+  CHECK(top->col == 10);
+  const auto part = hits.rect_of(3, 4, 9);
+  REQUIRE(part);
+  CHECK(part->x == doctest::Approx(120));
+  CHECK(part->y == doctest::Approx(50));
+}
+
+TEST_CASE("hit map: strips, registers, nodes, memory boxes and lines by name") {
+  HitMap hits;
+  // A strip whose second column stands for elements 4–7 of row 2.
+  hits.add_strip(HitKind::bar, 1, 2, 0, 4, Rect{0, 0, 8, 30, true});
+  hits.add_strip(HitKind::bar, 1, 2, 4, 8, Rect{8, 0, 8, 30, true});
+  hits.add_register(5, 2, "m", Rect{0, 40, 50, 20, true});
+  hits.add_node({6, 7}, 0, 3, "merge 1", Rect{100, 100, 40, 30, true});
+  hits.add_memory("SRAM", Rect{200, 0, 100, 100, true});
+  hits.add_code_line(4, "m = max(m, x)", Rect{0, 200, 300, 16, true});
+  hits.add_panel("Pseudocode", Rect{0, 190, 320, 100, true});
+
+  const auto e6 = hits.rect_of(1, 2, 6);
+  REQUIRE(e6);
+  CHECK(e6->x == doctest::Approx(8));
+  const auto row = hits.rect_of_region(1, 2, 3, 0, 8);  // the whole row: both columns
+  REQUIRE(row);
+  CHECK(row->x == doctest::Approx(0));
+  CHECK(row->w == doctest::Approx(16));
+  CHECK_FALSE(hits.rect_of(1, 3, 0));  // row 3 was not drawn
+  // 14 of 16 px: the last quarter of the column that stands for 4–7 → element 7.
+  const auto under = hits.at(14, 10);
+  REQUIRE(under);
+  CHECK(under->kind == HitKind::bar);
+  CHECK(under->col == 7);
+
+  const auto m = hits.find("m");
+  REQUIRE(m);
+  CHECK(m->kind == HitKind::reg);
+  CHECK(m->buffer == 5);
+  CHECK(m->row == 2);
+  const auto l_node = hits.rect_of(7, 0, 3);  // the node shows l_tree (7) at column 3 too
+  REQUIRE(l_node);
+  CHECK(l_node->x == doctest::Approx(100));
+  CHECK(hits.find("SRAM", HitKind::memory));
+  CHECK_FALSE(hits.find("SRAM", HitKind::reg));
+  CHECK_FALSE(hits.find("HBM"));
+  REQUIRE(hits.code_line(4));
+  CHECK(hits.code_line(4)->y == doctest::Approx(200));
+  CHECK_FALSE(hits.code_line(5));
+  // The panel is found by name; a point in it names the line drawn there, not the panel.
+  CHECK(hits.find("Pseudocode", HitKind::panel));
+  const auto line = hits.at(10, 205);
+  REQUIRE(line);
+  CHECK(line->kind == HitKind::code_line);
+  CHECK(line->row == 4);
+  CHECK_FALSE(hits.at(10, 250));
+  hits.clear();
+  CHECK(hits.empty());
+  CHECK_FALSE(hits.find("m"));
+}
+
+TEST_CASE("hit map: the vector, chunked and matrix views report where they drew their cells") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+
+  SUBCASE("vector view (online softmax)") {
+    open_at_middle(h, app, "online");
+    const Recording& rec = *app.played.rec;
+    const int x = rec.find_buffer("x"), m = rec.find_buffer("m");
+    for (int c : {0, rec.n / 2, rec.n - 1}) check_round_trip(app.hits, x, 0, c);
+    check_round_trip(app.hits, m, 0, 0);
+    const auto reg = app.hits.find("m", HitKind::reg);
+    REQUIRE(reg);
+    CHECK(reg->buffer == m);
+    // x's cells lie left to right on one line.
+    const auto a = app.hits.rect_of(x, 0, 0), b = app.hits.rect_of(x, 0, 1);
+    REQUIRE(a);
+    REQUIRE(b);
+    CHECK(b->x > a->x);
+    CHECK(b->y == doctest::Approx(a->y));
+    CHECK(app.hits.find("SRAM", HitKind::memory));
+    CHECK(app.hits.code_line(1));
+  }
+  SUBCASE("chunked view") {
+    open_at_middle(h, app, "chunked");
+    const Recording& rec = *app.played.rec;
+    const int x = rec.find_buffer("x"), mt = rec.find_buffer("m_tree"), lt = rec.find_buffer("l_tree");
+    for (int c : {0, rec.n - 1}) check_round_trip(app.hits, x, 0, c);
+    const auto w1 = app.hits.find("worker 1", HitKind::node);
+    REQUIRE(w1);
+    // A node shows m_tree and l_tree at its column: both point at the same box.
+    const auto bm = app.hits.rect_of(mt, 0, 0), bl = app.hits.rect_of(lt, 0, 0);
+    REQUIRE(bm);
+    REQUIRE(bl);
+    CHECK(bm->x == doctest::Approx(w1->rect.x));
+    CHECK(bl->y == doctest::Approx(w1->rect.y));
+  }
+  SUBCASE("matrix view (FlashAttention-2)") {
+    open_at_middle(h, app, "attn-tiled-v2");
+    const Recording& rec = *app.played.rec;
+    for (const char* name : {"Q", "S", "O"}) {
+      CAPTURE(name);
+      const int b = rec.find_buffer(name);
+      REQUIRE(b >= 0);
+      const BufferInfo& info = rec.buffers[static_cast<std::size_t>(b)];
+      check_round_trip(app.hits, b, 0, 0);
+      check_round_trip(app.hits, b, info.rows - 1, info.cols - 1);
+      check_round_trip(app.hits, b, info.rows / 2, info.cols / 2);
+    }
+    // K is drawn transposed (Kᵀ): its rows run across the screen.
+    const int k = rec.find_buffer("K");
+    const auto k0 = app.hits.rect_of(k, 0, 0), k1 = app.hits.rect_of(k, 1, 0);
+    REQUIRE(k0);
+    REQUIRE(k1);
+    CHECK(k1->x > k0->x);
+    CHECK(k1->y == doctest::Approx(k0->y));
+  }
+}
