@@ -66,6 +66,7 @@ inline BufferInfo values(int N, int d) {
 }
 inline BufferInfo output(int N, int d) {
   return BufferInfo{"O", N, d, Space::hbm, "the output O = softmax(S) V, in HBM"}
+      .holds("output")
       .axes(Axis::query, Axis::feature)
       .at(Place::right, kOrderO)
       .titled({"O" + strf(" (%d×%d)", N, d), "O"});

@@ -40,9 +40,12 @@ double buffer_diff(const Cursor& ca, const Cursor& cb, int ba, int bb, int rows,
   return worst;
 }
 
-// The buffer holding the result `name`: of that name, else of that name case aside (lse in
-// LSE, dq in dQ); −1 when none.
+// The buffer holding the result `name`: the one declaring it holds it (BufferInfo::holds: the
+// output in O or y), else of that name, else of that name case aside (lse in LSE, dq in dQ); −1
+// when none.
 int holder(const Recording& rec, std::string_view name) {
+  for (std::size_t b = 0; b < rec.buffers.size(); ++b)
+    if (rec.buffers[b].result == name) return static_cast<int>(b);
   if (const int b = rec.find_buffer(name); b >= 0) return b;
   for (std::size_t b = 0; b < rec.buffers.size(); ++b) {
     const std::string& n = rec.buffers[b].name;

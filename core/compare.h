@@ -19,9 +19,9 @@
 namespace flashstep {
 
 // The largest difference of one result: absolute for a matrix (as the output), relative
-// (rel_diff) for a per-row statistic. A result that a buffer of the same name holds, case aside
-// (m, l, lse in LSE, the gradients dq in dQ), is compared at every step too; the output, which
-// the attention lessons hold in O, at the end only.
+// (rel_diff) for a per-row statistic. A result that a buffer holds (one declaring it, as O and y
+// hold the output, or one of its name, case aside: m, l, lse in LSE, the gradients dq in dQ) is
+// compared at every step too.
 struct ResultDiff {
   std::string name;
   bool matrix = false;

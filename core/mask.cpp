@@ -5,6 +5,14 @@ namespace flashstep {
 
 Mask Mask::of(const Resolved& r) { return causal_if(r.scenario.causal, r.n, r.n); }
 
+void Mask::ask_in(Scenario& s) const {
+  switch (kind_) {
+    case Kind::causal: s.causal = true; return;
+    case Kind::none: break;
+  }
+  s.causal = false;
+}
+
 std::string_view Mask::name() const {
   switch (kind_) {
     case Kind::causal: return "causal";

@@ -8,7 +8,8 @@
 // documents) lets a query see one contiguous run of keys, [keys(i).begin, keys(i).end); an empty
 // run (begin = end) is a row with no visible key, whose output is 0.
 //
-// Scenario files and the command line keep `causal` (true: top-left causal); Mask::of() reads it.
+// Scenario files and the command line keep `causal` (true: top-left causal); Mask::of() reads it
+// and Mask::ask_in() writes it.
 #pragma once
 
 #include "core/scenario.h"
@@ -40,6 +41,10 @@ class Mask {
   }
   // The mask a scenario asks for (N queries, N keys).
   static Mask of(const Resolved& r);
+  // The inverse of of(): sets the scenario's fields so that it asks for this mask (a Resolved
+  // rebuilt from a Recording, app/ui/views/memory_logic.cpp's comparable()). A new kind is read
+  // and written here, nowhere else.
+  void ask_in(Scenario& s) const;
 
   Kind kind() const { return kind_; }
   int n_queries() const { return nq_; }

@@ -41,7 +41,7 @@ SoftmaxNarration::SoftmaxNarration(const Resolved& r, Recorder& rec)
   auto& out = rec.recording();
   bx_ = rec.add_buffer({"x", r.rows, r.n, Space::hbm, "the input scores, in HBM"});
   be_ = rec.add_buffer({"e", r.rows, r.n, Space::reg, "eᵢ = e^{xᵢ − m} as last computed, on chip"});
-  by_ = rec.add_buffer({"y", r.rows, r.n, Space::hbm, "the output, written to HBM"});
+  by_ = rec.add_buffer(BufferInfo{"y", r.rows, r.n, Space::hbm, "the output, written to HBM"}.holds("output"));
   // m and l are the Steps tab's columns beside each step.
   const AlgorithmInfo& row = info(a);
   if (row.has_max) bm_ = rec.add_buffer(BufferInfo{"m", r.rows, 1, Space::reg, "running max of each row"}.in_steps());

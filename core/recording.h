@@ -80,6 +80,10 @@ struct BufferInfo {
     subscripted = false;
     return *this;
   }
+  BufferInfo& holds(std::string result_name) {
+    result = std::move(result_name);
+    return *this;
+  }
 
   std::string name;  // "x", "y", "m", "l", "Q", "K", "V", "S", "P", "O", "LSE", ...
   int rows = 0, cols = 0;
@@ -104,6 +108,10 @@ struct BufferInfo {
   // Whether a step of the recording writes it (set as the Recorder commits the step): what the
   // steps compute, as against an input that is only read (Q, K, V, dO).
   bool written = false;
+  // The result (Results) whose values this buffer holds as the steps compute them, when its name
+  // is not the result's ("output" in O or y): compare() follows the result through the steps in
+  // it. Empty: the result of its own name, case aside (lse in LSE, dq in dQ).
+  std::string result;
   const std::string& shown() const { return symbol.empty() ? name : symbol; }
 };
 

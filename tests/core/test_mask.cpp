@@ -96,6 +96,22 @@ TEST_CASE("a scenario's causal flag is the top-left causal mask") {
   CHECK(Mask::causal_if(false, 4, 4).name() == "none");
 }
 
+TEST_CASE("a mask written into a scenario is the mask the scenario asks for, whatever it asked before") {
+  for (Mask::Kind kind : kKinds)
+    for (bool before : {false, true}) {
+      CAPTURE(static_cast<int>(kind));
+      CAPTURE(before);
+      Resolved r;
+      r.n = 7;
+      r.scenario.causal = before;
+      Mask(kind, 7, 7).ask_in(r.scenario);
+      const Mask back = Mask::of(r);
+      CHECK(back.kind() == kind);
+      for (int i = 0; i < 7; ++i)
+        for (int j = 0; j < 7; ++j) CHECK(back.visible(i, j) == visible_by_definition(kind, i, j));
+    }
+}
+
 TEST_CASE("the running state starts at m = −∞, l = 0, O = 0, and the pseudocode says so") {
   const InitialState init = initial_state();
   CHECK(std::isinf(init.m));

@@ -1,6 +1,7 @@
 // A Recording's results are a list of named values: compare(), the JSON report and the stacking
 // of heads handle a result none of them names (a gradient "dq", a per-row "D", as the backward
 // pass will add), and keep the results every algorithm has where they were.
+#include "core/algorithms.h"
 #include "core/compare.h"
 #include "core/engine.h"
 #include "core/heads.h"
@@ -166,4 +167,49 @@ TEST_CASE("compare() follows a result through the steps in the buffer of its nam
   const CompareReport same = compare(a, two_steps(4, 0.25));
   CHECK(find(same, "dq")->max_diff == 0);
   CHECK(find(same, "lse")->max_diff == 0);
+}
+
+namespace {
+
+// Two steps of a made-up output held in a buffer named O (2 × 1): step 1 writes O = [1, first],
+// step 2 writes O₂ = 2; the output after step 2 is [1, 2] whatever `first` was.
+Recording output_in_o(double first) {
+  Recording out;
+  out.algorithm = Algorithm::attn_tiled_v2;
+  out.n = 2, out.d = 1;
+  Recorder rec(out, true);
+  const int bo = rec.add_buffer(BufferInfo{"O", 2, 1, Space::hbm}.holds("output").axes(Axis::query, Axis::feature));
+  Step s1;
+  rec.write(bo, 0, 0, 1), rec.write(bo, 1, 0, first);
+  rec.commit(s1);
+  Step s2;
+  rec.write(bo, 1, 0, 2);
+  rec.commit(s2);
+  out.output().resize(2, 1);
+  out.output() << 1, 2;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("compare() follows the output through the steps in the buffer that declares it holds it") {
+  // O₂ = 2.75 against 2 at step 1 only: the outputs after the last step agree.
+  const CompareReport rep = compare(output_in_o(2), output_in_o(2.75));
+  CHECK(rep.steps_compared == 2);
+  CHECK(rep.mismatch == "");
+  CHECK(rep.max_abs_output_diff == doctest::Approx(0.75));
+  CHECK(compare(output_in_o(2), output_in_o(2)).max_abs_output_diff == 0);
+}
+
+TEST_CASE("every recorded algorithm's output is held in a buffer that declares it") {
+  for (const AlgorithmInfo& row : algorithm_table()) {
+    CAPTURE(row.id);
+    Scenario s;
+    s.algorithm = row.algorithm;
+    s.seed = 5;
+    const Recording rec = record(resolve(s));
+    int holders = 0;
+    for (const BufferInfo& b : rec.buffers) holders += b.result == "output";
+    CHECK(holders == 1);
+  }
 }

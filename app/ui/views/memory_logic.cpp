@@ -116,7 +116,7 @@ Resolved comparable(const Recording& rec, Algorithm a) {
   Resolved r;
   r.scenario.algorithm = a;
   r.scenario.precision = rec.precision;
-  r.scenario.causal = rec.mask.kind() == Mask::Kind::causal;
+  rec.mask.ask_in(r.scenario);
   r.rows = rec.rows;
   r.n = rec.n;
   r.d = rec.d;
