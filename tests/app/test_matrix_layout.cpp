@@ -78,6 +78,11 @@ TEST_CASE("a made-up buffer's blocks and tiles are named by its axes' roles: dK_
   CHECK(region_name(rec, st, Region{2, 3, 0, 6, 2}) == "dK" + sub(2));
   CHECK(region_name(rec, st, Region{3, 4, 0, 6, 2}) == "dQ" + sub(3));
   CHECK(region_name(rec, st, Region{1, 4, 3, 6, 6}) == "dS" + sub(3) + sub(2));
+  // A region that is no block (buffer, r0, c0, r1, c1): its 1-based ranges, one index where it spans one.
+  const Step none;
+  CHECK(region_name(rec, none, Region{1, 0, 4, 4, 5}) == "dS[1..4, 5]");
+  CHECK(region_name(rec, none, Region{1, 2, 0, 3, 3}) == "dS[3, 1..3]");
+  CHECK(region_name(rec, none, Region{1, 0, 1, 2, 5}) == "dS[1..2, 2..5]");
   // D is a step column beside m and l (empty: this recording has none).
   const std::vector<StepColumn> cols = step_columns(rec);
   REQUIRE(cols.size() == 3);

@@ -57,7 +57,9 @@ std::string region_name(const Recording& rec, const Step& step, const Region& g)
     if (b.cols == 1) return n;
     return n + sub(g.c0 + 1);
   }
-  return strf("%s[%d..%d, %d..%d]", n.c_str(), g.r0 + 1, g.r1, g.c0 + 1, g.c1);
+  // 1-based ranges; a range of one index is that index (dS[1..8, 8], not dS[1..8, 8..8]).
+  auto range = [](int lo, int hi) { return hi - lo == 1 ? strf("%d", hi) : strf("%d..%d", lo + 1, hi); };
+  return n + "[" + range(g.r0, g.r1) + ", " + range(g.c0, g.c1) + "]";
 }
 
 std::vector<OnChip> on_chip(const Recording& rec, const Step& step) {
