@@ -1,0 +1,153 @@
+// Predict-the-value questions (core/questions.h): answers checked against the softmax worked
+// out here in long double, and the scoring at the digits the screen shows.
+#include "core/engine.h"
+#include "core/questions.h"
+#include "core/text.h"
+#include "tests/tolerance.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <set>
+
+using namespace flashstep;
+
+namespace {
+
+Question number(double value) {
+  Question q;
+  q.kind = QuestionKind::l;
+  q.value = value;
+  q.digits = kShownDigits;
+  q.shown = num(value, kShownDigits);
+  return q;
+}
+
+Recording online(std::vector<double> x, Precision p = Precision::fp64) {
+  Scenario s;
+  s.algorithm = Algorithm::online;
+  s.precision = p;
+  s.x = {std::move(x)};
+  return record(s);
+}
+
+}  // namespace
+
+TEST_CASE("a prediction is right at the digits shown, and wrong otherwise") {
+  const Question e = number(2.718281828459045);  // shown as 2.7183
+  CHECK(e.shown == "2.7183");
+  for (const char* right : {"2.7183", "2.72", "2.718", "2.71828", "2.718281828", " 2.72 "}) {
+    const Verdict v = score(e, right);
+    CAPTURE(right);
+    CHECK(v.accepted);
+    CHECK(v.right);
+  }
+  for (const char* wrong : {"2.71", "2.7182", "2.73", "-2.72", "27.2"}) {
+    const Verdict v = score(e, wrong);
+    CAPTURE(wrong);
+    CHECK(v.accepted);
+    CHECK_FALSE(v.right);
+  }
+  CHECK(score(e, "2.72").line() == "you: 2.72, right: 2.7183 ✓");
+  CHECK(score(e, "2.71").line() == "you: 2.71, right: 2.7183 ✗");
+  // Too few digits, or not a number: asked again, with one line saying why.
+  CHECK_FALSE(score(e, "3").accepted);
+  CHECK(score(e, "3").error == "give at least 3 significant digits (the screen shows 5)");
+  CHECK_FALSE(score(e, "e").accepted);
+  CHECK(score(e, "two").error == "\"two\" is not a number");
+  CHECK(score(e, "").error.find("Esc to skip") != std::string::npos);
+
+  // A value the screen shows with fewer digits needs no more than those.
+  CHECK(score(number(0.5), "0.5").right);
+  CHECK(score(number(0.5), ".50").right);
+  CHECK_FALSE(score(number(0.5), "0.6").right);
+  CHECK(score(number(-1.5), "−1.5").right);  // the minus the screen uses
+  CHECK(score(number(-HUGE_VAL), "−∞").right);
+  CHECK_FALSE(score(number(-HUGE_VAL), "0").right);
+  CHECK(score(number(1.234e-5), "1.23e-5").right);
+
+  Question tile;
+  tile.kind = QuestionKind::tile, tile.tile_i = 2, tile.tile_j = 1, tile.digits = 0, tile.shown = "(2, 1)";
+  CHECK(score(tile, "(2, 1)").right);
+  CHECK(score(tile, "2 1").right);
+  CHECK(score(tile, "tile (i=2, j=1)").right);
+  CHECK_FALSE(score(tile, "1, 2").right);
+  CHECK_FALSE(score(tile, "2").accepted);
+
+  Question count;
+  count.kind = QuestionKind::hbm_reads, count.value = 1024, count.digits = 0, count.shown = "1024";
+  CHECK(score(count, "1024").right);
+  CHECK(score(count, "1,024").right);
+  CHECK_FALSE(score(count, "1023").right);
+  CHECK_FALSE(score(count, "1e3").accepted);
+}
+
+TEST_CASE("questions of online softmax hold the values worked out in long double") {
+  const std::vector<double> x = {1, 3, 2, 5, 0, 4, 6, 1, -2, 7, 3, 2};
+  const Recording rec = online(x);
+  const std::vector<Question> qs = make_questions(rec);
+  REQUIRE(qs.size() >= 3);
+  REQUIRE(qs.size() <= 10);
+  const int n = static_cast<int>(x.size());
+  std::set<QuestionKind> kinds;
+  int last = -100;
+  for (const Question& q : qs) {
+    CAPTURE(q.prompt);
+    CHECK(q.step - last >= 3);  // not one question after another
+    last = q.step;
+    kinds.insert(q.kind);
+    // Pass 1 step k (0-based) has read x₀..x_k: m_k = max, l_k = Σ e^(xᵢ − m_k).
+    const int k = q.step;
+    long double m = -INFINITY, m_before = -INFINITY, l = 0;
+    for (int i = 0; i <= std::min(k, n - 1); ++i) {
+      m_before = m;
+      m = std::max<long double>(m, x[static_cast<std::size_t>(i)]);
+    }
+    for (int i = 0; i <= std::min(k, n - 1); ++i) l += std::exp(static_cast<long double>(x[static_cast<std::size_t>(i)]) - m);
+    const double tol = tolerance::gamma(4 * n, tolerance::unit_roundoff(Precision::fp64));
+    switch (q.kind) {
+      case QuestionKind::m: CHECK(q.value == static_cast<double>(m)); break;
+      case QuestionKind::l: CHECK(std::fabs(q.value - static_cast<double>(l)) <= tol * static_cast<double>(l)); break;
+      case QuestionKind::rescale: {
+        const long double want = std::exp(m_before - m);
+        CHECK(std::fabs(q.value - static_cast<double>(want)) <= tol * static_cast<double>(want));
+        break;
+      }
+      case QuestionKind::hbm_reads:
+        // The end of a pass: pass 1 has read x once (n), pass 2 reads it again (2n).
+        CHECK(q.value == (k < n ? n : 2 * n));
+        break;
+      case QuestionKind::tile: FAIL("softmax has no tiles"); break;
+    }
+    // Its own answer as shown is right.
+    CHECK(score(q, q.shown).right);
+  }
+  CHECK(kinds.size() >= 2);
+}
+
+TEST_CASE("questions come from any input: FlashAttention asks which tile a pass starts with") {
+  Scenario s;
+  s.algorithm = Algorithm::attn_tiled, s.n = 16, s.d = 2, s.block_rows = 4, s.block_cols = 4, s.seed = 9;
+  const Recording fa1 = record(s);  // K/V blocks outer: each pass starts at tile (1, j)
+  const std::vector<Question> qs = make_questions(fa1);
+  REQUIRE_FALSE(qs.empty());
+  bool tile = false;
+  for (const Question& q : qs) {
+    CHECK(score(q, q.shown).right);
+    if (q.kind != QuestionKind::tile) continue;
+    tile = true;
+    CHECK(q.tile_i == 1);
+    CHECK(q.tile_j == fa1.steps[static_cast<std::size_t>(q.step)].pass);
+    if (q.tile_j != 1) CHECK_FALSE(score(q, std::to_string(q.tile_j) + ", 1").right);  // i and j swapped
+  }
+  CHECK(tile);
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    Scenario r;
+    r.algorithm = Algorithm::online, r.n = 40, r.seed = seed;
+    const auto more = make_questions(record(r));
+    CAPTURE(seed);
+    CHECK(more.size() >= 3);
+    CHECK(more.size() <= 10);
+  }
+  CHECK(make_questions(online({1, 2})).size() <= 1);
+}
