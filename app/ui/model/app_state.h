@@ -15,6 +15,7 @@
 #include "app/ui/labs/lab_measure.h"
 #include "app/ui/labs/lab_overflow.h"
 #include "app/ui/labs/lab_scale.h"
+#include "app/ui/model/ask.h"
 #include "app/ui/model/inputs.h"
 #include "app/ui/model/open_job.h"
 #include "app/ui/model/record_job.h"
@@ -151,6 +152,8 @@ class AppState {
   ViewStates views;  // the lesson's view's options, by kind
   MemoryPanelOptions memory_panel;
   CompareState compare;
+  Quiz quiz;        // View ▸ Ask me first: questions before steps (ask.h)
+  GoToBox go_to;    // Ctrl+G
   OverflowLab overflow_lab;
   ScaleLab scale_lab;
   MeasureLab measure_lab;
