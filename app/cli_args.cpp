@@ -118,6 +118,12 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   c.shot->add_option("--part", o.shot.part,
                      "Part of the step, from 1 (a tiled step's S, P̃ and merge; the keys , and .); "
                      "absent: the whole step");
+  c.shot->add_flag("--ask", o.shot.ask,
+                   "Ask me first (View menu): the question of --step (default: the first question) as the "
+                   "window asks it, on the step before");
+  c.shot->add_option("--answer", o.shot.answer,
+                     "With --ask: this answer typed, and the question's step shown with it scored "
+                     "(\"you: 2.72, right: 2.7183 ✓\")");
   c.gif = app.add_subcommand("gif", "Render a range of steps of a lesson or a scenario file to an animated GIF");
   picture_options(c.gif, o.gif);
   c.gif->add_option("--from", o.gif.from, "First step (numbered from 1, as the window shows them, or last)")->capture_default_str();

@@ -55,7 +55,7 @@ std::string step_words(const Recording& rec, int k) {
 Question number_question(int k, QuestionKind kind, int row, std::string prompt, double value) {
   Question q;
   q.step = k, q.kind = kind, q.row = row, q.prompt = std::move(prompt), q.value = value;
-  q.hint = "a number: 3 significant digits or more";
+  q.hint = "a number, 3 digits or more";
   q.digits = kShownDigits;
   q.shown = num(value, kShownDigits);
   return q;
@@ -71,7 +71,7 @@ std::vector<Question> candidates(const Recording& rec, int k, int m_buf, int l_b
     Question q;
     q.step = k, q.kind = QuestionKind::tile;
     q.prompt = strf("Step %d starts pass %d: which tile (i, j) does it load?", k + 1, st.pass);
-    q.hint = "a tile as i, j";
+    q.hint = "a tile: i, j";
     q.tile_i = st.tile_i + 1, q.tile_j = st.tile_j + 1;
     q.digits = 0;
     q.shown = strf("(%d, %d)", q.tile_i, q.tile_j);

@@ -3,6 +3,7 @@
 #include "app/export/figure.h"
 #include "app/export/gif.h"
 #include "app/files.h"
+#include "app/ui/model/app_state.h"
 #include "app/ui/model/document.h"
 #include "app/ui/panels/frame.h"
 #include "app/ui/offscreen.h"
@@ -165,6 +166,31 @@ ui::RenderOptions render_options(const PictureOptions& o) {
   return r;
 }
 
+// --ask [--answer VALUE]: the picture of Ask me first at the question of `step` (the first
+// question when no --step was given): asking, on the step before it; answered, on its step
+// with the answer scored. `step` becomes the step to show. "" or the problem.
+std::string ask_question(ui::AppState& app, const ShotOptions& o, int& step) {
+  if (!o.ask) return "--answer needs --ask";
+  if (!o.panel.empty()) return "--ask draws the question over the window; leave out --panel";
+  if (app.tab != ui::Tab::lesson) return "--ask: " + source(o) + " does not open on the lesson's view";
+  if (o.part != 0) return "--ask shows whole steps; leave out --part";
+  ui::Quiz& q = app.quiz;
+  q.on = true;
+  ui::quiz_load(q, app.played.rec);
+  std::string steps;
+  for (const Question& qu : q.questions) steps += (steps.empty() ? "" : ", ") + std::to_string(qu.step + 1);
+  if (q.questions.empty()) return "--ask: " + source(o) + " asks no questions (too few steps)";
+  const Question* qu = o.step.empty() ? &q.questions.front() : ui::quiz_question_at(q, step);
+  if (!qu) return "--ask: step " + o.step + " has no question; " + source(o) + " asks at steps " + steps;
+  q.seen = qu->step - 1;
+  step = ui::quiz_hold(q, qu->step - 1, qu->step, false);
+  if (o.answer.empty()) return "";
+  q.input = o.answer;
+  step = ui::quiz_answer(q);
+  if (step < 0) return "--answer '" + o.answer + "': " + q.error;
+  return "";
+}
+
 }  // namespace
 
 int shot_command(const ShotOptions& o) {
@@ -188,6 +214,8 @@ int shot_command(const ShotOptions& o) {
   if (o.part < 0 || (o.part > 0 && parts < 2) || o.part > parts)
     return bad("--part " + std::to_string(o.part) + ": step " + std::to_string(step + 1) +
                (parts < 2 ? " has no parts; leave --part out" : " has parts 1.." + std::to_string(parts)));
+  if (o.ask || !o.answer.empty())
+    if (std::string err = ask_question(app, o, step); !err.empty()) return bad(err);
   app.seek_active(step, o.part - 1);
   // An explicit step is a step of the recording: a lab tab would not show it (as in the window,
   // where moving the playhead leaves a lab).

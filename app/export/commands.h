@@ -25,6 +25,8 @@ struct ShotOptions : PictureOptions {
   std::string step;             // step number from 1 as the window shows it, or "last";
                                 // empty: the first, or the scenario file's playhead
   int part = 0;                 // a part of the step (1..parts), 0: the whole step
+  bool ask = false;             // Ask me first: the question of --step (or the first), as asked
+  std::string answer;           // with ask: the answer typed, and the step shown with it scored
 };
 
 struct GifOptions : PictureOptions {

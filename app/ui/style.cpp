@@ -17,6 +17,7 @@ const ImWchar* glyph_ranges() {
     // arrows, maths operators, box drawing and shapes (▶ ◀ ■).
     static const ImWchar kExtra[] = {0x02B0, 0x036F, 0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x209F, 0x2190,
                                      0x21FF, 0x2200, 0x23FF, 0x2500, 0x25FF,
+                                     0x2713, 0x2713, 0x2717, 0x2717,  // ✓ ✗ (a prediction scored)
                                      0x2C7C, 0x2C7C, 0};  // ⱼ, the subscript j
     b.AddRanges(kExtra);
     b.BuildRanges(&ranges);

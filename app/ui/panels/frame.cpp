@@ -146,6 +146,12 @@ void draw_menu_bar(AppState& app, bool* quit) {
       ImGui::EndMenu();
     }
     if (ImGui::MenuItem("Presentation mode", "P / F5", app.presenting)) app.presenting = !app.presenting;
+    ImGui::Separator();
+    ImGui::MenuItem("Ask me first", nullptr, &app.quiz.on);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Before some steps, type what you expect (m, l, the rescale factor, the next tile, an HBM\n"
+                        "count); the step then shows the right value beside yours, and the last step your score.");
+    if (ImGui::MenuItem("Go to…", "Ctrl+G")) app.go_to.open = true;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Labs")) {
@@ -230,6 +236,8 @@ void draw_presentation(AppState& app, const PanelRect& all) {
   if (memory) draw_memory_window(app, {ImVec2(o.x, o.y + view_h), ImVec2(left, memory_h)});
   draw_explanation_panel(app, {ImVec2(o.x + left, o.y), ImVec2(right, explanation_h)});
   draw_pseudocode_panel(app, {ImVec2(o.x + left, o.y + explanation_h), ImVec2(right, h - explanation_h)});
+  if (memory) draw_quiz(app, {ImVec2(o.x, o.y + view_h), ImVec2(left, memory_h)}, true);
+  else draw_quiz(app, {o, ImVec2(left, view_h)}, false);
   begin_panel("##presentation-counter", {ImVec2(o.x, o.y + h), ImVec2(all.size.x, line)}, nullptr,
               ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoInputs);
   const std::string counter = presentation_status(app);
@@ -338,15 +346,19 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
     return;
   }
 
+  quiz_check(app);  // moves since the last frame (playback, the scrubber)
   if (app.presenting) {
     if (opt.keyboard && !any_popup_open()) handle_shortcuts(app);
+    quiz_check(app);
     draw_presentation(app, PanelRect{vp->Pos, vp->Size});
+    draw_go_to(app);
     return;
   }
   bool quit = false;
   draw_menu_bar(app, &quit);
   if (quit) app.quit_requested = true;
   if (opt.keyboard && !any_popup_open()) handle_shortcuts(app);
+  quiz_check(app);
   const float menu_h = ImGui::GetFrameHeight();
   PanelFlags f = app.panels;
   if (opt.picture) f.status = false;
@@ -362,6 +374,8 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
   if (f.status) draw_status_bar(app, L.status);
   if (f.log) draw_log_panel(app, L.log);
   if (f.shortcuts) draw_shortcuts_window(app);
+  if (f.view) draw_quiz(app, f.memory ? L.memory : L.view, f.memory);
+  draw_go_to(app);
 }
 
 }  // namespace flashstep::ui

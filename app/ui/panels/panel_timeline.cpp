@@ -149,6 +149,9 @@ const std::vector<Shortcut>& shortcuts() {
       {"R", "Measure it yourself: run the measurement, or cancel it (presentation mode too)"},
       {"Ctrl+O  /  Ctrl+S", "open / save a scenario file (Ctrl+Shift+S: save as)"},
       {"Ctrl+E", "export a picture, an animation or the recording"},
+      {"Ctrl+G", "go to a step, a pass, a row or a tile: 12, pass 2, row 3, tile (1, 2)"},
+      {"Click  /  Shift+click", "a cell, bar or tile of the view: go to the step that wrote it / first read it"},
+      {"Enter  /  Esc", "Ask me first (View menu): answer the question / skip it"},
       {"Ctrl+Z  /  Ctrl+Shift+Z", "undo / redo an input change (Ctrl+Y redoes too)"},
       {"Ctrl+=  /  Ctrl+−  /  Ctrl+0", "larger / smaller / normal font"},
       {"F1", "show or hide this list"},
@@ -167,6 +170,7 @@ constexpr int kShortcutKeys[] = {
     GLFW_KEY_KP_0,  GLFW_KEY_P,        GLFW_KEY_M,      GLFW_KEY_SPACE,      GLFW_KEY_RIGHT,     GLFW_KEY_LEFT,
     GLFW_KEY_PAGE_DOWN, GLFW_KEY_PAGE_UP, GLFW_KEY_HOME, GLFW_KEY_END,       GLFW_KEY_DOWN,      GLFW_KEY_UP,
     GLFW_KEY_Z,     GLFW_KEY_Y,        GLFW_KEY_R,
+    GLFW_KEY_G,
 };
 
 // This frame's presses, in order. From the window they are every press GLFW reported, so a
@@ -205,6 +209,7 @@ void handle_shortcuts(AppState& app) {
       if (p.key == GLFW_KEY_O) app.requests.open = true;
       if (p.key == GLFW_KEY_S) (p.shift ? app.requests.save_as : app.requests.save) = true;
       if (p.key == GLFW_KEY_E) app.requests.export_dialog = true;
+      if (p.key == GLFW_KEY_G) app.go_to.open = true;
       if (p.key == GLFW_KEY_EQUAL || p.key == GLFW_KEY_KP_ADD) app.bigger_font();
       if (p.key == GLFW_KEY_MINUS || p.key == GLFW_KEY_KP_SUBTRACT) app.smaller_font();
       if (p.key == GLFW_KEY_0 || p.key == GLFW_KEY_KP_0) app.set_font_scale(1.0f);

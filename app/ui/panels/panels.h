@@ -37,6 +37,11 @@ void draw_timeline_panel(AppState& app, const PanelRect& r);     // panel_timeli
 void draw_status_bar(AppState& app, const PanelRect& r);         // panel_log.cpp
 void draw_log_panel(AppState& app, const PanelRect& r);          // panel_log.cpp
 void draw_shortcuts_window(AppState& app);                       // panel_log.cpp
+// Ask me first's question (or the answer given and, at the last step, the score): from the top
+// of the memory panel under the view (`below`), else over the bottom of the view; the Go to…
+// box while it is open (panel_ask.cpp).
+void draw_quiz(AppState& app, const PanelRect& area, bool below);
+void draw_go_to(AppState& app);
 
 // The Compare tab's contents (panel_compare.cpp) and the lesson's own view (panel_view.cpp),
 // drawn into the current window.

@@ -1,0 +1,126 @@
+// Ask me first's question box over the view, and the Go to… box (Ctrl+G). What they do is the
+// model's (app/ui/model/ask.h); here they are drawn and read from the keyboard.
+#include "app/ui/panels/panels.h"
+#include "app/ui/widgets.h"
+#include "core/text.h"
+
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <cfloat>
+
+namespace flashstep::ui {
+
+namespace {
+
+constexpr ImGuiWindowFlags kBoxFlags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                                       ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoMove |
+                                       ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
+
+// The box hangs from the top of `area` (the memory panel, under the view) or, with `below`
+// false, stands on the bottom of the view: never over the view's registers and cells, which
+// hold what the answer follows from and, once answered, the value itself.
+bool begin_box(const char* id, const PanelRect& area, bool below, float s) {
+  const float y = below ? area.pos.y + 6 * s : area.pos.y + area.size.y - 14 * s;
+  ImGui::SetNextWindowPos(ImVec2(area.pos.x + area.size.x * 0.5f, y), ImGuiCond_Always,
+                          ImVec2(0.5f, below ? 0.0f : 1.0f));
+  ImGui::SetNextWindowBgAlpha(0.96f);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(std::max(area.size.x - 40 * s, 200.0f), FLT_MAX));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(14 * s, 10 * s));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 2.0f * s);
+  const bool open = ImGui::Begin(id, nullptr, kBoxFlags);
+  ImGui::PopStyleVar(2);
+  return open;
+}
+
+void text_wrapped_at(const std::string& text, float width) {
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
+}
+
+}  // namespace
+
+void draw_quiz(AppState& app, const PanelRect& area, bool below) {
+  Quiz& q = app.quiz;
+  if (!q.on || app.tab != Tab::lesson || app.timeline.empty()) return;
+  const float s = app.ui_scale;
+  const Palette& pal = palette_of(app.theme);
+  const float width = std::clamp(area.size.x * 0.6f, 260 * s, 620 * s);
+  const int at = app.timeline.playhead();
+  if (const Question* qu = q.question()) {
+    if (!begin_box("##ask-question", area, below, s)) return ImGui::End();
+    ImGui::TextDisabled("Predict before you look");
+    text_wrapped_at(qu->prompt, width);
+    ImGui::SetNextItemWidth(std::max(width * 0.55f, ImGui::CalcTextSize(qu->hint.c_str()).x + 24 * s));
+    if (q.focus) {
+      ImGui::SetKeyboardFocusHere();
+      q.focus = false;
+    }
+    const std::string hint = qu->hint;
+    const bool entered = ImGui::InputTextWithHint("##answer", hint.c_str(), &q.input,
+                                                  ImGuiInputTextFlags_EnterReturnsTrue);
+    const bool escaped = key_pressed(ImGuiKey_Escape);
+    ImGui::SameLine();
+    ImGui::TextDisabled("Enter: answer   Esc: skip");
+    if (!q.error.empty()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, pal.nonfinite);
+      text_wrapped_at(q.error, width);
+      ImGui::PopStyleColor();
+    }
+    ImGui::End();
+    if (entered) quiz_enter(app);
+    else if (escaped) quiz_escape(app);
+    return;
+  }
+  const Verdict* v = quiz_reveal(q, at);
+  const bool last = at == app.timeline.count() - 1;
+  const std::string total = last ? quiz_score(q) : std::string();
+  if (!v && total.empty()) return;
+  if (!begin_box("##ask-answer", area, below, s)) return ImGui::End();
+  if (v) {
+    text_wrapped_at(quiz_question_at(q, at)->prompt, width);
+    ImGui::PushStyleColor(ImGuiCol_Text, v->right ? pal.sram : pal.nonfinite);
+    ImGui::TextUnformatted(v->line().c_str());
+    ImGui::PopStyleColor();
+  }
+  if (!total.empty()) ImGui::Text("End of the lesson: %s", total.c_str());
+  ImGui::End();
+}
+
+void draw_go_to(AppState& app) {
+  GoToBox& g = app.go_to;
+  if (g.open) {
+    ImGui::OpenPopup("Go to…");
+    g.open = false;
+    g.error.clear();
+    g.text.clear();
+  }
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.3f),
+                          ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  if (!ImGui::BeginPopupModal("Go to…", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings))
+    return;
+  const float s = app.ui_scale;
+  ImGui::TextUnformatted("A step, a pass, a row or a tile:");
+  ImGui::TextDisabled("12   pass 2   normalize   row 3   tile (1, 2)");
+  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+  ImGui::SetNextItemWidth(380 * s);
+  const bool entered = ImGui::InputText("##go-to", &g.text, ImGuiInputTextFlags_EnterReturnsTrue);
+  if (!g.error.empty()) {
+    const Palette& pal = palette_of(app.theme);
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.nonfinite);
+    ImGui::TextUnformatted(g.error.c_str());
+    ImGui::PopStyleColor();
+  }
+  ImGui::TextDisabled("Enter: go   Esc: cancel");
+  if (entered) {
+    if (go_to_apply(app)) ImGui::CloseCurrentPopup();
+    else ImGui::SetKeyboardFocusHere(-1);  // keep typing in the field
+  } else if (key_pressed(ImGuiKey_Escape)) {
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
+}
+
+}  // namespace flashstep::ui
