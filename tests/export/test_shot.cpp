@@ -404,3 +404,35 @@ TEST_CASE("shot --gl glfw (a hidden window on the display) draws the same pictur
   std::remove(a.c_str());
   std::remove(b.c_str());
 }
+
+TEST_CASE("shot --ask draws the question over the step before it, --answer its step scored; misuse is one line") {
+  std::string err;
+  const std::string plain = tmp("ask-plain.png"), ask = tmp("ask.png"), right = tmp("ask-right.png"),
+                    wrong = tmp("ask-wrong.png"), step2 = tmp("ask-step2.png");
+  const std::string size = " --width 640 --height 400 --out ";
+  // The online lesson's first question is l after step 2 ([3, 2, 5, 1]: l₂ = 1 + e⁻¹ = 1.3679).
+  REQUIRE(invoke("shot --lesson online --step 1" + size + plain, err) == 0);
+  REQUIRE(invoke("shot --lesson online --step 2" + size + step2, err) == 0);
+  REQUIRE(invoke("shot --lesson online --ask" + size + ask, err) == 0);
+  REQUIRE(invoke("shot --lesson online --ask --answer 1.37" + size + right, err) == 0);
+  REQUIRE(invoke("shot --lesson online --ask --answer 1.36" + size + wrong, err) == 0);
+  const Png p = load(plain), a = load(ask), r = load(right), w = load(wrong), s2 = load(step2);
+  REQUIRE(a.w == 640);
+  REQUIRE(a.h == 400);
+  auto differ = [](const Png& x, const Png& y) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < x.rgba.size() && i < y.rgba.size(); ++i) n += x.rgba[i] != y.rgba[i];
+    return n;
+  };
+  CHECK(differ(p, a) > 0);   // the question box over step 1
+  CHECK(differ(s2, r) > 0);  // the answer box over step 2
+  CHECK(differ(r, w) > 0);   // ✓ in green, ✗ in red, and the typed value
+  CHECK(invoke("shot --lesson online --answer 1.37 --out " + tmp("x.png"), err) == 2);
+  CHECK(err == "flashstep: --answer needs --ask\n");
+  CHECK(invoke("shot --lesson online --ask --step 1 --out " + tmp("x.png"), err) == 2);
+  CHECK(err.find("flashstep: --ask: step 1 has no question; lesson 'online' asks at steps 2") == 0);
+  CHECK(invoke("shot --lesson online --ask --answer 1.4 --out " + tmp("x.png"), err) == 2);
+  CHECK(err == "flashstep: --answer '1.4': give at least 3 significant digits (the screen shows 5)\n");
+  CHECK(invoke("shot --lesson online --ask --panel view --out " + tmp("x.png"), err) == 2);
+  for (const std::string& f : {plain, ask, right, wrong, step2}) std::remove(f.c_str());
+}
