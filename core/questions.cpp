@@ -65,12 +65,17 @@ Question number_question(int k, QuestionKind kind, int row, std::string prompt, 
 std::vector<Question> candidates(const Recording& rec, int k, int m_buf, int l_buf) {
   std::vector<Question> out;
   const Step& st = rec.steps[static_cast<std::size_t>(k)];
-  // A new pass over tiles: which tile comes first tells the loop order (K/V outer or Q outer).
+  // A tile step: which tile comes next tells the loop order (K/V blocks outer or Q blocks outer).
+  // Its m and l follow from scores not on screen yet, so a tile step asks this instead.
   const Step& before = rec.steps[static_cast<std::size_t>(k - 1)];
-  if (st.tile_i >= 0 && st.tile_j >= 0 && before.tile_i >= 0 && st.pass != before.pass) {
+  const bool tiled = st.tile_i >= 0 && st.tile_j >= 0;
+  if (tiled && (st.tile_i != before.tile_i || st.tile_j != before.tile_j)) {
     Question q;
     q.step = k, q.kind = QuestionKind::tile;
-    q.prompt = strf("Step %d starts pass %d: which tile (i, j) does it load?", k + 1, st.pass);
+    q.prompt = before.tile_i >= 0 && before.tile_j >= 0
+                   ? strf("After tile (%d, %d), which tile (i, j) does step %d work on?", before.tile_i + 1,
+                          before.tile_j + 1, k + 1)
+                   : strf("Which tile (i, j) does step %d work on?", k + 1);
     q.hint = "a tile: i, j";
     q.tile_i = st.tile_i + 1, q.tile_j = st.tile_j + 1;
     q.digits = 0;
@@ -78,7 +83,7 @@ std::vector<Question> candidates(const Recording& rec, int k, int m_buf, int l_b
     out.push_back(q);
   }
   const int m_cols = m_buf >= 0 ? rec.buffers[static_cast<std::size_t>(m_buf)].cols : 1;
-  for (const CellMove& mv : moves(rec, k, m_buf)) {
+  for (const CellMove& mv : tiled ? std::vector<CellMove>{} : moves(rec, k, m_buf)) {
     // m changes from a finite value: the step where the running max moves and l, O rescale.
     if (!(mv.before_defined && mv.after_defined && std::isfinite(mv.before) && std::isfinite(mv.after) &&
           mv.after != mv.before))
@@ -103,7 +108,7 @@ std::vector<Question> candidates(const Recording& rec, int k, int m_buf, int l_b
     break;
   }
   const int l_cols = l_buf >= 0 ? rec.buffers[static_cast<std::size_t>(l_buf)].cols : 1;
-  for (const CellMove& mv : moves(rec, k, l_buf)) {
+  for (const CellMove& mv : tiled ? std::vector<CellMove>{} : moves(rec, k, l_buf)) {
     // A sum that already held something: its first term alone (l = 1) asks nothing.
     if (!(mv.after_defined && std::isfinite(mv.after) && mv.before_defined && mv.before != 0)) continue;
     const int row = mv.index / std::max(l_cols, 1);

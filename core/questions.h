@@ -4,7 +4,9 @@
 // A question belongs to a step: it is asked while the step before it is on screen, and its
 // answer is what the step leaves behind. The events asked about: the step where a row's m
 // changes (its new m, or the rescale factor e^(m_old − m_new) it applies to l and O), l after
-// a step, the tile a new pass loads, and the HBM reads counted when a pass ends.
+// a step, the tile a tiled step works on next (the loop order; a tile's m and l follow from
+// scores not yet on screen, so tile steps ask this instead), and the HBM reads counted when a
+// pass ends.
 //
 // "Right" means right at the digits the screen shows: values are shown with num()'s 5
 // significant digits (core/text.h, as in the sentences, registers and tooltips), and an answer
