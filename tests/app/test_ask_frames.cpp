@@ -91,3 +91,78 @@ TEST_CASE("ask me first: → onto a question asks it, Enter scores the typed ans
   for (int i = 0; i < 8; ++i) h.press(app, GLFW_KEY_RIGHT);
   CHECK(app.timeline.playhead() == 7);
 }
+
+namespace {
+
+// The step a click on cell (r, c) of `buffer` must land on, worked out plainly from the steps'
+// write regions: the last write at or before the playhead, else the first write after it.
+int writer_by_scan(const Recording& rec, int buffer, int r, int c, int playhead) {
+  auto writes = [&](int k) {
+    for (const Region& g : rec.steps[static_cast<std::size_t>(k)].writes)
+      if (g.buffer == buffer && g.r0 <= r && r < g.r1 && g.c0 <= c && c < g.c1) return true;
+    return false;
+  };
+  for (int k = playhead; k >= 0; --k)
+    if (writes(k)) return k;
+  for (int k = playhead + 1; k < rec.step_count(); ++k)
+    if (writes(k)) return k;
+  return -1;
+}
+
+// Clicks the centre of buffer cell (r, c) where the view drew it this frame.
+void click_cell(Headless& h, AppState& app, int buffer, int r, int c, bool shift = false) {
+  h.frame(app);
+  const auto rect = app.hits.rect_of(buffer, r, c);
+  REQUIRE(rect);
+  ImGui::GetIO().KeyShift = shift;
+  h.click(app, ImVec2(rect->x + rect->w * 0.5f, rect->y + rect->h * 0.5f));
+  ImGui::GetIO().KeyShift = false;
+}
+
+}  // namespace
+
+TEST_CASE("click to jump: a cell of the vector, chunked and matrix views goes to the step that wrote it") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+
+  // Vector view, online softmax on [3, 2, 5, 1]: yᵢ is written by pass 2's i-th step (step 4 + i).
+  REQUIRE(app.open_lesson("online"));
+  h.frame(app);
+  const int y = app.played.rec->find_buffer("y"), x = app.played.rec->find_buffer("x");
+  for (int i : {0, 2, 3}) {
+    app.seek(1);
+    click_cell(h, app, y, 0, i);
+    CHECK(app.timeline.playhead() == 4 + i);
+  }
+  // Shift: the first step that read xᵢ, pass 1's i-th.
+  click_cell(h, app, x, 0, 2, true);
+  CHECK(app.timeline.playhead() == 2);
+
+  // Chunked view and matrix view: every cell the view reports of the written buffers.
+  for (const char* lesson : {"chunked", "attn-tiled"}) {
+    CAPTURE(lesson);
+    REQUIRE(app.open_lesson(lesson));
+    h.frame(app);
+    const Recording& rec = *app.played.rec;
+    int clicked = 0;
+    for (int b = 0; b < static_cast<int>(rec.buffers.size()); ++b) {
+      const BufferInfo& info = rec.buffers[static_cast<std::size_t>(b)];
+      if (!info.written) continue;
+      for (int r : {0, info.rows - 1}) {
+        const int c = info.cols - 1;
+        app.seek(rec.step_count() / 2);
+        h.frame(app);
+        if (!app.hits.rect_of(b, r, c)) continue;  // not drawn by this view
+        const int from = app.timeline.playhead();
+        const int want = writer_by_scan(rec, b, r, c, from);
+        CAPTURE(info.name);
+        CAPTURE(r);
+        click_cell(h, app, b, r, c);
+        if (want >= 0) CHECK(app.timeline.playhead() == want);
+        ++clicked;
+      }
+    }
+    CHECK(clicked >= 2);
+  }
+}

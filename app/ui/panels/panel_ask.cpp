@@ -7,6 +7,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <optional>
 #include <cfloat>
 
 namespace flashstep::ui {
@@ -86,6 +87,30 @@ void draw_quiz(AppState& app, const PanelRect& area, bool below) {
   }
   if (!total.empty()) ImGui::Text("End of the lesson: %s", total.c_str());
   ImGui::End();
+}
+
+void click_to_jump(AppState& app) {
+  if (app.presenting || !ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows)) return;
+  const ImGuiIO& io = ImGui::GetIO();
+  auto jumpable = [&](ImVec2 p) -> std::optional<Hit> {
+    auto h = app.hits.at(p.x, p.y);
+    if (!h || h->buffer < 0 || h->row < 0 || h->col < 0) return std::nullopt;
+    if (h->kind != HitKind::cell && h->kind != HitKind::bar && h->kind != HitKind::reg && h->kind != HitKind::node)
+      return std::nullopt;
+    return h;
+  };
+  const auto hit = jumpable(io.MousePos);
+  if (!hit) return;
+  // Beside the view's own tooltip for the element (the same window: it appends).
+  ImGui::BeginTooltip();
+  ImGui::TextDisabled("click: go to the step that wrote it · Shift+click: the first step that read it");
+  ImGui::EndTooltip();
+  // A click, not a drag (the matrix view scrolls by dragging), pressed and released on one cell.
+  if (!ImGui::IsMouseReleased(0) || io.MouseDragMaxDistanceSqr[0] > io.MouseDragThreshold * io.MouseDragThreshold)
+    return;
+  const auto pressed = jumpable(io.MouseClickedPos[0]);
+  if (!pressed || pressed->buffer != hit->buffer || pressed->row != hit->row || pressed->col != hit->col) return;
+  jump_to_cell(app, hit->buffer, hit->row, hit->col, io.KeyShift);
 }
 
 void draw_go_to(AppState& app) {

@@ -72,6 +72,7 @@ void draw_lesson_view(AppState& app) {
   ViewInput vi = view_input(app);
   vi.hits = &app.hits;
   draw_recording_view(vi, app.views, ViewPlace::lesson);
+  click_to_jump(app);
 }
 
 namespace {

@@ -42,6 +42,11 @@ void draw_shortcuts_window(AppState& app);                       // panel_log.cp
 // box while it is open (panel_ask.cpp).
 void draw_quiz(AppState& app, const PanelRect& area, bool below);
 void draw_go_to(AppState& app);
+// After the lesson's view is drawn: a click on a cell, bar, register or merge-tree node that the
+// view reported (app.hits) goes to the step that last wrote it, Shift+click to the first step
+// that read it; hovering one says so under the view's tooltip. Not in presentation mode, whose
+// clicker sends keys and whose mouse does nothing.
+void click_to_jump(AppState& app);
 
 // The Compare tab's contents (panel_compare.cpp) and the lesson's own view (panel_view.cpp),
 // drawn into the current window.
