@@ -25,7 +25,10 @@ int quiz_hold(Quiz& q, int from, int to, bool playing) {
     return to;
   }
   if (const Question* waiting = q.question()) {
-    if (to >= waiting->step) return waiting->step - 1;
+    if (to >= waiting->step) {
+      q.focus = true;  // the box takes the keyboard back (a click elsewhere took it)
+      return waiting->step - 1;
+    }
     if (to != waiting->step - 1) q.asking = -1;  // gone back: the question waits for next time
     return to;
   }
