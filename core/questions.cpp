@@ -153,8 +153,30 @@ struct Typed {
 };
 
 // "2.72", "−1.5", "1.2e-5", "inf", "−∞", "nan"; nullopt for anything else.
+// "1.7×10⁻⁵" as the screen writes it (num()), "1.7×10^-5" or "1.7x10^-5" as typed: "1.7e-5".
+std::string ascii_power(std::string s) {
+  static const char* const kSup[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+  for (const char* times : {"×10^", "x10^", "*10^"}) s = replace_all(s, times, "e");
+  for (const char* times : {"×10", "x10", "*10"}) {
+    const std::size_t at = s.find(times);
+    if (at == std::string::npos) continue;
+    std::string exponent;
+    std::size_t k = at + std::string_view(times).size();
+    while (k < s.size()) {
+      bool found = false;
+      if (s.compare(k, 3, "⁻") == 0) exponent += '-', k += 3, found = true;
+      for (int d = 0; d < 10 && !found; ++d)
+        if (s.compare(k, std::string_view(kSup[d]).size(), kSup[d]) == 0)
+          exponent += static_cast<char>('0' + d), k += std::string_view(kSup[d]).size(), found = true;
+      if (!found) break;
+    }
+    if (!exponent.empty()) s = s.substr(0, at) + "e" + exponent + s.substr(k);
+  }
+  return s;
+}
+
 std::optional<Typed> read_number(std::string_view input) {
-  std::string s = replace_all(replace_all(trimmed(input), "−", "-"), "∞", "inf");
+  std::string s = ascii_power(replace_all(replace_all(trimmed(input), "−", "-"), "∞", "inf"));
   for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   if (s == "inf" || s == "+inf" || s == "-inf" || s == "nan")
     return Typed{s == "nan" ? std::nan("") : (s[0] == '-' ? -HUGE_VAL : HUGE_VAL), 99};

@@ -1,6 +1,7 @@
 // Predict-the-value questions (core/questions.h): answers checked against the softmax worked
 // out here in long double, and the scoring at the digits the screen shows.
 #include "core/engine.h"
+#include "core/lessons.h"
 #include "core/questions.h"
 #include "core/text.h"
 #include "tests/tolerance.h"
@@ -65,6 +66,11 @@ TEST_CASE("a prediction is right at the digits shown, and wrong otherwise") {
   CHECK(score(number(-HUGE_VAL), "−∞").right);
   CHECK_FALSE(score(number(-HUGE_VAL), "0").right);
   CHECK(score(number(1.234e-5), "1.23e-5").right);
+  CHECK(number(1.6694e-5).shown == "1.6694×10⁻⁵");
+  CHECK(score(number(1.6694e-5), "1.6694×10⁻⁵").right);  // as the screen writes it
+  CHECK(score(number(1.6694e-5), "1.67x10^-5").right);
+  CHECK(score(number(-2.5e12), "−2.50×10¹²").right);
+  CHECK_FALSE(score(number(1.6694e-5), "1.67×10⁻⁴").right);
 
   Question tile;
   tile.kind = QuestionKind::tile, tile.tile_i = 2, tile.tile_j = 1, tile.digits = 0, tile.shown = "(2, 1)";
@@ -155,4 +161,22 @@ TEST_CASE("questions come from any input: FlashAttention asks which tile comes n
     CHECK(more.size() <= 10);
   }
   CHECK(make_questions(online({1, 2})).size() <= 1);
+}
+
+TEST_CASE("every lesson's preset asks at least one question, at most ten, each right with its own shown answer") {
+  for (const Lesson& lesson : lessons()) {
+    CAPTURE(lesson.id);
+    const Recording rec = record(lesson.scenario);
+    const std::vector<Question> qs = make_questions(rec);
+    if (rec.step_count() >= 8) CHECK_FALSE(qs.empty());
+    CHECK(qs.size() <= static_cast<std::size_t>(kMaxQuestions));
+    for (std::size_t i = 0; i < qs.size(); ++i) {
+      CAPTURE(qs[i].prompt);
+      CHECK(qs[i].step >= 1);
+      CHECK(qs[i].step < rec.step_count());
+      if (i > 0) CHECK(qs[i].step - qs[i - 1].step >= 3);
+      CHECK(score(qs[i], qs[i].shown).right);
+      CHECK(qs[i].prompt.find('\n') == std::string::npos);
+    }
+  }
 }
