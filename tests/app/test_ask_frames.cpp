@@ -166,3 +166,37 @@ TEST_CASE("click to jump: a cell of the vector, chunked and matrix views goes to
     CHECK(clicked >= 2);
   }
 }
+
+TEST_CASE("ask me first lets an export step through: its dialog open, or its picture frames, ask nothing") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("online"));
+  h.frame(app);
+  app.quiz.on = true;
+  h.frame(app);
+  REQUIRE_FALSE(app.quiz.questions.empty());
+  const int s = app.quiz.questions.front().step;
+  app.seek(s - 1);
+  h.frame(app);
+  // A picture frame after the playhead moved one step, as a GIF export moves it.
+  app.seek(s);
+  FrameOptions picture;
+  picture.picture = true;
+  picture.keyboard = false;
+  app.tick(0.0);
+  ImGui::NewFrame();
+  draw_frame(app, picture);
+  ImGui::Render();
+  CHECK(app.timeline.playhead() == s);
+  CHECK(app.quiz.asking == -1);
+  // A window frame while a modal dialog is open (the export dialog's progress): let through too.
+  app.seek(s - 1);
+  h.frame(app);
+  h.press(app, GLFW_KEY_G, false, true);
+  REQUIRE(Headless::drawn("Go to…"));
+  app.seek(s);
+  h.frame(app);
+  CHECK(app.timeline.playhead() == s);
+  CHECK(app.quiz.asking == -1);
+}

@@ -84,6 +84,13 @@ Layout layout(const AppState& app, PanelFlags f, ImVec2 origin, ImVec2 size) {
 // The dialogs (file, export) are modal: the playback keys wait until they close.
 bool any_popup_open() { return ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel); }
 
+// Ask me first holds back the moves the student makes. An export stepping the playhead frame by
+// frame (its dialog open, or its own picture frames) is not one: it is let through, not asked.
+void check_quiz(AppState& app, const FrameOptions& opt) {
+  if (opt.picture || any_popup_open()) app.quiz.seen = app.timeline.playhead();
+  else quiz_check(app);
+}
+
 void draw_file_menu(AppState& app, bool* quit) {
   if (!ImGui::BeginMenu("File")) return;
   AppState::Requests& q = app.requests;
@@ -346,10 +353,10 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
     return;
   }
 
-  quiz_check(app);  // moves since the last frame (playback, the scrubber)
+  check_quiz(app, opt);  // moves since the last frame (playback, the scrubber)
   if (app.presenting) {
     if (opt.keyboard && !any_popup_open()) handle_shortcuts(app);
-    quiz_check(app);
+    check_quiz(app, opt);
     draw_presentation(app, PanelRect{vp->Pos, vp->Size});
     draw_go_to(app);
     return;
@@ -358,7 +365,7 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
   draw_menu_bar(app, &quit);
   if (quit) app.quit_requested = true;
   if (opt.keyboard && !any_popup_open()) handle_shortcuts(app);
-  quiz_check(app);
+  check_quiz(app, opt);
   const float menu_h = ImGui::GetFrameHeight();
   PanelFlags f = app.panels;
   if (opt.picture) f.status = false;

@@ -49,7 +49,7 @@ void draw_quiz(AppState& app, const PanelRect& area, bool below) {
   const Palette& pal = palette_of(app.theme);
   const float width = std::clamp(area.size.x * 0.6f, 260 * s, 620 * s);
   const int at = app.timeline.playhead();
-  if (const Question* qu = q.question()) {
+  if (const Question* qu = q.question(); qu && at == qu->step - 1) {
     if (!begin_box("##ask-question", area, below, s)) return ImGui::End();
     ImGui::TextDisabled("Predict before you look");
     text_wrapped_at(qu->prompt, width);
