@@ -30,7 +30,7 @@ struct Question {
   int step = 0;  // 0-based: asked before this step is shown; answered by the state after it
   QuestionKind kind = QuestionKind::m;
   int row = -1;         // the row asked about (m, l, rescale); −1: none
-  std::string prompt;   // "What is m after step 5 (m₅, l₅)?"
+  std::string prompt;   // in markup (core/markup.h): "What is m after step 5 (m₅, l₅)?"
   std::string hint;     // how to answer: "a number", "a tile as i, j"
   double value = 0;     // m, l, rescale, hbm_reads
   int tile_i = 0, tile_j = 0;  // tile: counted from 1, as shown

@@ -100,7 +100,7 @@ TEST_CASE("ask me first: stepping onto a question holds the step before it until
   CHECK(app.quiz.asking == -1);
 }
 
-TEST_CASE("ask me first: off, nothing is held; a jump asks nothing; new inputs make new questions") {
+TEST_CASE("ask me first: off, nothing is held, a jump asks nothing, new inputs make new questions") {
   AppState app;
   open_online(app);
   quiz_check(app);
@@ -124,7 +124,7 @@ TEST_CASE("ask me first: off, nothing is held; a jump asks nothing; new inputs m
   CHECK(app.quiz.questions.front().shown != before.front().shown);
 }
 
-TEST_CASE("go to: a step, a pass and a tile move the playhead; bad input keeps the box with a message") {
+TEST_CASE("go to: a step, a pass and a tile move the playhead, and bad input keeps the box with a message") {
   AppState app;
   open_online(app);
   app.go_to.text = "17";

@@ -405,7 +405,7 @@ TEST_CASE("shot --gl glfw (a hidden window on the display) draws the same pictur
   std::remove(b.c_str());
 }
 
-TEST_CASE("shot --ask draws the question over the step before it, --answer its step scored; misuse is one line") {
+TEST_CASE("shot --ask draws the question over the step before it, --answer its step scored, misuse in one line") {
   std::string err;
   const std::string plain = tmp("ask-plain.png"), ask = tmp("ask.png"), right = tmp("ask-right.png"),
                     wrong = tmp("ask-wrong.png"), step2 = tmp("ask-step2.png");

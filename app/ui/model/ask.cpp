@@ -2,6 +2,7 @@
 #include "app/ui/model/ask.h"
 
 #include "app/ui/model/app_state.h"
+#include "core/markup.h"
 #include "core/navigate.h"
 #include "core/text.h"
 
@@ -125,7 +126,7 @@ void show_step(AppState& app, int step) {
 void quiz_enter(AppState& app) {
   const Question* qu = app.quiz.question();
   if (!qu) return;
-  const std::string prompt = qu->prompt;
+  const std::string prompt = plain_text(qu->prompt);
   const int step = quiz_answer(app.quiz);
   if (step < 0) return;
   show_step(app, step);

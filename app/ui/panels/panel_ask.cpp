@@ -52,7 +52,7 @@ void draw_quiz(AppState& app, const PanelRect& area, bool below) {
   if (const Question* qu = q.question(); qu && at == qu->step - 1) {
     if (!begin_box("##ask-question", area, below, s)) return ImGui::End();
     ImGui::TextDisabled("Predict before you look");
-    text_wrapped_at(qu->prompt, width);
+    text_rich(qu->prompt, width);
     ImGui::SetNextItemWidth(std::max(width * 0.55f, ImGui::CalcTextSize(qu->hint.c_str()).x + 24 * s));
     if (q.focus) {
       ImGui::SetKeyboardFocusHere();
@@ -80,7 +80,7 @@ void draw_quiz(AppState& app, const PanelRect& area, bool below) {
   if (!v && total.empty()) return;
   if (!begin_box("##ask-answer", area, below, s)) return ImGui::End();
   if (v) {
-    text_wrapped_at(quiz_question_at(q, at)->prompt, width);
+    text_rich(quiz_question_at(q, at)->prompt, width);
     ImGui::PushStyleColor(ImGuiCol_Text, v->right ? pal.sram : pal.nonfinite);
     ImGui::TextUnformatted(v->line().c_str());
     ImGui::PopStyleColor();
