@@ -23,6 +23,17 @@ struct Pen {
   bool drawing = false;  // a stroke under way (the button is down)
   bool pointer = false;  // the mouse is over the view: the laser dot is drawn at `at`
   PenPoint at;
+  // The window's mouse in presentation mode, in screen units, kept before ImGui is told there
+  // is no pointer (frame.cpp: prepare_input); `live` only in the window's own frames, never in
+  // an export, which draws the strokes but no dot.
+  struct Mouse {
+    float x = 0, y = 0;
+    bool valid = false, down = false;
+  } mouse;
+  bool live = false;
+  // Whether the strokes belong to the playhead (step, part): an export that moves the
+  // playhead draws them on their own step only.
+  bool shows_at(int step, int part) const { return step == step_ && part == part_; }
 
   void toggle() {
     on = !on;

@@ -42,6 +42,7 @@ float draw_registers(const Ctx& c, float y0, float left, float right) {
     r.change = cell_change(rec, c.st, c.in.playhead, buffer, c.row, 0);
     r.marks = cell_marks(c.in.step, buffer, c.row, 0);
     r.reason = nonfinite_reason(rec, c.st, buffer, c.row, 0);
+    if (c.in.tween) r.fade = c.in.tween->t;
     place(box_w);
     const ImVec2 sz = register_box(c.dl, pal, ImVec2(x, y), box_w, r, c.s);
     if (c.in.hits) c.in.hits->add_register(buffer, c.row, name, Rect{x, y, sz.x, sz.y, true});
@@ -197,7 +198,10 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
   const bool log_y = b.lse >= 0;
   if (b.e >= 0) {
     const bool scaled = rec.scale != 1.0;
-    const ExpBars bars = exp_bars(rec, c.st, in.playhead, row);
+    // Moving between steps: each bar from its value at the step left to its value now.
+    const ExpBars bars = in.tween ? tween_exp_bars(rec, *in.tween->from, in.tween->from_step, c.st, in.playhead, row,
+                                                   in.tween->t)
+                                  : exp_bars(rec, c.st, in.playhead, row);
     const char* e_label = naive ? (scaled ? "exp(s·x)" : "exp(x)") : (scaled ? "exp(s·x − m)" : "exp(x − m)");
     y += draw_bars(
              c, y, bar_h, b.e, pal.bar_exp, e_label,
@@ -229,7 +233,14 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
              [&](int i) { return (log_y ? "log y" : "y") + sub(i + 1); }, !log_y,
              [&](int i) -> std::optional<double> {
                bool def = false;
-               const double v = value(c, b.y, i, &def);
+               double v = value(c, b.y, i, &def);
+               if (in.tween) {  // a y written by this step grows from nothing (or from its old value)
+                 const int nc = rec.buffers[b.y].cols;
+                 const bool was = in.tween->from->is_defined(b.y, row, i, nc);
+                 const double old = was ? in.tween->from->at(b.y, row, i, nc) : 0.0;
+                 v = tween_value(true, old, true, def ? v : 0.0, in.tween->t);
+                 def = def || was;
+               }
                return def ? std::optional<double>(v) : std::nullopt;
              }) +
          8 * s;
