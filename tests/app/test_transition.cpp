@@ -106,6 +106,18 @@ TEST_CASE("transition: a held move (gif --tween) stays at its progress until sto
   CHECK_FALSE(tr.active());
 }
 
+TEST_CASE("transition: an animation's frames are each step's own, with the moves between them") {
+  const std::vector<TweenFrame> f = tween_frames(2, 4, 2);
+  REQUIRE(f.size() == 3 + 2 * 2);
+  CHECK((f[0].step == 2 && !f[0].between));
+  CHECK((f[1].step == 3 && f[1].between && f[1].progress == doctest::Approx(1.0 / 3)));
+  CHECK((f[2].step == 3 && f[2].between && f[2].progress == doctest::Approx(2.0 / 3)));
+  CHECK((f[3].step == 3 && !f[3].between));
+  CHECK((f[6].step == 4 && !f[6].between));
+  CHECK(tween_frames(5, 5, 3).size() == 1);
+  CHECK(tween_frames(0, 9, 0).size() == 10);
+}
+
 TEST_CASE("transition: a value in between mixes finite ends and shows any other at the nearer end") {
   bool def = false;
   CHECK(tween_value(true, 1.0, true, 3.0, 0.25f, &def) == doctest::Approx(1.5));

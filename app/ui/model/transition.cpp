@@ -23,6 +23,16 @@ float ease(double progress) {
   return static_cast<float>(p * p * (3.0 - 2.0 * p));
 }
 
+std::vector<TweenFrame> tween_frames(int from, int to, int tween) {
+  std::vector<TweenFrame> out;
+  for (int k = from; k <= to; ++k) {
+    if (k > from)
+      for (int j = 1; j <= tween; ++j) out.push_back({k, true, static_cast<double>(j) / (tween + 1)});
+    out.push_back({k, false, 1.0});
+  }
+  return out;
+}
+
 double Transition::seconds_playing(double steps_per_second) {
   if (!(steps_per_second > 0)) return 0;
   const double step = 1.0 / steps_per_second;

@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <memory>
+#include <vector>
 
 namespace flashstep::ui {
 
@@ -34,6 +35,17 @@ double tween_value(bool a_defined, double a, bool b_defined, double b, float t, 
 
 // Smoothstep: slow out of a, slow into b.
 float ease(double progress);
+
+// The frames of an animation of steps `from`..`to` with `tween` in-between frames per move
+// (gif --tween, the export dialog): each step's own frame (between = false), and before each
+// step after the first, the move into it from the step before at progress j/(tween + 1).
+struct TweenFrame {
+  int step = 0;
+  bool between = false;
+  double progress = 1.0;
+};
+inline constexpr int kMaxTween = 30;  // in-between frames per step
+std::vector<TweenFrame> tween_frames(int from, int to, int tween);
 
 class Transition {
  public:
