@@ -4,11 +4,18 @@
 // view's draw list, and the next step (a clicker's PgDn) clears it. Pictures stay exact.
 #include "tests/app/headless.h"
 
+#include "app/export/export_job.h"
 #include "app/ui/panels/panels.h"
 
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <gif_lib.h>
+#include <string>
+#include <unistd.h>
+#include <vector>
 #include <thread>
 
 using namespace flashstep;
@@ -20,6 +27,27 @@ FrameOptions live() {
   FrameOptions o;
   o.live = true;
   return o;
+}
+
+// Each frame's pixels as 0xRRGGBB, decoded with giflib.
+std::vector<std::vector<unsigned>> gif_rgb(const std::string& path) {
+  std::vector<std::vector<unsigned>> out;
+  int e = 0;
+  GifFileType* g = DGifOpenFileName(path.c_str(), &e);
+  if (!g) return out;
+  if (DGifSlurp(g) == GIF_OK)
+    for (int f = 0; f < g->ImageCount; ++f) {
+      const SavedImage& img = g->SavedImages[f];
+      const ColorMapObject* map = img.ImageDesc.ColorMap ? img.ImageDesc.ColorMap : g->SColorMap;
+      std::vector<unsigned> px(static_cast<std::size_t>(img.ImageDesc.Width) * img.ImageDesc.Height);
+      for (std::size_t i = 0; i < px.size(); ++i) {
+        const GifColorType c = map->Colors[img.RasterBits[i]];
+        px[i] = static_cast<unsigned>(c.Red) << 16 | static_cast<unsigned>(c.Green) << 8 | c.Blue;
+      }
+      out.push_back(std::move(px));
+    }
+  DGifCloseFile(g, &e);
+  return out;
 }
 
 void wait_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
@@ -116,4 +144,62 @@ TEST_CASE("motion: in presentation mode L puts the pen on, a drag draws in the v
   // Outside presentation mode L does nothing.
   h.press(app, GLFW_KEY_L);
   CHECK_FALSE(app.pen.on);
+}
+
+TEST_CASE("motion: the export dialog's GIF with frames between steps has them, its steps' frames as without, and the window keeps no move") {
+  if (!std::getenv("DISPLAY")) return;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("online"));
+  app.seek(5);
+  auto write = [&](const std::string& path, int tween, int& frames) {
+    ExportJob job;
+    std::string error;
+    ExportRequest r;
+    r.kind = ExportRequest::gif;
+    r.path = path;
+    r.width = 640;
+    r.height = 400;
+    r.from = 1;
+    r.to = 3;
+    r.tween = tween;
+    REQUIRE_MESSAGE(job.start(app, r, nullptr, error), error);
+    frames = job.frame_count();
+    int calls = 0;
+    while (job.busy() && calls < 100) {
+      job.step(app);
+      ++calls;
+      CHECK_FALSE(app.motion.active());  // held only while a frame is drawn
+    }
+    CHECK(calls == frames);
+    CHECK(job.outcome() == ExportJob::Outcome::done);
+  };
+  const std::string exact = "/tmp/flashstep-motion-" + std::to_string(getpid()) + "-exact.gif",
+                    tweened = "/tmp/flashstep-motion-" + std::to_string(getpid()) + "-tweened.gif";
+  int n_exact = 0, n_tweened = 0;
+  write(exact, 0, n_exact);
+  write(tweened, 2, n_tweened);
+  CHECK(n_exact == 3);
+  CHECK(n_tweened == 3 + 2 * 2);
+  const auto a = gif_rgb(exact), b = gif_rgb(tweened);
+  REQUIRE(a.size() == 3);
+  REQUIRE(b.size() == 7);
+  CHECK(b[0] == a[0]);
+  CHECK(b[3] == a[1]);
+  CHECK(b[6] == a[2]);
+  for (int k : {1, 2, 4, 5}) CHECK(b[static_cast<std::size_t>(k)] != b[0]);
+  CHECK(app.timeline.playhead() == 5);
+  std::remove(exact.c_str());
+  std::remove(tweened.c_str());
+  // A count out of range, or with parts, is refused in one sentence.
+  ExportRequest bad;
+  bad.kind = ExportRequest::gif;
+  bad.path = exact;
+  bad.from = 1;
+  bad.to = 3;
+  bad.tween = 31;
+  CHECK(check_export(app, bad).find("frames between steps must be 0 to 30") != std::string::npos);
+  bad.tween = 2;
+  bad.parts = true;
+  CHECK(check_export(app, bad).find("choose one") != std::string::npos);
 }
