@@ -63,7 +63,7 @@ int ink_vertices() {
 
 }  // namespace
 
-TEST_CASE("motion: a step by hand moves for a moment in the window's frames; a quick second step and pictures do not") {
+TEST_CASE("motion: a step by hand moves for a moment in the window's frames, and a quick second step and pictures do not") {
   Headless h;
   AppState app;
   app.background_allowed = false;

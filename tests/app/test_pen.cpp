@@ -8,7 +8,7 @@
 
 using namespace flashstep::ui;
 
-TEST_CASE("pen: a drag draws a stroke only with the pen on; the next step and leaving presentation clear it") {
+TEST_CASE("pen: a drag draws a stroke only with the pen on, and the next step and leaving presentation clear it") {
   Pen pen;
   pen.observe(4, -1, true);
   pen.press({0.1f, 0.1f});

@@ -36,7 +36,7 @@ TEST_CASE("transition: a move lasts 150–400 ms at the play speed, shorter when
     CHECK(Transition::seconds_playing(sp) >= Transition::seconds_playing(sp * 2));
 }
 
-TEST_CASE("transition: one step by hand moves for 250 ms from the step left; jumps, key repeat and the switch do not") {
+TEST_CASE("transition: one step by hand moves for 250 ms from the step left, and jumps, key repeat and the switch do not") {
   const auto rec = online_3251();
   Transition tr;
   tr.observe(rec, 0, -1, 10.0, false, 2);  // the recording arrives: nothing to move from

@@ -117,7 +117,7 @@ TEST_CASE("gif --tween with a bad count, or with --parts: exit 2, one line, no f
   }
 }
 
-TEST_CASE("shot --pen draws a stroke over the presented view in the pen's ink; bad points are refused") {
+TEST_CASE("shot --pen draws a stroke over the presented view in the pen's ink, and bad points are refused") {
   std::string err;
   const std::string plain = tmp("plain.png"), pen = tmp("pen.png");
   const std::string common = "--lesson online --step 3 --present --theme projector --width 960 --height 540";
