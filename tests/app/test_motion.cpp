@@ -177,6 +177,9 @@ TEST_CASE("motion: the export dialog's GIF with frames between steps has them, i
   const std::string exact = "/tmp/flashstep-motion-" + std::to_string(getpid()) + "-exact.gif",
                     tweened = "/tmp/flashstep-motion-" + std::to_string(getpid()) + "-tweened.gif";
   int n_exact = 0, n_tweened = 0;
+  // The window's first picture settles its layout (the lesson list scrolls to the lesson): one
+  // before, so that the two compared are drawn alike.
+  write(exact, 0, n_exact);
   write(exact, 0, n_exact);
   write(tweened, 2, n_tweened);
   CHECK(n_exact == 3);
