@@ -190,7 +190,7 @@ float draw_bars(const Ctx& c, float y, float h, int buffer, ImU32 colour, const 
       bar(x0, x1, v, kind, colour, false);
     }
     // No number under a bar in motion: between two steps it is no value the run held.
-    if (def && x1 - x0 > 8 && !c.in.tween) {
+    if (def && x1 - x0 > 8 && !(c.in.tween && c.cols.per == 1)) {
       std::string t = compact_number(v, 4);
       if (ImGui::CalcTextSize(t.c_str()).x > x1 - x0) t = compact_number(v, 2);
       if (ImGui::CalcTextSize(t.c_str()).x <= x1 - x0 + 2 * c.s)
