@@ -124,6 +124,12 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   c.shot->add_option("--answer", o.shot.answer,
                      "With --ask: this answer typed, and the question's step shown with it scored "
                      "(\"you: 2.72, right: 2.7183 ✓\")");
+  c.shot->add_option("--pen", o.shot.pen,
+                     "A pen stroke over the presented view (with --present), as the pen (L) draws it in "
+                     "presentation mode: points \"x,y x,y ...\", fractions 0..1 of the view's width and "
+                     "height; give --pen again for another stroke")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c.gif = app.add_subcommand("gif", "Render a range of steps of a lesson or a scenario file to an animated GIF");
   picture_options(c.gif, o.gif);
   c.gif->add_option("--from", o.gif.from, "First step (numbered from 1, as the window shows them, or last)")->capture_default_str();
@@ -132,6 +138,11 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   c.gif->add_flag("--parts", o.gif.parts,
                   "A frame for each part of a step that has parts (a tiled step's S, P̃ and merge), "
                   "not only for the whole step");
+  c.gif->add_option("--tween", o.gif.tween,
+                    "In-between frames per step, 0 to 30: each move from one step to the next drawn as "
+                    "the window animates it (bars rescaling, tiles travelling); the steps' own frames "
+                    "stay exact")
+      ->capture_default_str();
   return c;
 }
 

@@ -61,7 +61,7 @@ int run_gui(const GuiOptions& opt) {
     while (!window->should_close() && !app->quit_requested) {
       window->wait_events(bench || app->timeline.playing() || app->compare.timeline.playing() ||
                           app->job.busy() || app->compare.recording() || app->opening.busy() ||
-                          ui::export_dialog_busy(export_dialog));
+                          ui::export_dialog_busy(export_dialog) || app->motion.active());
       const double t = Window::time();
       app->tick(bench ? 0.0 : t - last);
       last = t;
@@ -75,7 +75,9 @@ int run_gui(const GuiOptions& opt) {
       app->key_presses = window->take_keys();
       app->key_presses_from_window = true;
       window->begin_frame(*app);
-      ui::draw_frame(*app);
+      ui::FrameOptions live;
+      live.live = true;
+      ui::draw_frame(*app, live);
       session.serve_file_requests(*app);
       ui::draw_export_dialog(*app, export_dialog);
       ImGui::Render();

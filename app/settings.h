@@ -34,6 +34,7 @@ struct Settings {
   std::vector<std::string> recent_files;  // absolute paths, most recent first, ≤ kMaxRecent, no duplicates
   std::string last_folder;                // where the file dialog opens; "" = the working folder
   bool restore_last = true;               // reopen the last scenario at start-up
+  bool animate_steps = true;              // View ▸ Animate steps (app/ui/model/transition.h)
 };
 
 // The config folder: $XDG_CONFIG_HOME/flashstep, or $HOME/.config/flashstep when

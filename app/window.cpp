@@ -150,7 +150,7 @@ bool Window::use_style(float scale, ui::Theme theme) {
   return true;
 }
 
-void Window::begin_frame(const ui::AppState& app) {
+void Window::begin_frame(ui::AppState& app) {
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ui::prepare_input(app);

@@ -74,7 +74,7 @@ class Window {
 
   // The backends' NewFrame, then ui::prepare_input(app) (no pointer in presentation mode), then
   // ImGui::NewFrame.
-  void begin_frame(const ui::AppState& app);
+  void begin_frame(ui::AppState& app);
   void render(ui::Theme theme);  // after ImGui::Render()
   void present();
 

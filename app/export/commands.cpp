@@ -196,6 +196,14 @@ std::string ask_question(ui::AppState& app, const ShotOptions& o, int& step) {
 int shot_command(const ShotOptions& o) {
   if (auto err = check(o); !err.empty()) return bad(err);
   int step = 0;
+  // --pen: strokes over the presented view, as the pen draws them in presentation mode.
+  std::vector<ui::PenStroke> strokes;
+  for (const std::string& text : o.pen) {
+    ui::PenStroke s;
+    if (std::string err = ui::Pen::parse_stroke(text, s); !err.empty()) return bad(err);
+    strokes.push_back(std::move(s));
+  }
+  if (!strokes.empty() && !o.present) return bad("--pen draws over the presented view; add --present");
   if (!o.step.empty())
     if (std::string err = parse_step("--step", o.step, step); !err.empty()) return bad(err);
   ui::OffscreenRenderer renderer(nullptr, gl_path(o));
@@ -220,6 +228,8 @@ int shot_command(const ShotOptions& o) {
   // An explicit step is a step of the recording: a lab tab would not show it (as in the window,
   // where moving the playhead leaves a lab).
   if (!o.step.empty()) app.timeline_used();
+  app.pen.observe(app.played.cursor->position(), app.played.cursor->part(), app.presenting);
+  app.pen.strokes = std::move(strokes);
   say_backend(app, renderer);
   ui::Image img;
   if (!renderer.render(app, render_options(o), img)) return bad(renderer.error());
@@ -247,22 +257,41 @@ int gif_command(const GifOptions& o) {
   if (to < 0) to = count - 1;
   if (from >= count || to >= count) return bad(source(o) + " has steps 1.." + std::to_string(count));
   if (from > to) return bad("--from " + o.from + " is after --to " + o.to);
+  if (o.tween < 0 || o.tween > ui::kMaxTween)
+    return bad("--tween " + std::to_string(o.tween) + ": give 0 to " + std::to_string(ui::kMaxTween) +
+               " in-between frames per step");
+  if (o.tween > 0 && o.parts) return bad("--tween moves between whole steps; leave out --parts");
   say_backend(app, renderer);
   const ui::RenderOptions ropt = render_options(o);
   // A panel is cropped to what it draws; the frames of an animation share one crop, the union
   // of theirs, so nothing jumps.
   std::vector<ui::Image> frames;
   ui::PixelRect crop;
-  for (int k = from; k <= to; ++k) {
+  auto add_frame = [&](ui::Image&& img) {
+    crop = ui::united(crop, o.panel.empty() ? ui::PixelRect{0, 0, img.width, img.height}
+                                            : ui::content_rect(img, panel_margin(o)));
+    frames.push_back(std::move(img));
+  };
+  // --tween: before each step after the first, the move into it held at fixed progress; the
+  // steps' own frames are drawn with no move, as shot draws them.
+  if (o.tween > 0)
+    for (const ui::TweenFrame& f : ui::tween_frames(from, to, o.tween)) {
+      if (f.between) app.motion.hold(app.played.rec, f.step - 1, f.step, f.progress);
+      else app.motion.stop();
+      app.seek_active(f.step);
+      ui::Image img;
+      if (!renderer.render(app, ropt, img)) return bad(renderer.error());
+      add_frame(std::move(img));
+    }
+  app.motion.stop();
+  for (int k = from; k <= to && o.tween == 0; ++k) {
     // --parts: the step's parts one by one (the last part is the whole step).
     const int parts = o.parts ? app.settled_timeline().part_count_at(k) : 0;
     for (int part = parts >= 2 ? 0 : -1; part < std::max(parts, 0); ++part) {
       app.seek_active(k, part);
       ui::Image img;
       if (!renderer.render(app, ropt, img)) return bad(renderer.error());
-      crop = ui::united(crop, o.panel.empty() ? ui::PixelRect{0, 0, img.width, img.height}
-                                              : ui::content_rect(img, panel_margin(o)));
-      frames.push_back(std::move(img));
+      add_frame(std::move(img));
       if (part < 0) break;
     }
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace flashstep {
 
@@ -27,12 +28,14 @@ struct ShotOptions : PictureOptions {
   int part = 0;                 // a part of the step (1..parts), 0: the whole step
   bool ask = false;             // Ask me first: the question of --step (or the first), as asked
   std::string answer;           // with ask: the answer typed, and the step shown with it scored
+  std::vector<std::string> pen; // strokes over the presented view: "x,y x,y ..." (app/ui/model/pen.h)
 };
 
 struct GifOptions : PictureOptions {
   std::string from = "1", to = "last";  // step range, inclusive, numbered from 1
   double fps = 4.0;
   bool parts = false;  // a frame for each part of a step with parts, the last being the whole step
+  int tween = 0;       // in-between frames per move from one step to the next (app/ui/model/transition.h)
 };
 
 // Exit status as the rest of the command line: 0, 2 with one line on stderr for bad input or

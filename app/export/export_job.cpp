@@ -185,6 +185,9 @@ std::string check_export(const AppState& app, const ExportRequest& r) {
   if (r.from > r.to) return strf("The first step (%d) comes after the last (%d).", r.from + 1, r.to + 1);
   if (!(r.fps >= kMinGifFps && r.fps <= kMaxGifFps))
     return "The speed must be from 0.1 to 100 steps per second: a GIF times frames in hundredths of a second.";
+  if (r.tween < 0 || r.tween > kMaxTween)
+    return strf("The frames between steps must be 0 to %d; %d is not.", kMaxTween, r.tween);
+  if (r.tween > 0 && r.parts) return "Frames between steps and a frame for each part do not go together: choose one.";
   return "";
 }
 
@@ -267,6 +270,10 @@ bool ExportJob::start(AppState& app, const ExportRequest& r, GLFWwindow* host, s
   from_ = next_ = r.from;
   part_ = -1;
   to_ = r.to;
+  // The moves between steps: held one frame at a time, never on Compare (its views do not move).
+  plan_.clear();
+  plan_at_ = 0;
+  if (r.tween > 0) plan_ = tween_frames(r.from, r.to, compare_ ? 0 : r.tween);
   return true;
 }
 
@@ -288,12 +295,18 @@ void ExportJob::step(AppState& app) {
     if (compare_) app.tab = Tab::compare;  // sync_cursor() moves the compared runs only there
     Timeline& tl = compare_ ? app.compare.timeline : app.timeline;
     tl.pause();
+    if (!plan_.empty()) {
+      const TweenFrame& f = plan_[plan_at_];
+      next_ = f.step;
+      if (f.between) app.motion.hold(app.played.rec, f.step - 1, f.step, f.progress);
+    }
     parts = req_.parts ? tl.part_count_at(next_) : 0;
     if (parts >= 2 && part_ < 0) part_ = 0;
     tl.seek(next_, parts >= 2 ? part_ : -1);
     app.sync_cursor();
     KeepFramebuffer keep_fb(renderer_host_);
     rendered = renderer_->render(app, render_options(req_), img);
+    app.motion.stop();  // a held move is the picture's alone, never the window's
   }
   if (!rendered) {
     fail(app, sentence(strf("Frame %d could not be rendered: ", frames_done() + 1) + renderer_->error()));
@@ -301,6 +314,10 @@ void ExportJob::step(AppState& app) {
   }
   if (!gif_->add(RgbaFrame{img.width, img.height, std::move(img.rgba)})) {
     fail(app, sentence(gif_->error()));
+    return;
+  }
+  if (!plan_.empty()) {
+    if (++plan_at_ >= plan_.size()) finish_gif(app);
     return;
   }
   // The parts of a tiled step one by one, the last being the whole step; then the next step.

@@ -35,6 +35,7 @@ struct ExportRequest {
   int from = 0, to = 0;            // GIF: step indices from 0, both included
   double fps = 4.0;                // GIF: frames (steps) per second, more than 0 and at most 100
   bool parts = false;              // GIF: a frame for each part of a tiled step (S, P̃, the merge)
+  int tween = 0;                   // GIF: in-between frames per move between steps (gif --tween)
   bool steps = true, output = true;  // JSON: as `flashstep run --steps all|none --output all|none`
 };
 
@@ -95,8 +96,8 @@ class ExportJob {
   void cancel(AppState& app);
 
   float progress() const;                    // 0..1 of the GIF's frames
-  int frames_done() const { return next_ - from_; }
-  int frame_count() const { return to_ - from_ + 1; }
+  int frames_done() const { return plan_.empty() ? next_ - from_ : static_cast<int>(plan_at_); }
+  int frame_count() const { return plan_.empty() ? to_ - from_ + 1 : static_cast<int>(plan_.size()); }
   const ExportRequest& request() const { return req_; }
   Outcome outcome() const { return outcome_; }
   // The last export's result for the status bar: "Exported the picture /p/x.png (2560×1600,
@@ -119,6 +120,8 @@ class ExportJob {
   std::shared_ptr<const Recording> rec_, rec_b_;  // what the GIF animates; another one = stop
   int from_ = 0, to_ = -1, next_ = 0, playhead_before_ = 0;
   int part_ = -1;  // the part of step next_ to draw next; −1: the whole step
+  std::vector<TweenFrame> plan_;  // with in-between frames: every frame, in order
+  std::size_t plan_at_ = 0;       // the next of plan_ to draw
   Outcome outcome_ = Outcome::none;
   std::string message_;
 };

@@ -187,7 +187,17 @@ ImVec2 register_box(ImDrawList* dl, const Palette& pal, ImVec2 p0, float width, 
     const std::string old = (ch.old_defined ? display_number(ch.old_value) : "—") + "  →  ";
     dl->AddText(ImVec2(p0.x + pad, y2), pal.text_dim, old.c_str());
     const float ow = ImGui::CalcTextSize(old.c_str()).x;
-    dl->AddText(ImVec2(p0.x + pad + ow, y2), now_col, now.c_str());
+    if (r.fade < 1.0f) {
+      // The move into this step: the old value slides up and fades as the new one comes in.
+      const float f = std::clamp(r.fade, 0.0f, 1.0f), rise = fs * 0.7f;
+      const std::string was = ch.old_defined ? display_number(ch.old_value) : "—";
+      dl->PushClipRect(ImVec2(p0.x, y2 - pad * 0.5f), ImVec2(p1.x, p1.y - pad * 0.5f), true);
+      dl->AddText(ImVec2(p0.x + pad + ow, y2 - rise * f), with_alpha(now_col, 1.0f - f), was.c_str());
+      dl->AddText(ImVec2(p0.x + pad + ow, y2 + rise * (1.0f - f)), with_alpha(now_col, f), now.c_str());
+      dl->PopClipRect();
+    } else {
+      dl->AddText(ImVec2(p0.x + pad + ow, y2), now_col, now.c_str());
+    }
   } else {
     dl->AddText(ImVec2(p0.x + pad, y2), now_col, now.c_str());
   }

@@ -176,6 +176,9 @@ struct RegisterBox {
   CellChange change;
   std::uint8_t marks = 0;
   std::string reason;  // why the value is inf/nan, shown on hover
+  // How far a move into this step has gone (app/ui/model/transition.h): below 1 the new value
+  // slides in over the old one as it fades out. 1: the step itself.
+  float fade = 1.0f;
 };
 ImVec2 register_box(ImDrawList* dl, const Palette& pal, ImVec2 p0, float width, const RegisterBox& r,
                     float scale);

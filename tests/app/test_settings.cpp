@@ -56,6 +56,7 @@ void check_defaults(const Settings& s) {
   CHECK(s.recent_files == d.recent_files);
   CHECK(s.last_folder == d.last_folder);
   CHECK(s.restore_last == d.restore_last);
+  CHECK(s.animate_steps == d.animate_steps);
 }
 
 // A file that cannot be used: loading gives the defaults and one notice naming `why`; the file
@@ -90,6 +91,7 @@ TEST_CASE("saved settings load back the same, with a version") {
   s.recent_files = {"/home/ana/lecture 3.json", "/tmp/ünïcode.json"};
   s.last_folder = "/home/ana/slides";
   s.restore_last = false;
+  s.animate_steps = false;
   REQUIRE(save_settings(path, s) == "");
   CHECK(contains(read(path), "\"version\": 1"));
   std::vector<std::string> notices;
@@ -104,6 +106,7 @@ TEST_CASE("saved settings load back the same, with a version") {
   CHECK(t.recent_files == s.recent_files);
   CHECK(t.last_folder == s.last_folder);
   CHECK(t.restore_last == s.restore_last);
+  CHECK(t.animate_steps == s.animate_steps);
   // Saving again replaces the file (no temporary left behind).
   REQUIRE(save_settings(path, t) == "");
   CHECK(fs::directory_iterator(dir.path / "sub" / "folder")->path().filename() == "settings.json");

@@ -130,6 +130,7 @@ ExportRequest request_of(const AppState& app, const ExportDialog& d, const std::
   r.to = d.to - 1;
   r.fps = static_cast<double>(d.fps);
   r.parts = d.parts;
+  r.tween = d.parts ? 0 : d.tween;
   r.steps = d.json_steps;
   r.output = d.json_output;
   return r;
@@ -239,9 +240,12 @@ void draw_gif_choices(const AppState& app, ExportDialog& d, float column) {
   if (d.parts)  // each part of a tiled step is a frame
     for (int k = d.from - 1; k < d.to; ++k)
       frames += std::max(stepped_timeline(app, d.panel).part_count_at(k) - 1, 0);
+  else
+    frames += (d.to - d.from) * std::max(d.tween, 0);
   // The duration the file will hold: its frame delay is whole hundredths of a second.
   if (d.fps >= kMinGifFps && d.fps <= kMaxGifFps)
-    ImGui::Text("steps per second · %d frame%s, %.2f s", frames, frames == 1 ? "" : "s",
+    ImGui::Text("%s per second · %d frame%s, %.2f s", d.tween > 0 && !d.parts ? "frames" : "steps", frames,
+                frames == 1 ? "" : "s",
                 gif_seconds(frames, static_cast<double>(d.fps)));
   else
     ImGui::TextUnformatted("steps per second (0.1 to 100)");
@@ -256,6 +260,19 @@ void draw_gif_choices(const AppState& app, ExportDialog& d, float column) {
     if (ImGui::Checkbox("Each part of a tile step", &d.parts)) changed(d);
     help_marker("A frame for each part of a tiled step (its S, its P and the merge into O, m and l, as "
                 "the keys . and , show them), the last being the whole step; without it, one frame per step.");
+  }
+  if (!d.parts) {
+    row_label("Moves", column);
+    ImGui::SetNextItemWidth(fs * 6.0f);
+    if (ImGui::InputInt("##tween", &d.tween)) {
+      d.tween = std::clamp(d.tween, 0, kMaxTween);
+      changed(d);
+    }
+    ImGui::SameLine();
+    ImGui::TextUnformatted("frames between steps");
+    help_marker("Frames drawn between each step and the next, 0 to 30: the move the window animates "
+                "(bars rescaling, tiles travelling to SRAM and back), as `flashstep gif --tween`. The "
+                "steps' own frames stay exact. Each frame counts in the speed, so raise it with them.");
   }
 }
 

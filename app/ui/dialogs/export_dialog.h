@@ -28,6 +28,7 @@ struct ExportDialog {
   int from = 1, to = 1;          // GIF: steps as the timeline numbers them (from 1)
   float fps = 4.0f;              // GIF
   bool parts = false;            // GIF: a frame for each part of a tiled step
+  int tween = 0;                 // GIF: in-between frames per move between steps
   bool json_steps = true, json_output = true;
   std::string path;              // the file field
   bool path_typed = false;       // the user edited the field: stop proposing names

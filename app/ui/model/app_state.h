@@ -18,9 +18,11 @@
 #include "app/ui/model/ask.h"
 #include "app/ui/model/inputs.h"
 #include "app/ui/model/open_job.h"
+#include "app/ui/model/pen.h"
 #include "app/ui/model/record_job.h"
 #include "app/ui/model/theme.h"
 #include "app/ui/model/timeline.h"
+#include "app/ui/model/transition.h"
 #include "app/ui/model/view_options.h"
 #include "app/ui/views/hit_map.h"
 #include "core/lessons.h"
@@ -132,6 +134,8 @@ class AppState {
   float font_scale = 1.0f;  // the user's choice, 1..3 (View ▸ Font size, Ctrl+= / Ctrl+-)
   bool presenting = false;  // presentation mode: one big view, keyboard stepping
   bool presentation_memory = true;  // the memory panel under the view in presentation mode (M)
+  Transition motion;  // the lesson's move between steps (View ▸ Animate steps)
+  Pen pen;            // the pointer and pen of presentation mode (L)
   bool background_allowed = true;  // false: record on the calling thread (exports, tests)
   bool quit_requested = false;
   // Every key press since the last frame, from the window's key callback: ImGui 1.86 drops a

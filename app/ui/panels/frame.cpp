@@ -153,6 +153,8 @@ void draw_menu_bar(AppState& app, bool* quit) {
       ImGui::EndMenu();
     }
     if (ImGui::MenuItem("Presentation mode", "P / F5", app.presenting)) app.presenting = !app.presenting;
+    // A move between steps drawn for a moment (transition.h); off, each step simply appears.
+    ImGui::MenuItem("Animate steps", nullptr, &app.motion.enabled);
     ImGui::Separator();
     ImGui::MenuItem("Ask me first", nullptr, &app.quiz.on);
     if (ImGui::IsItemHovered())
@@ -257,6 +259,7 @@ void draw_presentation(AppState& app, const PanelRect& all) {
                      ImGui::CalcTextSize(counter.c_str()).x - gap;
   // The Measure tab's own key first: the mouse does nothing here, and R is how it runs.
   static const std::vector<const char*> kStepHints = {
+      "→ / PgDn next   ← / PgUp back   Space play   M memory   L pen   Esc leave",
       "→ / PgDn next   ← / PgUp back   Space play   M memory   Esc leave", "→ next   ← back   Space play   Esc leave",
       "→ next   ← back"};
   static const std::vector<const char*> kMeasureHints = {"R run / cancel   M memory   Esc leave",
@@ -316,12 +319,25 @@ bool is_panel_name(const std::string& name) {
   return std::find(n.begin(), n.end(), name) != n.end();
 }
 
-void prepare_input(const AppState& app) {
+void prepare_input(AppState& app) {
+  app.pen.mouse = {};
   if (!app.presenting) return;
   ImGuiIO& io = ImGui::GetIO();
+  app.pen.mouse = {io.MousePos.x, io.MousePos.y, io.MousePos.x > -FLT_MAX / 2 && io.MousePos.y > -FLT_MAX / 2,
+                   io.MouseDown[0]};
   io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
   for (bool& down : io.MouseDown) down = false;
   io.MouseWheel = io.MouseWheelH = 0.0f;
+}
+
+// A move of the lesson's playhead, by the keys or the clock, starts its animation; the pen's
+// strokes go with the step they were drawn on.
+void observe_moves(AppState& app, const FrameOptions& opt) {
+  app.pen.live = opt.live;
+  if (!opt.live || !app.played.rec) return;
+  app.motion.observe(app.played.rec, app.played.cursor->position(), app.played.cursor->part(), app.clock(),
+                     app.timeline.playing(), app.timeline.speed());
+  app.pen.observe(app.played.cursor->position(), app.played.cursor->part(), app.presenting);
 }
 
 void draw_frame(AppState& app, const FrameOptions& opt) {
@@ -354,9 +370,11 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
   }
 
   check_quiz(app, opt);  // moves since the last frame (playback, the scrubber)
+  observe_moves(app, opt);
   if (app.presenting) {
     if (opt.keyboard && !any_popup_open()) handle_shortcuts(app);
     check_quiz(app, opt);
+    observe_moves(app, opt);
     draw_presentation(app, PanelRect{vp->Pos, vp->Size});
     draw_go_to(app);
     return;
@@ -366,6 +384,7 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
   if (quit) app.quit_requested = true;
   if (opt.keyboard && !any_popup_open()) handle_shortcuts(app);
   check_quiz(app, opt);
+  observe_moves(app, opt);
   const float menu_h = ImGui::GetFrameHeight();
   PanelFlags f = app.panels;
   if (opt.picture) f.status = false;

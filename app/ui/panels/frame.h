@@ -18,12 +18,16 @@ struct FrameOptions {
   // A picture for export (shot, gif, the export dialog): no status bar, whose messages belong
   // to the moment they were said, not to a slide.
   bool picture = false;
+  // The window's own frame (app/gui.cpp): a move of the playhead is animated (transition.h)
+  // and the pointer and pen follow the mouse (pen.h). Pictures draw exact steps.
+  bool live = false;
 };
 
 // Between the platform backend's NewFrame and ImGui::NewFrame: the app's rules for this frame's
 // input. In presentation mode there is no pointer, so nothing is hovered and no tooltip covers
-// the projected view (the keys and a clicker drive it).
-void prepare_input(const AppState& app);
+// the projected view (the keys and a clicker drive it); the mouse is kept for the laser pointer
+// and the pen (app.pen.mouse), which draw themselves.
+void prepare_input(AppState& app);
 
 void draw_frame(AppState& app, const FrameOptions& opt = {});
 

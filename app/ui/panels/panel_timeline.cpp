@@ -146,6 +146,7 @@ const std::vector<Shortcut>& shortcuts() {
       {"PgDn  /  PgUp", "next / previous step (presentation clickers)"},
       {"P  or  F5", "presentation mode: full screen, large, no controls"},
       {"M", "presentation mode: show or hide the memory panel (HBM and SRAM)"},
+      {"L", "presentation mode: the pen on / off (drag to draw; the strokes clear on the next step)"},
       {"R", "Measure it yourself: run the measurement, or cancel it (presentation mode too)"},
       {"Ctrl+O  /  Ctrl+S", "open / save a scenario file (Ctrl+Shift+S: save as)"},
       {"Ctrl+E", "export a picture, an animation or the recording"},
@@ -171,6 +172,7 @@ constexpr int kShortcutKeys[] = {
     GLFW_KEY_PAGE_DOWN, GLFW_KEY_PAGE_UP, GLFW_KEY_HOME, GLFW_KEY_END,       GLFW_KEY_DOWN,      GLFW_KEY_UP,
     GLFW_KEY_Z,     GLFW_KEY_Y,        GLFW_KEY_R,
     GLFW_KEY_G,
+    GLFW_KEY_L,
 };
 
 // This frame's presses, in order. From the window they are every press GLFW reported, so a
@@ -222,6 +224,7 @@ void handle_shortcuts(AppState& app) {
     if (io.WantTextInput) continue;
     if (p.key == GLFW_KEY_P && first) app.presenting = !app.presenting;
     if (p.key == GLFW_KEY_M && first && app.presenting) app.presentation_memory = !app.presentation_memory;
+    if (p.key == GLFW_KEY_L && first && app.presenting) app.pen.toggle();
     // The Measure tab's Run and Cancel, which the mouse cannot reach in presentation mode.
     if (p.key == GLFW_KEY_R && first && app.tab == Tab::measure_lab) {
       if (app.measure_lab.running)

@@ -16,8 +16,10 @@ namespace flashstep::ui {
 
 ViewInput view_input(const AppState& app) {
   const int k = app.played.cursor->position();
-  return ViewInput{*app.played.rec, *app.played.cursor, k, app.played.step(), palette_of(app.theme), app.ui_scale,
-                   app.ui_scale / std::max(app.font_scale, 1.0f)};
+  ViewInput vi{*app.played.rec, *app.played.cursor, k, app.played.step(), palette_of(app.theme), app.ui_scale,
+               app.ui_scale / std::max(app.font_scale, 1.0f)};
+  vi.tween = app.motion.tween_at(k, app.played.cursor->part());
+  return vi;
 }
 
 void draw_recording_view(const ViewInput& vi, ViewStates& views, ViewPlace place) {
@@ -85,6 +87,7 @@ void draw_presented_view(AppState& app) {
   ImGui::PopFont();
   ImGui::BeginChild("presented-view");
   draw_tab_content(app, app.tab == Tab::steps ? Tab::lesson : app.tab, false);
+  draw_pen_layer(app);
   ImGui::EndChild();
 }
 

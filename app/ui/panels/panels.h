@@ -56,6 +56,8 @@ void draw_lesson_view(AppState& app);
 // One tab's contents without the tab bar (`shot --panel`, presentation mode); without the
 // views' toolbars unless `toolbars`.
 void draw_tab_content(AppState& app, Tab t, bool toolbars = true);
+// The laser pointer and the pen over the presented view (panel_pen.cpp).
+void draw_pen_layer(AppState& app);
 // The lesson's recording at its playhead, in the app's theme and scale, for a view.
 ViewInput view_input(const AppState& app);  // panel_view.cpp
 // The view that draws a recording's algorithm (its row's ViewKind, found in the view registry),

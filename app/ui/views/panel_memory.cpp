@@ -95,6 +95,46 @@ void draw_frames(const ViewInput& in, ImVec2 h0, ImVec2 h1, ImVec2 c0, ImVec2 c1
                  "loaded from HBM and values computed there.");
 }
 
+// A move into this step (app/ui/model/transition.h): each tile this step loads travels from
+// its place in its HBM matrix to its place on chip in the first 60 % of the move, and each
+// block it writes back (O_i) travels from chip to HBM in the last 60 %. Rectangles as
+// (x0, y0, x1, y1); `chip_bg` covers a tile on chip until it has arrived.
+void draw_moving_tiles(const ViewInput& in, const std::vector<ImVec4>& hbm_at,
+                       const std::vector<std::pair<const OnChip*, ImVec4>>& chip_at, ImU32 chip_bg) {
+  const Palette& pal = in.palette;
+  const float s = in.ui_scale, t = in.tween->t;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  auto lerp = [](const ImVec4& a, const ImVec4& b, float u) {
+    return ImVec4(a.x + (b.x - a.x) * u, a.y + (b.y - a.y) * u, a.z + (b.z - a.z) * u, a.w + (b.w - a.w) * u);
+  };
+  auto tile = [&](const ImVec4& r, ImU32 col) {
+    dl->AddRectFilled(ImVec2(r.x, r.y), ImVec2(r.z, r.w), with_alpha(col, 0.7f), 2 * s);
+    dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.z, r.w), col, 2 * s, 0, 2 * s);
+  };
+  for (const auto& [item, chip] : chip_at) {
+    if (!item->loaded && !item->written_back) continue;
+    const ImVec4& m = hbm_at[static_cast<std::size_t>(item->buffer)];
+    if (m.z < m.x) continue;
+    const BufferInfo& bi = in.rec.buffers[static_cast<std::size_t>(item->buffer)];
+    const float sx = (m.z - m.x) / static_cast<float>(std::max(bi.cols, 1)),
+                sy = (m.w - m.y) / static_cast<float>(std::max(bi.rows, 1));
+    const Region& g = item->region;
+    const ImVec4 hbm(m.x + static_cast<float>(g.c0) * sx, m.y + static_cast<float>(g.r0) * sy,
+                     m.x + static_cast<float>(g.c1) * sx, m.y + static_cast<float>(g.r1) * sy);
+    if (item->loaded) {
+      const float u = ease(t / 0.6f);
+      if (u < 1.0f) {
+        dl->AddRectFilled(ImVec2(chip.x - 1, chip.y - 1), ImVec2(chip.z + 1, chip.w + 1), with_alpha(chip_bg, 1.0f - u));
+        tile(lerp(hbm, chip, u), pal.read);
+      }
+    }
+    if (item->written_back) {
+      const float u = ease((t - 0.4f) / 0.6f);
+      if (u > 0.0f && u < 1.0f) tile(lerp(chip, hbm, u), pal.write);
+    }
+  }
+}
+
 // Draws the two boxes at y and moves y under them; with measure, only moves y.
 void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y, bool measure = false) {
   const Recording& rec = in.rec;
@@ -166,8 +206,12 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y,
     in.hits->add_memory("SRAM", Rect{c0.x, c0.y, c1.x - c0.x, c1.y - c0.y, true});
   }
 
+  // Where each matrix and each tile on chip lands, for a move between steps (below).
+  std::vector<ImVec4> hbm_at(rec.buffers.size(), ImVec4(0, 0, -1, -1));
+  std::vector<std::pair<const OnChip*, ImVec4>> chip_at;
   place_shapes(dl, pal, hs, ImVec2(h0.x + pad, h0.y + pad + title_h), hbm_w - 2 * pad, fs, s,
                [&](const Shape& sh, ImVec2 a, ImVec2 b) {
+                 hbm_at[static_cast<std::size_t>(sh.buffer)] = ImVec4(a.x, a.y, b.x, b.y);
                  const BufferInfo& bi = rec.buffers[sh.buffer];
                  if (in.hits)
                    in.hits->add_memory(bi.name, Rect{a.x, a.y, b.x - a.x, b.y - a.y, true}, sh.buffer, 0, bi.rows, 0,
@@ -190,6 +234,7 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y,
                 in.step ? "nothing this step" : "before the first step");
   place_shapes(dl, pal, cs, ImVec2(c0.x + pad, c0.y + pad + title_h), chip_w - 2 * pad, fs, s,
                [&](const Shape& sh, ImVec2 a, ImVec2 b) {
+                 chip_at.emplace_back(sh.item, ImVec4(a.x, a.y, b.x, b.y));
                  if (sh.item->written_back) outline(dl, a, b, pal.write, 2 * s, 5 * s);
                  if (in.hits) {
                    const Region& g = sh.item->region;
@@ -203,6 +248,8 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y,
                            (sh.item->loaded ? "\nLoaded from HBM in this step." : "") +
                            (sh.item->written_back ? "\nWritten back to HBM at the end of this step." : ""));
                });
+
+  if (in.tween && in.tween->forward()) draw_moving_tiles(in, hbm_at, chip_at, mix(pal.background, pal.sram, 0.12f));
 
   // What moves this step.
   long long loaded = 0, back = 0;

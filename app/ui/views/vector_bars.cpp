@@ -1,5 +1,7 @@
 #include "app/ui/views/vector_bars.h"
 
+#include "app/ui/model/transition.h"
+
 #include "app/ui/views/view_logic.h"
 #include "core/algorithms.h"
 #include "core/precision.h"
@@ -118,6 +120,24 @@ BarExtent bar_extent(double v, bool finite, bool alarm, double top, float full, 
   e.bar = std::max(frac * full, finite && v != 0 ? 1.0f : 0.0f);
   e.outline = std::min(std::max(e.bar, min_outline), std::max(full, min_outline));
   return e;
+}
+
+}  // namespace flashstep::ui
+
+namespace flashstep::ui {
+
+ExpBars tween_exp_bars(const Recording& rec, const State& from, int from_step, const State& now, int playhead, int row,
+                       float t) {
+  const ExpBars a = exp_bars(rec, from, from_step, row);
+  ExpBars out = exp_bars(rec, now, playhead, row);
+  for (std::size_t i = 0; i < out.value.size() && i < a.value.size(); ++i) {
+    bool def = false;
+    // A bar that appears grows from 0; one that goes (stepping back) shrinks to 0.
+    const double v = tween_value(true, a.drawn[i] ? a.value[i] : 0.0, true, out.drawn[i] ? out.value[i] : 0.0, t, &def);
+    out.value[i] = v;
+    out.drawn[i] = (a.drawn[i] || out.drawn[i]) ? 1 : 0;
+  }
+  return out;
 }
 
 }  // namespace flashstep::ui

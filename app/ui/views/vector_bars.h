@@ -45,3 +45,15 @@ struct BarExtent {
 BarExtent bar_extent(double v, bool finite, bool alarm, double top, float full, float min_outline);
 
 }  // namespace flashstep::ui
+
+namespace flashstep::ui {
+
+// The bars while the playhead moves from `from_step` (state `from`) to `playhead` (state
+// `now`), at eased progress t (app/ui/model/transition.h): each element's term mixed from its
+// bar at the step left to its bar at the step shown (from nothing where it had none), so a
+// rescale shows as the bars summed before shrinking by e^{m_old − m_new} as t goes to 1. At
+// t = 1 it is exp_bars() at the step shown; the rescale's old bars are those of step shown.
+ExpBars tween_exp_bars(const Recording& rec, const State& from, int from_step, const State& now, int playhead, int row,
+                       float t);
+
+}  // namespace flashstep::ui

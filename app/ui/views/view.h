@@ -5,6 +5,7 @@
 // (zoom, which matrix is shown), in a small struct the shell owns.
 #pragma once
 
+#include "app/ui/model/transition.h"
 #include "core/recording.h"
 
 #include <imgui.h>
@@ -53,6 +54,9 @@ struct ViewInput {
   // Where the view reports what it drew (cells, bars, registers, nodes) when set: the shell's
   // map of this frame (hit_map.h), which outlines and clicks ask.
   HitMap* hits = nullptr;
+  // While the playhead moves here from the step before or after: the state left and how far the
+  // move has gone (app/ui/model/transition.h), drawn from recorded values only. Null: the step.
+  const Tween* tween = nullptr;
 };
 
 }  // namespace flashstep::ui

@@ -215,6 +215,29 @@ static void draw_chunked_view_body(const ViewInput& in, ChunkedViewOptions& opt)
     if (id == root && K == 1) title = "worker 1 = global (m, l)";
     node_box(c, ImVec2(nx[id], top(id)), box_w, title, id, id == root);
   }
+  // A move into a merge step (app/ui/model/transition.h): the children's pairs travel down
+  // their edges into the node they merge into.
+  if (in.tween && in.tween->forward())
+    for (int id = K; id < static_cast<int>(tree.size()); ++id) {
+      if (!(cell_marks(in.step, bm, row, id) & kMarkWrite)) continue;
+      const float u = ease(in.tween->t);
+      if (u >= 1.0f) break;
+      for (int child : {tree[id].left, tree[id].right}) {
+        if (child < 0) continue;
+        const ImVec2 a(nx[child], top(child) + box_h), b(nx[id], top(id));
+        const float my = (a.y + b.y) * 0.5f, v = 1.0f - u;
+        // The edge's cubic: a, (a.x, my), (b.x, my), b.
+        const ImVec2 p(v * v * v * a.x + 3 * v * v * u * a.x + 3 * v * u * u * b.x + u * u * u * b.x,
+                       v * v * v * a.y + 3 * v * v * u * my + 3 * v * u * u * my + u * u * u * b.y);
+        const ImVec2 half(box_w * 0.3f, box_h * 0.25f);
+        c.dl->AddRectFilled(ImVec2(p.x - half.x, p.y - half.y), ImVec2(p.x + half.x, p.y + half.y),
+                            with_alpha(pal.read, 0.75f * v + 0.25f), 4 * s);
+        c.dl->AddRect(ImVec2(p.x - half.x, p.y - half.y), ImVec2(p.x + half.x, p.y + half.y), pal.read, 4 * s, 0,
+                      2 * s);
+        const std::string t = "m, l";
+        text_centered(c.dl, p, text_over(pal.read), t.c_str());
+      }
+    }
   help_marker_at(ImVec2(origin.x, y + (box_h - fs) * 0.5f),
                  "Each worker runs the online update (m, l) over its own chunk, all at the same time.");
   c.dl->AddText(ImVec2(origin.x + fs * 1.6f, y + (box_h - fs) * 0.5f), pal.text, "workers");

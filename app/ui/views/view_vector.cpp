@@ -42,6 +42,7 @@ float draw_registers(const Ctx& c, float y0, float left, float right) {
     r.change = cell_change(rec, c.st, c.in.playhead, buffer, c.row, 0);
     r.marks = cell_marks(c.in.step, buffer, c.row, 0);
     r.reason = nonfinite_reason(rec, c.st, buffer, c.row, 0);
+    if (c.in.tween) r.fade = c.in.tween->t;
     place(box_w);
     const ImVec2 sz = register_box(c.dl, pal, ImVec2(x, y), box_w, r, c.s);
     if (c.in.hits) c.in.hits->add_register(buffer, c.row, name, Rect{x, y, sz.x, sz.y, true});
@@ -195,9 +196,15 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
   const float bar_h = std::clamp((avail.y - (y - origin.y) - reserve) / 2.0f - 8 * s, 46.0f * s, 130.0f * s);
   const bool naive = !info(rec.algorithm).has_max;
   const bool log_y = b.lse >= 0;
+  // Bars move between steps where each stands for one element: with many per column a move
+  // would cost a frame's time for changes too small to see (the registers still move).
+  const Tween* bar_tween = cols.per == 1 ? in.tween : nullptr;
   if (b.e >= 0) {
     const bool scaled = rec.scale != 1.0;
-    const ExpBars bars = exp_bars(rec, c.st, in.playhead, row);
+    // Moving between steps: each bar from its value at the step left to its value now.
+    const ExpBars bars = bar_tween ? tween_exp_bars(rec, *bar_tween->from, bar_tween->from_step, c.st, in.playhead,
+                                                    row, bar_tween->t)
+                                   : exp_bars(rec, c.st, in.playhead, row);
     const char* e_label = naive ? (scaled ? "exp(s·x)" : "exp(x)") : (scaled ? "exp(s·x − m)" : "exp(x − m)");
     y += draw_bars(
              c, y, bar_h, b.e, pal.bar_exp, e_label,
@@ -229,7 +236,14 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
              [&](int i) { return (log_y ? "log y" : "y") + sub(i + 1); }, !log_y,
              [&](int i) -> std::optional<double> {
                bool def = false;
-               const double v = value(c, b.y, i, &def);
+               double v = value(c, b.y, i, &def);
+               if (bar_tween) {  // a y written by this step grows from nothing (or from its old value)
+                 const int nc = rec.buffers[b.y].cols;
+                 const bool was = bar_tween->from->is_defined(b.y, row, i, nc);
+                 const double old = was ? bar_tween->from->at(b.y, row, i, nc) : 0.0;
+                 v = tween_value(true, old, true, def ? v : 0.0, bar_tween->t);
+                 def = def || was;
+               }
                return def ? std::optional<double>(v) : std::nullopt;
              }) +
          8 * s;

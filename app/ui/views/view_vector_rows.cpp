@@ -189,7 +189,8 @@ float draw_bars(const Ctx& c, float y, float h, int buffer, ImU32 colour, const 
       if (twice) bar(x0, x1, old, cell_kind(true, old), colour, true);
       bar(x0, x1, v, kind, colour, false);
     }
-    if (def && x1 - x0 > 8) {
+    // No number under a bar in motion: between two steps it is no value the run held.
+    if (def && x1 - x0 > 8 && !(c.in.tween && c.cols.per == 1)) {
       std::string t = compact_number(v, 4);
       if (ImGui::CalcTextSize(t.c_str()).x > x1 - x0) t = compact_number(v, 2);
       if (ImGui::CalcTextSize(t.c_str()).x <= x1 - x0 + 2 * c.s)

@@ -1,0 +1,142 @@
+// `gif --tween` and `shot --pen` end to end: the in-between frames of a move are added between
+// the steps' own frames, which stay exactly what the animation without them holds; a pen
+// stroke is drawn over the presented view in its ink. Bad values: exit 2, one line.
+#include "app/export/commands.h"
+
+#include <doctest/doctest.h>
+#include <gif_lib.h>
+#include <stb_image.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+std::string tmp(const std::string& name) { return "/tmp/flashstep-tween-" + std::to_string(getpid()) + "-" + name; }
+
+int invoke(const std::string& args, std::string& err) {
+  const std::string err_file = tmp("stderr");
+  const int st = std::system((std::string(FLASHSTEP_EXE) + " " + args + " >/dev/null 2>" + err_file).c_str());
+  err.clear();
+  if (FILE* f = std::fopen(err_file.c_str(), "r")) {
+    std::array<char, 1024> buf{};
+    std::size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) err.append(buf.data(), n);
+    std::fclose(f);
+  }
+  std::remove(err_file.c_str());
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+// Each frame's pixels as 0xRRGGBB, decoded with giflib.
+std::vector<std::vector<unsigned>> gif_frames(const std::string& path) {
+  std::vector<std::vector<unsigned>> out;
+  int e = 0;
+  GifFileType* g = DGifOpenFileName(path.c_str(), &e);
+  if (!g) return out;
+  if (DGifSlurp(g) == GIF_OK)
+    for (int f = 0; f < g->ImageCount; ++f) {
+      const SavedImage& img = g->SavedImages[f];
+      const ColorMapObject* map = img.ImageDesc.ColorMap ? img.ImageDesc.ColorMap : g->SColorMap;
+      std::vector<unsigned> px(static_cast<std::size_t>(img.ImageDesc.Width) * img.ImageDesc.Height);
+      for (std::size_t i = 0; i < px.size(); ++i) {
+        const GifColorType c = map->Colors[img.RasterBits[i]];
+        px[i] = static_cast<unsigned>(c.Red) << 16 | static_cast<unsigned>(c.Green) << 8 | c.Blue;
+      }
+      out.push_back(std::move(px));
+    }
+  DGifCloseFile(g, &e);
+  return out;
+}
+
+struct Png {
+  int w = 0, h = 0;
+  std::vector<unsigned char> rgba;
+};
+
+Png load_png(const std::string& path) {
+  Png p;
+  int channels = 0;
+  unsigned char* data = stbi_load(path.c_str(), &p.w, &p.h, &channels, 4);
+  if (data) p.rgba.assign(data, data + static_cast<std::size_t>(p.w) * p.h * 4);
+  stbi_image_free(data);
+  return p;
+}
+
+// Pixels close to the pen's ink, a strong magenta (236, 0, 140).
+std::size_t ink_pixels(const Png& p) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i + 3 < p.rgba.size(); i += 4)
+    n += p.rgba[i] > 200 && p.rgba[i + 1] < 50 && p.rgba[i + 2] > 100 && p.rgba[i + 2] < 180;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("gif --tween adds the moves between steps, and the steps' own frames stay as without it") {
+  std::string err;
+  const std::string exact = tmp("exact.gif"), tweened = tmp("tweened.gif");
+  // The online sweep over [3, 2, 5, 1]'s preset: steps 2 to 4 include a rescale (m grows).
+  const std::string common = "--lesson online --from 2 --to 4 --width 640 --height 400 --panel view";
+  REQUIRE(invoke("gif " + common + " --out " + exact, err) == 0);
+  REQUIRE(invoke("gif " + common + " --tween 3 --out " + tweened, err) == 0);
+  const auto a = gif_frames(exact), b = gif_frames(tweened);
+  REQUIRE(a.size() == 3);
+  REQUIRE(b.size() == 3 + 2 * 3);  // more frames than steps: 3 in between each pair
+  // The first and last frames, and the middle step's, are the steps as drawn without moves.
+  CHECK(b[0] == a[0]);
+  CHECK(b[4] == a[1]);
+  CHECK(b[8] == a[2]);
+  // Each in-between frame is drawn: neither the step before nor the step after.
+  for (int k : {1, 2, 3, 5, 6, 7}) {
+    CAPTURE(k);
+    const auto& before = k < 4 ? a[0] : a[1];
+    const auto& after = k < 4 ? a[1] : a[2];
+    CHECK(b[static_cast<std::size_t>(k)] != before);
+    CHECK(b[static_cast<std::size_t>(k)] != after);
+  }
+  std::remove(exact.c_str());
+  std::remove(tweened.c_str());
+}
+
+TEST_CASE("gif --tween with a bad count, or with --parts: exit 2, one line, no file") {
+  const std::string out = tmp("bad.gif");
+  for (const char* args : {"--tween -1", "--tween 31", "--tween abc", "--tween 2 --parts"}) {
+    std::string err;
+    CAPTURE(args);
+    CHECK(invoke(std::string("gif --lesson online --from 1 --to 3 ") + args + " --out " + out, err) == 2);
+    CHECK(err.find("--tween") != std::string::npos);
+    CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+    CHECK(access(out.c_str(), F_OK) != 0);
+  }
+}
+
+TEST_CASE("shot --pen draws a stroke over the presented view in the pen's ink, and bad points are refused") {
+  std::string err;
+  const std::string plain = tmp("plain.png"), pen = tmp("pen.png");
+  const std::string common = "--lesson online --step 3 --present --theme projector --width 960 --height 540";
+  REQUIRE(invoke("shot " + common + " --out " + plain, err) == 0);
+  REQUIRE(invoke("shot " + common + " --pen \"0.2,0.3 0.5,0.35 0.8,0.3\" --pen \"0.3,0.6 0.6,0.6\" --out " + pen, err) ==
+          0);
+  const Png p = load_png(plain), q = load_png(pen);
+  REQUIRE(p.w == 960);
+  REQUIRE(q.w == 960);
+  CHECK(ink_pixels(p) == 0);
+  CHECK(ink_pixels(q) > 960 / 2);  // two strokes across half the view, 5 units thick
+  for (const char* args : {"--pen \"0.1,0.1\"", "--pen \"0.1,0.1 2,0.5\"", "--pen \"a,b c,d\""}) {
+    CAPTURE(args);
+    CHECK(invoke("shot " + common + " " + args + " --out " + pen + ".bad", err) == 2);
+    CHECK(err.find("--pen") != std::string::npos);
+    CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+  }
+  CHECK(invoke("shot --lesson online --pen \"0.1,0.1 0.2,0.2\" --out " + pen + ".bad", err) == 2);
+  CHECK(err.find("add --present") != std::string::npos);
+  std::remove(plain.c_str());
+  std::remove(pen.c_str());
+}
