@@ -1,0 +1,122 @@
+// The figures of bench/run_isa_table.sh, one measurement per call, so that the script can take
+// turns with ggml's program (bench/ggml/) in separate processes. Needs only flashstep_core.
+//
+//   bench_isa roof                     the build's instruction set, its FMA peak on every core,
+//                                      the read bandwidth, the exp rate in L1, an Eigen SGEMM 2048³
+//   bench_isa attn ALGO D MASK REPEAT  `flashstep run --algo ALGO --n 4096 --d D --scale sqrt
+//                                      --steps none --repeat REPEAT` (MASK: full or causal) through
+//                                      run_timed, the function behind it: every repeat's time
+//   bench_isa softmax ROUNDS           2^26 fp32 elements as one row: safe, online and online's
+//                                      traffic alone, taking turns ROUNDS times, best of each
+// Each figure is one line "name value".
+#include "bench/roof.h"
+#include "core/engine.h"
+#include "core/fast.h"
+#include "core/timed_run.h"
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace flashstep;
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int usage() {
+  std::fprintf(stderr, "usage: bench_isa roof | attn ALGO D full|causal REPEAT | softmax ROUNDS\n");
+  return 2;
+}
+
+int roof() {
+  fast::warm_up(fast::kWarmUpSeconds);
+  std::printf("isa %s\nvector_floats %d\nthreads %d\n", bench::isa_name().c_str(), bench::vector_floats(),
+              fast::threads());
+  std::printf("fma_peak_gflops %.2f\n", bench::fma_peak_flops() / 1e9);
+  std::printf("read_gbs %.2f\n", bench::read_bandwidth() / 1e9);
+  std::printf("exp_gelems %.3f\n", bench::exp_rate() / 1e9);
+  // Eigen's GEMM runs on every OpenMP thread (Eigen::nbThreads()), as the backward's GEMMs do.
+  const int n = 2048;
+  MatRM<float> A = MatRM<float>::Random(n, n), B = MatRM<float>::Random(n, n), C(n, n);
+  double best = 1e300;
+  for (int k = 0; k < 5; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    C.noalias() = A * B;
+    best = std::min(best, ms_since(t0));
+  }
+  std::printf("sgemm_threads %d\nsgemm_ms %.3f\nsgemm_gflops %.2f\n", Eigen::nbThreads(), best,
+              2.0 * n * n * n / best / 1e6);
+  return C(0, 0) == 12345.0f ? 1 : 0;  // keeps C
+}
+
+int attn(const std::string& algo, int d, bool causal, int repeat) {
+  Scenario s;
+  const std::optional<Algorithm> a = parse_algorithm(algo);
+  if (!a) {
+    std::fprintf(stderr, "bench_isa: unknown algorithm '%s'\n", algo.c_str());
+    return 2;
+  }
+  s.algorithm = *a;
+  s.n = 4096;
+  s.d = d;
+  s.scale_mode = ScaleMode::inv_sqrt_d;
+  s.causal = causal;
+  const TimedRun run = run_timed(resolve(s), repeat, /*keep_output=*/false);
+  std::printf("blocks %d %d\n", run.rec.Br, run.rec.Bc);
+  for (double t : run.times_ms) std::printf("ms %.3f\n", t);
+  std::printf("best_ms %.3f\n", run.time_ms);
+  return 0;
+}
+
+int softmax(int rounds) {
+  const std::int64_t n = std::int64_t{1} << 26;
+  std::vector<float> x(static_cast<std::size_t>(n)), y(x.size());
+  std::mt19937 gen(2);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (auto& v : x) v = normal(gen);
+  fast::warm_up(fast::kWarmUpSeconds);
+  double safe = 1e300, online = 1e300, traffic = 1e300;
+  for (int r = 0; r < rounds; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    fast::softmax_safe(x.data(), y.data(), 1, n);
+    safe = std::min(safe, ms_since(t0));
+    t0 = std::chrono::steady_clock::now();
+    fast::softmax_online(x.data(), y.data(), 1, n);
+    online = std::min(online, ms_since(t0));
+    t0 = std::chrono::steady_clock::now();
+    bench::online_traffic(x.data(), y.data(), 1, n);
+    traffic = std::min(traffic, ms_since(t0));
+  }
+  // Online softmax computes two exponentials per element: one folding it into (m, l), one
+  // writing its output. The time of those alone at the in-cache rate is its exp bound.
+  const double exp_bound = 2.0 * static_cast<double>(n) / bench::exp_rate() * 1e3;
+  std::printf("safe_ms %.3f\nonline_ms %.3f\ntraffic_ms %.3f\nexp_bound_ms %.3f\n", safe, online, traffic, exp_bound);
+  return y[0] == 12345.0f ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage();
+  const std::string what = argv[1];
+  if (what == "roof" && argc == 2) return roof();
+  if (what == "attn" && argc == 6) {
+    const int d = std::atoi(argv[3]), repeat = std::atoi(argv[5]);
+    const std::string mask = argv[4];
+    if (d <= 0 || repeat <= 0 || (mask != "full" && mask != "causal")) return usage();
+    return attn(argv[2], d, mask == "causal", repeat);
+  }
+  if (what == "softmax" && argc == 3 && std::atoi(argv[2]) > 0) return softmax(std::atoi(argv[2]));
+  return usage();
+}

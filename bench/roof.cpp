@@ -1,0 +1,172 @@
+// The roof measurements of bench/roof.h.
+#include "bench/roof.h"
+
+#include "core/fast.h"
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#if defined(__AVX512F__) || defined(__AVX__)
+#include <immintrin.h>
+#endif
+
+namespace bench {
+namespace {
+
+namespace ei = Eigen::internal;
+using Packet = ei::packet_traits<float>::type;
+constexpr int kP = ei::unpacket_traits<Packet>::size;
+// Enough independent chains to cover the multiply-add's latency on both ports, and few enough
+// to stay in the vector registers (32 with AVX-512, 16 otherwise) beside the two constants.
+constexpr int kChains = kP == 16 ? 24 : 12;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// `iters` steps of every chain; returns their sum, so that nothing is left out.
+[[gnu::noinline]] float fma_chains(std::int64_t iters) {
+  Packet acc[kChains];
+  for (int c = 0; c < kChains; ++c) acc[c] = ei::pset1<Packet>(1.0f + 0.01f * c);
+  const Packet a = ei::pset1<Packet>(0.99999f), b = ei::pset1<Packet>(1e-5f);
+  for (std::int64_t i = 0; i < iters; ++i)
+    for (int c = 0; c < kChains; ++c) acc[c] = ei::pmadd(acc[c], a, b);
+  Packet s = acc[0];
+  for (int c = 1; c < kChains; ++c) s = ei::padd(s, acc[c]);
+  return ei::predux(s);
+}
+
+}  // namespace
+
+std::string isa_name() {
+#if defined(__AVX512F__)
+  return "AVX-512";
+#elif defined(__AVX2__) && defined(__FMA__)
+  return "AVX2+FMA";
+#elif defined(__AVX__)
+  return "AVX";
+#elif defined(__SSE2__)
+  return "SSE2";
+#else
+  return "scalar";
+#endif
+}
+
+int vector_floats() { return kP; }
+
+double fma_peak_flops(double seconds, int rounds) {
+  // Size the round from one thread's short trial.
+  std::int64_t iters = 1 << 16;
+  for (;;) {
+    const auto t0 = std::chrono::steady_clock::now();
+    volatile float sink = fma_chains(iters);
+    (void)sink;
+    if (seconds_since(t0) > seconds / 10 || iters > (std::int64_t{1} << 34)) break;
+    iters *= 2;
+  }
+  iters *= 10;
+  const int T = flashstep::fast::threads();
+  double best = 0;
+  for (int r = 0; r < rounds; ++r) {
+    float total = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for reduction(+ : total) schedule(static, 1)
+    for (int t = 0; t < T; ++t) total += fma_chains(iters);
+    const double s = seconds_since(t0);
+    volatile float sink = total;
+    (void)sink;
+    best = std::max(best, 2.0 * kP * kChains * static_cast<double>(iters) * T / s);
+  }
+  return best;
+}
+
+double read_bandwidth(std::int64_t floats, int rounds) {
+  std::vector<float> x(static_cast<std::size_t>(floats));
+  const int T = flashstep::fast::threads();
+  // Each thread first touches the part it reads, so its pages are its own.
+#pragma omp parallel for schedule(static, 1)
+  for (int t = 0; t < T; ++t) std::fill(x.begin() + floats * t / T, x.begin() + floats * (t + 1) / T, 1.0f);
+  double best = 0;
+  for (int r = 0; r < rounds; ++r) {
+    float total = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for reduction(+ : total) schedule(static, 1)
+    for (int t = 0; t < T; ++t) {
+      const float* p = x.data() + floats * t / T;
+      const std::int64_t n = floats * (t + 1) / T - floats * t / T;
+      Packet a0 = ei::pset1<Packet>(0.0f), a1 = a0, a2 = a0, a3 = a0;
+      std::int64_t i = 0;
+      for (; i + 4 * kP <= n; i += 4 * kP) {
+        a0 = ei::padd(a0, ei::ploadu<Packet>(p + i));
+        a1 = ei::padd(a1, ei::ploadu<Packet>(p + i + kP));
+        a2 = ei::padd(a2, ei::ploadu<Packet>(p + i + 2 * kP));
+        a3 = ei::padd(a3, ei::ploadu<Packet>(p + i + 3 * kP));
+      }
+      float s = ei::predux(ei::padd(ei::padd(a0, a1), ei::padd(a2, a3)));
+      for (; i < n; ++i) s += p[i];
+      total += s;
+    }
+    const double s = seconds_since(t0);
+    volatile float sink = total;
+    (void)sink;
+    best = std::max(best, 4.0 * static_cast<double>(floats) / s);
+  }
+  return best;
+}
+
+void online_traffic(const float* x, float* y, std::int64_t rows, std::int64_t n) {
+  auto two_passes = [](const float* xr, float* yr, std::int64_t len) {
+    const float m = Eigen::Map<const Eigen::ArrayXf>(xr, len).maxCoeff();  // pass 1: read
+    const Packet pm = ei::pset1<Packet>(m);
+    std::int64_t i = 0;
+    for (; i < len && reinterpret_cast<std::uintptr_t>(yr + i) % (kP * sizeof(float)) != 0; ++i) yr[i] = xr[i] - m;
+    for (; i + kP <= len; i += kP) {  // pass 2: read, write past the cache
+      const Packet v = ei::psub(ei::ploadu<Packet>(xr + i), pm);
+#if defined(__AVX512F__)
+      _mm512_stream_ps(yr + i, v);
+#elif defined(__AVX__)
+      _mm256_stream_ps(yr + i, v);
+#else
+      ei::pstoreu(yr + i, v);
+#endif
+    }
+    for (; i < len; ++i) yr[i] = xr[i] - m;
+  };
+  const int T = flashstep::fast::threads();
+  if (rows >= T) {
+#pragma omp parallel for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r) two_passes(x + r * n, y + r * n, n);
+  } else {
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < T; ++t) {
+      const std::int64_t b = n * t / T, e = n * (t + 1) / T;
+      two_passes(x + b, y + b, e - b);
+    }
+  }
+}
+
+double exp_rate(std::int64_t per_thread, int rounds) {
+  std::vector<float> block(4096);
+  for (std::size_t i = 0; i < block.size(); ++i) block[i] = -8.0f + 16.0f * static_cast<float>(i) / 4096.0f;
+  const int T = flashstep::fast::threads();
+  double best = 0;
+  for (int r = 0; r < rounds; ++r) {
+    float total = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for reduction(+ : total) schedule(static, 1)
+    for (int t = 0; t < T; ++t) {
+      const Eigen::Map<const Eigen::ArrayXf> b(block.data(), 4096);
+      for (std::int64_t done = 0; done < per_thread; done += 4096) total += (b - 1.0f).exp().sum();
+    }
+    const double s = seconds_since(t0);
+    volatile float sink = total;
+    (void)sink;
+    best = std::max(best, static_cast<double>(per_thread) * T / s);
+  }
+  return best;
+}
+
+}  // namespace bench

@@ -1,0 +1,34 @@
+// The machine's own roof, measured in the same run as the kernels: the FMA rate of every core
+// with the vectors of this build's instruction set, and the rate at which every core together
+// streams memory. bench_cpu and bench_isa state each kernel as a share of them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace bench {
+
+// The instruction set the kernels were compiled for: "AVX-512", "AVX2+FMA", "SSE2" (or "scalar").
+std::string isa_name();
+// Floats in one vector of that instruction set.
+int vector_floats();
+
+// FLOP/s of independent multiply-add chains held in vector registers, on every core at once
+// (2 FLOPs per lane and multiply-add): the arithmetic peak a kernel of this build can reach.
+// Best of `rounds` rounds of about `seconds` each.
+double fma_peak_flops(double seconds = 0.2, int rounds = 5);
+
+// Bytes/s of every core reading its share of `floats` floats once (a vector sum): the
+// bandwidth a pass over memory can reach. Best of `rounds`.
+double read_bandwidth(std::int64_t floats = std::int64_t{1} << 26, int rounds = 5);
+
+// Online softmax's memory traffic with none of its arithmetic, on x (rows × n) into y: a max
+// pass, then x read again and written to y with streaming stores. Rows in parallel, or one
+// long row split across the threads, as the kernel splits it.
+void online_traffic(const float* x, float* y, std::int64_t rows, std::int64_t n);
+
+// Exponentials per second on every core with their inputs in L1 (Eigen's packet exp, as the
+// kernels use it): what a pass that computes one exp per element can reach at best.
+double exp_rate(std::int64_t per_thread = std::int64_t{1} << 25, int rounds = 3);
+
+}  // namespace bench
