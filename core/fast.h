@@ -67,6 +67,10 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
                      float* l_out = nullptr);
 
 int threads();  // how many threads the kernels use
+// Floats in one vector of the instruction set the kernels were compiled for: 4 (SSE2), 8 (AVX2),
+// 16 (AVX-512). The build chooses it (FLASHSTEP_NATIVE: this machine's widest); the register
+// blocking of the attention kernels follows it (core/fast_attention.cpp).
+int vector_floats();
 
 // Keeps every kernel thread busy for `seconds`. A CPU that has idled runs its first 0.2 s or so
 // of work slower, while its clock (or a virtual machine's share of the host) comes up: repeats

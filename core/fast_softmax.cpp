@@ -161,6 +161,8 @@ void for_rows(std::int64_t rows, std::int64_t n, RowKernel row_kernel, SplitKern
 }  // namespace
 
 // The kernels' thread count, beside the loops that ask it (for_rows) so that it inlines there.
+int vector_floats() { return static_cast<int>(kP); }
+
 int threads() {
 #ifdef _OPENMP
   return omp_get_max_threads();
