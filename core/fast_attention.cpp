@@ -4,6 +4,7 @@
 #include "core/fast_kernels.h"
 
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace flashstep::fast {
@@ -47,12 +48,37 @@ float exp_sum_in_place(float* s, std::int64_t n, float m) {
 // place (each of their numbers is broadcast against a vector of keys or of O's columns), V_j's
 // rows are already the vectors P·V wants, and only K_j is repacked, transposed, once per tile.
 // A block of MR rows × NG (or NC) vectors of the result stays in registers for the whole depth.
-// The sizes fill the vector registers: 32 with AVX-512, 16 with AVX2 and SSE.
+// The sizes are chosen for the vector width the build compiles for (fast::vector_floats()):
+//  - AVX-512, 32 registers of 16 floats: S in 8 rows × 2 vectors of keys (16 accumulators, 2
+//    vectors of K_j), O in 6 rows × 4 vectors of its columns (24 + 4).
+//  - AVX2+FMA (8 floats) and SSE2 (4 floats), 16 registers: S in 6 rows × 2 vectors (12 + 2 +
+//    the broadcast number of Q_i), O in 6 rows × 2 vectors (12 + 2 + 1). Two vectors of O split
+//    d = 64 and 128 into whole blocks at both widths; three (the AVX-512 shape cut down) left
+//    single vectors over at d = 64 (8 vectors: 3 + 3 + 1 + 1), each a block of 3 accumulators
+//    that waits on its loads.
+// Rows left over below MR (a tile of 128 rows in blocks of 6) go through one block of their own
+// count, not row by row.
 constexpr bool kWideRegisters = kP == 16;
 constexpr int kQkRows = kWideRegisters ? 8 : 6;    // S = Q_i K_jᵀ: MR rows × 2 vectors of keys
 constexpr int kQkVectors = 2;
-constexpr int kPvRows = kWideRegisters ? 6 : 3;    // O_i += P V_j: MR rows × 4 vectors of O's columns
-constexpr int kPvVectors = kWideRegisters ? 4 : 3;
+constexpr int kPvRows = 6;                         // O_i += P V_j: MR rows × NC vectors of O's columns
+constexpr int kPvVectors = kWideRegisters ? 4 : 2;
+static_assert(kQkRows <= 8 && kPvRows <= 8, "with_rows() takes leftovers of up to 7 rows");
+
+// Calls f(std::integral_constant<int, n>) for 1 ≤ n ≤ 7: the leftover rows of a tile as one block.
+template <class F>
+void with_rows(int n, F&& f) {
+  switch (n) {
+    case 1: f(std::integral_constant<int, 1>{}); break;
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 3: f(std::integral_constant<int, 3>{}); break;
+    case 4: f(std::integral_constant<int, 4>{}); break;
+    case 5: f(std::integral_constant<int, 5>{}); break;
+    case 6: f(std::integral_constant<int, 6>{}); break;
+    case 7: f(std::integral_constant<int, 7>{}); break;
+    default: break;
+  }
+}
 
 // How many vectors hold n floats (the last one padded).
 int vectors_for(int n) { return (n + static_cast<int>(kP) - 1) / static_cast<int>(kP); }
@@ -110,7 +136,9 @@ void qk_tile(const float* Q, int br, int d, const float* KT, int bc, float* S, i
   int a = 0;
   for (; a + kQkRows <= br; a += kQkRows)
     qk_rows<kQkRows>(Q + static_cast<std::size_t>(a) * d, d, KT, groups, S + static_cast<std::size_t>(a) * ldS, ldS);
-  for (; a < br; ++a) qk_rows<1>(Q + static_cast<std::size_t>(a) * d, d, KT, groups, S + static_cast<std::size_t>(a) * ldS, ldS);
+  with_rows(br - a, [&](auto mr) {
+    qk_rows<decltype(mr)::value>(Q + static_cast<std::size_t>(a) * d, d, KT, groups, S + static_cast<std::size_t>(a) * ldS, ldS);
+  });
 }
 
 // O[a][c0 …] += Σ_k P[a][k] · V[k][c0 …] for MR rows and NC vectors of O's columns.
@@ -144,7 +172,9 @@ void pv_tile(const float* P, int ldP, int br, const float* V, int d, int bc, flo
   int a = 0;
   for (; a + kPvRows <= br; a += kPvRows)
     pv_rows<kPvRows>(P + static_cast<std::size_t>(a) * ldP, ldP, V, d, bc, O + static_cast<std::size_t>(a) * d);
-  for (; a < br; ++a) pv_rows<1>(P + static_cast<std::size_t>(a) * ldP, ldP, V, d, bc, O + static_cast<std::size_t>(a) * d);
+  with_rows(br - a, [&](auto mr) {
+    pv_rows<decltype(mr)::value>(P + static_cast<std::size_t>(a) * ldP, ldP, V, d, bc, O + static_cast<std::size_t>(a) * d);
+  });
 }
 
 // Row `row` of a partial tile, keys [c0, c0 + bc), its scores at s: the scores before the row's
