@@ -5,6 +5,7 @@
 // With --markdown, the figures and the target ratios are written into FILE's "CPU kernels"
 // section (bench/run_benchmarks.sh does that for BENCHMARKS.md).
 #include "bench/bench_report.h"
+#include "bench/roof.h"
 #include "core/engine.h"
 #include "core/fast.h"
 #include "core/fast_backward.h"
@@ -453,7 +454,12 @@ int main(int argc, char** argv) {
   // picked some of them.
   std::vector<bench::UserRun> users;
   std::vector<bench::AblationRun> ablation;
+  bench::Roof roof;
   if (!filtered) {
+    fast::warm_up(fast::kWarmUpSeconds);
+    roof = {bench::isa_name(), bench::fma_peak_flops(), bench::read_bandwidth()};
+    std::printf("roof: %s, FMA peak %.1f GFLOP/s, read %.1f GB/s\n", roof.isa.c_str(), roof.fma_flops / 1e9,
+                roof.read_bytes_per_s / 1e9);
     ablation = ablation_runs(5, 3);
     users = user_runs(10);
     for (const auto& u : users)
@@ -463,6 +469,6 @@ int main(int argc, char** argv) {
   if (markdown.empty()) return 0;
   bool ok = bench::write_cpu_section(markdown, reporter.runs());
   ok = bench::write_backward_section(markdown, reporter.runs()) && ok;
-  if (!users.empty()) ok = bench::write_user_section(markdown, users, ablation) && ok;
+  if (!users.empty()) ok = bench::write_user_section(markdown, users, ablation, roof) && ok;
   return ok ? 0 : 1;
 }

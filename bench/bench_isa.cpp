@@ -5,7 +5,8 @@
 //                                      the read bandwidth, the exp rate in L1, an Eigen SGEMM 2048³
 //   bench_isa attn ALGO D MASK REPEAT  `flashstep run --algo ALGO --n 4096 --d D --scale sqrt
 //                                      --steps none --repeat REPEAT` (MASK: full or causal) through
-//                                      run_timed, the function behind it: every repeat's time
+//                                      run_timed, the function behind it: every repeat's time,
+//                                      and the minor page faults of the call
 //   bench_isa softmax ROUNDS           2^26 fp32 elements as one row: safe, online and online's
 //                                      traffic alone, taking turns ROUNDS times, best of each
 // Each figure is one line "name value".
@@ -26,12 +27,20 @@
 #include <string>
 #include <vector>
 
+#include <sys/resource.h>
+
 using namespace flashstep;
 
 namespace {
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+long minor_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
 }
 
 int usage() {
@@ -72,7 +81,12 @@ int attn(const std::string& algo, int d, bool causal, int repeat) {
   s.d = d;
   s.scale_mode = ScaleMode::inv_sqrt_d;
   s.causal = causal;
-  const TimedRun run = run_timed(resolve(s), repeat, /*keep_output=*/false);
+  const Resolved r = resolve(s);
+  // Minor page faults of the whole call (inputs, warm-up and repeats): compared between REPEAT = 1
+  // and 10, what each repeat adds.
+  const long faults_before = minor_faults();
+  const TimedRun run = run_timed(r, repeat, /*keep_output=*/false);
+  std::printf("minor_faults %ld\n", minor_faults() - faults_before);
   std::printf("blocks %d %d\n", run.rec.Br, run.rec.Bc);
   for (double t : run.times_ms) std::printf("ms %.3f\n", t);
   std::printf("best_ms %.3f\n", run.time_ms);

@@ -70,9 +70,16 @@ struct AblationRun {
   int Br = 0, Bc = 0;
 };
 
-// Writes the section "cpu-user": those runs, their spread, the targets of issue 19 (ERRATA),
-// and what each technique of attn-tiled-v2 brings.
+// The machine's roof measured in the same run (bench/roof.h): the kernels' share of it.
+struct Roof {
+  std::string isa;               // the instruction set the kernels were compiled for
+  double fma_flops = 0;          // FLOP/s of multiply-add chains on every core
+  double read_bytes_per_s = 0;   // every core streaming memory
+};
+
+// Writes the section "cpu-user": those runs, their spread and share of the FMA peak, the targets
+// of issue 19 (ERRATA), and what each technique of attn-tiled-v2 brings.
 bool write_user_section(const std::string& path, const std::vector<UserRun>& runs,
-                        const std::vector<AblationRun>& ablation);
+                        const std::vector<AblationRun>& ablation, const Roof& roof);
 
 }  // namespace bench

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# The CPU table of issue 36, for two builds of FlashStep on this machine: native (-march=native)
+# and AVX2 (-march=x86-64-v3), each beside ggml built for the same instruction set.
+#
+#   bench/run_isa_table.sh GGML_NATIVE_BUILD GGML_AVX2_BUILD [GGML_SOURCE]
+#
+# GGML_*_BUILD are ggml build folders (cmake -B), CPU only: native with -DGGML_NATIVE=ON, AVX2
+# with -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+# -DGGML_AVX512=OFF (bench/ggml/README.md). GGML_SOURCE (its include/) defaults to the source
+# folder named in the native build's CMakeCache.txt. FlashStep is built into $WORK (default
+# /tmp/flashstep-isa), with ccache when there is one. Every figure is measured in this run, the
+# kernels taking turns with ggml and with each other, in separate processes, ROUNDS times
+# (default 5). The Markdown table goes to standard output and to $WORK/isa-table.md. GGML_COMMIT
+# names ggml's commit where its source is not a git checkout; TABLE_ONLY=1 writes the table again
+# from the figures the last run left in $WORK/raw, measuring nothing.
+# Run it on an otherwise idle machine.
+set -euo pipefail
+
+if [[ $# -lt 2 || $# -gt 3 ]]; then
+  echo "usage: bench/run_isa_table.sh GGML_NATIVE_BUILD GGML_AVX2_BUILD [GGML_SOURCE]" >&2
+  exit 2
+fi
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=${WORK:-/tmp/flashstep-isa}
+rounds=${ROUNDS:-5}
+threads=$(nproc)
+declare -A ggml_build=([native]="$1" [avx2]="$2")
+ggml_src=${3:-$(sed -n 's/^ggml_SOURCE_DIR:STATIC=//p' "$1/CMakeCache.txt" 2>/dev/null || true)}
+for isa in native avx2; do
+  if ! ls "${ggml_build[$isa]}"/src/libggml-cpu.* >/dev/null 2>&1; then
+    echo "run_isa_table: ${ggml_build[$isa]} is not a ggml build folder (no src/libggml-cpu.*)" >&2
+    exit 2
+  fi
+done
+if [[ ! -f "$ggml_src/include/ggml.h" ]]; then
+  echo "run_isa_table: no ggml source with include/ggml.h at '$ggml_src' (give it as the third argument)" >&2
+  exit 2
+fi
+mkdir -p "$work"
+# fig FILE KEY: the value of "KEY value" in FILE.
+fig() { awk -v k="$2" '$1 == k { print $2; exit }' "$1"; }
+raw="$work/raw"
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+start=$(date +%s)
+
+if [[ ${TABLE_ONLY:-0} == 1 ]]; then  # the table again from the figures of the last run in $WORK
+  built=$start done_at=$start
+else
+# ---- builds ----------------------------------------------------------------------------------
+declare -A flags=([native]="-DFLASHSTEP_NATIVE=ON" [avx2]="-DFLASHSTEP_NATIVE=OFF -DCMAKE_CXX_FLAGS=-march=x86-64-v3")
+declare -A march=([native]="-march=native" [avx2]="-march=x86-64-v3")
+for isa in native avx2; do
+  echo "building FlashStep ($isa) into $work/build-$isa" >&2
+  # shellcheck disable=SC2086
+  cmake -S "$repo" -B "$work/build-$isa" -DCMAKE_BUILD_TYPE=Release -DFLASHSTEP_BENCHMARKS=ON -DFLASHSTEP_TESTS=OFF \
+    ${flags[$isa]} "${launcher[@]}" >"$work/cmake-$isa.log"
+  cmake --build "$work/build-$isa" -j "$threads" --target bench_isa >>"$work/cmake-$isa.log"
+  cc -O2 -o "$work/ggml_fa_$isa" "$repo/bench/ggml/ggml_fa.c" -I"$ggml_src/include" -L"${ggml_build[$isa]}/src" \
+    -lggml -lggml-base -lggml-cpu -lm -Wl,-rpath,"$(cd "${ggml_build[$isa]}/src" && pwd)"
+  "$work/ggml_fa_$isa" --check >&2
+done
+built=$(date +%s)
+
+# ---- measurements ----------------------------------------------------------------------------
+rm -rf "$raw" && mkdir -p "$raw"
+for isa in native avx2; do
+  bi="$work/build-$isa/bench/bench_isa"
+  echo "measuring $isa" >&2
+  "$bi" roof >"$raw/$isa-roof"
+  for d in 64 128; do
+    for ((r = 1; r <= rounds; ++r)); do
+      "$bi" attn attn-tiled-v2 "$d" full 5 >"$raw/$isa-v2-$d-$r"
+      "$work/ggml_fa_$isa" 4096 "$d" "$threads" 5 | awk '/^best/ { print "best_ms", $2 }' >"$raw/$isa-ggml-$d-$r"
+      "$bi" attn attn-tiled "$d" full 5 >"$raw/$isa-v1-$d-$r"
+      "$bi" attn attn-tiled-v2 "$d" causal 5 >"$raw/$isa-v2c-$d-$r"
+    done
+    "$bi" attn attn-tiled-v2 "$d" full 10 >"$raw/$isa-spread-$d"
+  done
+  "$bi" softmax "$rounds" >"$raw/$isa-softmax"
+  "$bi" roof >"$raw/$isa-roof2"  # the roof again, after: how far the machine drifted
+done
+done_at=$(date +%s)
+fi
+
+# ---- the table -------------------------------------------------------------------------------
+# range KIND_A KIND_B ISA D: min–max over the rounds of best(A) / best(B), the medians of A's and
+# B's bests (ms), and the smallest ratio.
+range() {
+  local pairs
+  pairs=$(for ((r = 1; r <= rounds; ++r)); do
+    echo "$(fig "$raw/$3-$1-$4-$r" best_ms) $(fig "$raw/$3-$2-$4-$r" best_ms)"
+  done)
+  local ma mb
+  ma=$(awk '{ print $1 }' <<<"$pairs" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+  mb=$(awk '{ print $2 }' <<<"$pairs" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+  awk -v ma="$ma" -v mb="$mb" '{ q = $1 / $2; if (NR == 1 || q < lo) lo = q; if (NR == 1 || q > hi) hi = q }
+    END { printf "%.2f–%.2f×|%.2f|%.2f|%.4f", lo, hi, ma, mb, lo }' <<<"$pairs"
+}
+best_of() {  # best ms of kind K at d over the rounds
+  for ((r = 1; r <= rounds; ++r)); do fig "$raw/$2-$1-$3-$r" best_ms; done | sort -g | head -1
+}
+verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v >= t) ? "**met**" : "**not met**" }'; }
+cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)
+commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
+ggml_commit=${GGML_COMMIT:-$(git -C "$ggml_src" rev-parse --short HEAD 2>/dev/null || echo "from $ggml_src")}
+{
+  echo "$cpu, $threads threads, $(date -u +%Y-%m-%d), FlashStep $commit, ggml $ggml_commit, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+  echo "Written by \`bench/run_isa_table.sh ${ggml_build[native]} ${ggml_build[avx2]}\` ($rounds rounds; builds $((built - start)) s, measurements $((done_at - built)) s)."
+  echo "N = 4096, fp32, scale 1/√d, one head, $threads threads; FlashStep as \`flashstep run --algo A --n 4096 --d D --scale sqrt --steps none --repeat 5\` runs it (\`bench_isa attn\`), ggml's \`ggml_flash_attn_ext\` as \`bench/ggml/ggml_fa.c\` runs it, each its best of 5, taking turns in separate processes; a ratio is taken round by round and its range shown."
+  echo
+  echo "| figure | AVX2 build (-march=x86-64-v3) | native build (-march=native) | target |"
+  echo "|---|---|---|---|"
+  row() { echo "| $1 | $2 | $3 | $4 |"; }
+  declare -A peak bw
+  # The roof is the larger of its two measurements (before and after the kernels): a share of
+  # peak is then never flattered by a roof measured while the machine was slowed.
+  larger() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b) ? a : b }'; }
+  for isa in avx2 native; do
+    peak[$isa]=$(larger "$(fig "$raw/$isa-roof" fma_peak_gflops)" "$(fig "$raw/$isa-roof2" fma_peak_gflops)")
+    bw[$isa]=$(larger "$(fig "$raw/$isa-roof" read_gbs)" "$(fig "$raw/$isa-roof2" read_gbs)")
+  done
+  cell_roof() {
+    local f="$raw/$1-roof" g="$raw/$1-roof2"
+    echo "$(fig "$f" isa), $(fig "$f" fma_peak_gflops) GFLOP/s (after the kernels: $(fig "$g" fma_peak_gflops)), read $(fig "$f" read_gbs) GB/s (after: $(fig "$g" read_gbs)); shares below are of the larger"
+  }
+  row "in-run roof: vectors, FMA peak of every core, read bandwidth" "$(cell_roof avx2)" "$(cell_roof native)" "—"
+  cell_gemm() {
+    awk -v g="$(fig "$raw/$1-roof" sgemm_gflops)" -v p="${peak[$1]}" -v t="$(fig "$raw/$1-roof" sgemm_threads)" \
+      'BEGIN { printf "%.1f GFLOP/s, %.0f%% of peak (%d threads)", g, 100 * g / p, t }'
+  }
+  row "Eigen SGEMM 2048³ (multi-threaded)" "$(cell_gemm avx2)" "$(cell_gemm native)" "—"
+  for d in 64 128; do
+    for mask in full causal; do
+      kind=v2; [[ $mask == causal ]] && kind=v2c
+      cells=()
+      for isa in avx2 native; do
+        ms=$(best_of "$kind" "$isa" "$d")
+        cells+=("$(awk -v ms="$ms" -v d="$d" -v c="$mask" -v p="${peak[$isa]}" 'BEGIN {
+          f = (c == "causal") ? 2.0 * 4096 * 4097 * d : 4.0 * 4096 * 4096 * d; g = f / ms / 1e6
+          printf "%.2f ms, %.1f GFLOP/s, **%.0f%%** of peak", ms, g, 100 * g / p }')")
+      done
+      row "FA-2 share of FMA peak, d = $d, $mask" "${cells[0]}" "${cells[1]}" "≥ 60%"
+    done
+  done
+  for d in 64 128; do
+    cells=()
+    for isa in avx2 native; do
+      IFS='|' read -r rr ma mb lo <<<"$(range ggml v2 "$isa" "$d")"
+      cells+=("$rr (ggml $ma ms, FA-2 $mb ms) $(verdict "$lo" 1.15)")
+    done
+    row "ggml / FA-2, d = $d (ggml built for the same ISA)" "${cells[0]}" "${cells[1]}" "≥ 1.15×"
+  done
+  for d in 64 128; do
+    cells=()
+    for isa in avx2 native; do
+      IFS='|' read -r rr ma mb lo <<<"$(range v1 v2 "$isa" "$d")"
+      cells+=("$rr (FA-1 $ma ms, FA-2 $mb ms) $(verdict "$lo" 1.0)")
+    done
+    row "FA-1 / FA-2, d = $d" "${cells[0]}" "${cells[1]}" "≥ 1×"
+  done
+  for d in 64 128; do
+    cells=()
+    for isa in avx2 native; do
+      IFS='|' read -r rr ma mb lo <<<"$(range v2 v2c "$isa" "$d")"
+      cells+=("$rr (full $ma ms, causal $mb ms) $(verdict "$lo" 1.85)")
+    done
+    row "causal speed-up of FA-2 (full / causal), d = $d" "${cells[0]}" "${cells[1]}" "≥ 1.85×"
+  done
+  for d in 64 128; do
+    cells=()
+    for isa in avx2 native; do
+      cells+=("$(awk '$1 == "ms" { v = $2; if (n == 0 || v < lo) lo = v; if (n == 0 || v > hi) hi = v; n++ }
+        END { s = 100 * (hi / lo - 1); v = (s <= 10) ? "**met**" : "**not met**"; printf "%.1f%% (%.2f–%.2f ms) %s", s, lo, hi, v }' \
+        "$raw/$isa-spread-$d")")
+    done
+    row "spread of 10 repeats of FA-2 (worst / best − 1), d = $d" "${cells[0]}" "${cells[1]}" "≤ 10%"
+  done
+  cells=()
+  cells2=()
+  for isa in avx2 native; do
+    f="$raw/$isa-softmax"
+    cells+=("$(awk -v s="$(fig "$f" safe_ms)" -v o="$(fig "$f" online_ms)" 'BEGIN {
+      q = s / o; v = (q >= 1.25) ? "**met**" : "**not met**"
+      printf "%.2f× (safe %.2f ms, online %.2f ms) %s", q, s, o, v }')")
+    cells2+=("$(awk -v o="$(fig "$f" online_ms)" -v t="$(fig "$f" traffic_ms)" -v e="$(fig "$f" exp_bound_ms)" -v bw="${bw[$isa]}" 'BEGIN {
+      b = e; w = "exp"
+      if (t > e) { b = t; w = "memory traffic" }
+      v = (o <= 1.15 * b) ? "**met**" : "**not met**"
+      printf "online %.2f ms, traffic %.2f ms (%.1f GB/s of IO-model bytes; read roof %s GB/s), exp bound %.2f ms: %.0f%% above the %s bound %s",
+        o, t, 3 * 4 * 67108864 / t / 1e6, bw, e, 100 * (o / b - 1), w, v }')")
+  done
+  row "online / safe softmax, 2^26 fp32" "${cells[0]}" "${cells[1]}" "≥ 1.25×"
+  row "online softmax against its larger bound (traffic: a max pass, then a read and a streaming write; exp: 2 exps per element at the in-L1 rate)" "${cells2[0]}" "${cells2[1]}" "within 15%"
+} | tee "$work/isa-table.md"
+echo "raw figures in $raw; whole run $(($(date +%s) - start)) s" >&2
