@@ -27,8 +27,9 @@ double read_bandwidth(std::int64_t floats = std::int64_t{1} << 26, int rounds = 
 // long row split across the threads, as the kernel splits it.
 void online_traffic(const float* x, float* y, std::int64_t rows, std::int64_t n);
 
-// Exponentials per second on every core with their inputs in L1 (Eigen's packet exp, as the
-// kernels use it): what a pass that computes one exp per element can reach at best.
-double exp_rate(std::int64_t per_thread = std::int64_t{1} << 25, int rounds = 3);
+// Elements per second of online softmax (fast::softmax_online) on every core with each core's row
+// in L1, written back with the kernel's streaming stores: its arithmetic (two exponentials per
+// element) with no reads from memory, the bound that exp sets on a pass over memory.
+double l1_online_rate(int rounds = 3);
 
 }  // namespace bench

@@ -18,7 +18,7 @@ float exp_sum_in_place(float* s, std::int64_t n, float m) {
   const Packet pm = ei::pset1<Packet>(m), pneg = ei::pset1<Packet>(kNegInf);
   Packet acc0 = ei::pzero(pm), acc1 = ei::pzero(pm);
   auto exp_of = [&](const Packet x) {
-    const Packet e = ei::pexp(ei::psub(x, pm));
+    const Packet e = vexp(ei::psub(x, pm));
     if constexpr (kMask) return ei::pandnot(e, ei::pcmp_eq(x, pneg));
     return e;
   };
@@ -41,6 +41,15 @@ float exp_sum_in_place(float* s, std::int64_t n, float m) {
     sum += s[i];
   }
   return sum;
+}
+
+// s_i ← exp(s_i − m) for a tile row: FlashAttention-1's exponentials, with the same vector exp
+// as FlashAttention-2's, so that the two differ in their loop order only.
+void exp_in_place(float* s, std::int64_t n, float m) {
+  const Packet pm = ei::pset1<Packet>(m);
+  std::int64_t i = 0;
+  for (; i + kP <= n; i += kP) ei::pstoreu(s + i, vexp(ei::psub(ei::ploadu<Packet>(s + i), pm)));
+  for (; i < n; ++i) s[i] = std::exp(s[i] - m);
 }
 
 // ---- register-blocked micro-kernels for a tile's two products -------------------------------
@@ -385,7 +394,7 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
           if (mt[a] == kNegInf)
             p.setZero();  // a tile row of only −∞ scores adds nothing
           else
-            p = (p - mt[a]).exp();
+            exp_in_place(S.row(a).data(), len, mt[a]);
           if (len < bc) S.row(a).segment(len, bc - len).setZero();
           lt[a] = p.sum();
         }

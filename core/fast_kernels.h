@@ -48,11 +48,44 @@ struct ML {
 // The larger of a and b, NaN if either is (std::max(a, NaN) is a).
 float nan_max(float a, float b) { return std::isnan(a) || std::isnan(b) ? kNaN : std::max(a, b); }
 
+// exp(x) of a vector. With AVX-512 Eigen's own packet exp builds 2^m in one step, and it is used
+// as it is. Elsewhere (AVX2, SSE2) Eigen's generic one multiplies by 2^m through an ldexp written
+// for any exponent (clamped, split in four factors): a third of the exp's instructions, where the
+// kernels are bound by exp. This is the same clamp, range reduction and polynomial, and 2^m as two
+// factors 2^⌊m/2⌋ · 2^(m − ⌊m/2⌋): after the clamp m ∈ [−128, 128], so both are normal numbers,
+// the first product is exact and the second rounds once, as Eigen's last product does. The result
+// is Eigen's, bit for bit.
+[[gnu::always_inline]] inline Packet vexp(const Packet x) {
+#if defined(__AVX512F__)
+  return ei::pexp(x);
+#else
+  using PacketI = ei::unpacket_traits<Packet>::integer_packet;
+  auto c = [](float v) { return ei::pset1<Packet>(v); };
+  const Packet t = ei::pmax(ei::pmin(x, c(88.723f)), c(-88.723f));
+  const Packet m = ei::pfloor(ei::pmadd(t, c(1.44269504088896341f), c(0.5f)));
+  Packet r = ei::pmadd(m, c(-0.693359375f), t);
+  r = ei::pmadd(m, c(2.12194440e-4f), r);
+  const Packet r2 = ei::pmul(r, r), r3 = ei::pmul(r2, r);
+  Packet y = ei::pmadd(c(1.9875691500E-4f), r, c(1.3981999507E-3f));
+  Packet y1 = ei::pmadd(c(4.1665795894E-2f), r, c(1.6666665459E-1f));
+  const Packet y2 = ei::padd(r, c(1.0f));
+  y = ei::pmadd(y, r, c(8.3334519073E-3f));
+  y1 = ei::pmadd(y1, r, c(5.0000001201E-1f));
+  y = ei::pmadd(y, r3, y1);
+  y = ei::pmadd(y, r2, y2);
+  const PacketI e = ei::pcast<Packet, PacketI>(m), bias = ei::pset1<PacketI>(127);
+  const PacketI e1 = ei::parithmetic_shift_right<1>(e), e2 = ei::psub(e, e1);
+  const Packet f1 = ei::preinterpret<Packet>(ei::plogical_shift_left<23>(ei::padd(e1, bias)));
+  const Packet f2 = ei::preinterpret<Packet>(ei::plogical_shift_left<23>(ei::padd(e2, bias)));
+  return ei::pmax(ei::pmul(ei::pmul(y, f1), f2), x);
+#endif
+}
+
 // Whether the packet exp is exactly 0 at −∞: with AVX-512 it is; without, it is about 3e-39,
 // and rows with a −∞ entry need a mask to give it weight exactly 0. Where it is exact, the max
 // pass keeps no min and normalize() no mask.
 bool exp_exact_at_neg_inf() {
-  static const bool exact = ei::predux_max(ei::pexp(ei::pset1<Packet>(kNegInf))) == 0.0f;
+  static const bool exact = ei::predux_max(vexp(ei::pset1<Packet>(kNegInf))) == 0.0f;
   return exact;
 }
 
@@ -103,10 +136,10 @@ float sum_exp(const float* x, std::int64_t n, float m, const float* next = nullp
       __builtin_prefetch(next + i);
       __builtin_prefetch(next + i + kP);
     }
-    acc0 = ei::padd(acc0, ei::pexp(ei::psub(ei::ploadu<Packet>(x + i), pm)));
-    acc1 = ei::padd(acc1, ei::pexp(ei::psub(ei::ploadu<Packet>(x + i + kP), pm)));
+    acc0 = ei::padd(acc0, vexp(ei::psub(ei::ploadu<Packet>(x + i), pm)));
+    acc1 = ei::padd(acc1, vexp(ei::psub(ei::ploadu<Packet>(x + i + kP), pm)));
   }
-  for (; i + kP <= n; i += kP) acc0 = ei::padd(acc0, ei::pexp(ei::psub(ei::ploadu<Packet>(x + i), pm)));
+  for (; i + kP <= n; i += kP) acc0 = ei::padd(acc0, vexp(ei::psub(ei::ploadu<Packet>(x + i), pm)));
   float s = ei::predux(ei::padd(acc0, acc1));
   for (; i < n; ++i) s += std::exp(x[i] - m);
   return s;

@@ -44,7 +44,7 @@ void normalize_finite(const float* x, float* y, std::int64_t n, float m, float l
   for (; i < n && (reinterpret_cast<std::uintptr_t>(y + i) % (kP * sizeof(float))) != 0; ++i) y[i] = term(x[i]);
   for (; i + kP <= n; i += kP) {
     const Packet xv = ei::ploadu<Packet>(x + i);
-    Packet v = ei::pmul(ei::pexp(ei::psub(xv, pm)), pinv);
+    Packet v = ei::pmul(vexp(ei::psub(xv, pm)), pinv);
     if constexpr (kMask) v = ei::pand(v, ei::pcmp_lt(pneg, xv));
 #if defined(__AVX512F__)
     _mm512_stream_ps(y + i, v);
@@ -114,12 +114,12 @@ ML online_ml_lanes(const float* x, std::int64_t n) {
     const Packet m_new = ei::pmax(m, step_max);
     if (ei::predux_any(ei::pcmp_lt(m, m_new))) {
       // Lanes whose max stayed keep their sum (exp(0) = 1, and exp(−∞ + ∞) would be NaN).
-      l = ei::pmul(l, ei::pselect(ei::pcmp_eq(m, m_new), one, ei::pexp(ei::psub(m, m_new))));
+      l = ei::pmul(l, ei::pselect(ei::pcmp_eq(m, m_new), one, vexp(ei::psub(m, m_new))));
       m = m_new;
       base = ei::pselect(ei::pcmp_eq(m, neg), zero, m);
     }
     for (std::int64_t u = 0; u < kUnroll; ++u) {
-      Packet e = ei::pexp(ei::psub(v[u], base));
+      Packet e = vexp(ei::psub(v[u], base));
       if constexpr (kMask) e = ei::pandnot(e, ei::pcmp_eq(v[u], neg));
       l = ei::padd(l, e);
     }
@@ -133,7 +133,7 @@ ML online_ml_lanes(const float* x, std::int64_t n) {
   ML acc;
   if (std::isnan(M)) acc = {kNaN, kNaN, false};
   else if (M == kPosInf) acc = {M, kNaN, false};
-  else if (M != kNegInf) acc = settle(M, ei::predux(ei::pmul(l, ei::pexp(ei::psub(m, ei::pset1<Packet>(M))))));
+  else if (M != kNegInf) acc = settle(M, ei::predux(ei::pmul(l, vexp(ei::psub(m, ei::pset1<Packet>(M))))));
   else acc = settle(M, ei::predux(l));  // only −∞ maxima: the sums are 0, or NaN after a NaN the max passed over
   if constexpr (kMask) acc.neg_inf = ei::predux_min(lo) == kNegInf;
   if (i < n) acc = merge(acc, online_ml_blocks(x + i, n - i));
