@@ -76,6 +76,7 @@ for isa in native avx2; do
       "$bi" attn attn-tiled-v2 "$d" causal 5 >"$raw/$isa-v2c-$d-$r"
     done
     "$bi" attn attn-tiled-v2 "$d" full 10 >"$raw/$isa-spread-$d"
+    "$bi" roof >"$raw/$isa-roof-after-$d"  # the roof again between the kernels
   done
   "$bi" softmax "$rounds" >"$raw/$isa-softmax"
   "$bi" roof >"$raw/$isa-roof2"  # the roof again, after: how far the machine drifted
@@ -113,16 +114,16 @@ ggml_commit=${GGML_COMMIT:-$(git -C "$ggml_src" rev-parse --short HEAD 2>/dev/nu
   echo "|---|---|---|---|"
   row() { echo "| $1 | $2 | $3 | $4 |"; }
   declare -A peak bw
-  # The roof is the larger of its two measurements (before and after the kernels): a share of
-  # peak is then never flattered by a roof measured while the machine was slowed.
-  larger() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b) ? a : b }'; }
+  # The roof is the largest of its measurements (before, between and after the kernels): a share
+  # of peak is then not flattered by a roof measured while another process held a core.
+  largest() { cat "$raw/$1"-roof* | awk -v k="$2" '$1 == k && $2 > m { m = $2 } END { print m }'; }
   for isa in avx2 native; do
-    peak[$isa]=$(larger "$(fig "$raw/$isa-roof" fma_peak_gflops)" "$(fig "$raw/$isa-roof2" fma_peak_gflops)")
-    bw[$isa]=$(larger "$(fig "$raw/$isa-roof" read_gbs)" "$(fig "$raw/$isa-roof2" read_gbs)")
+    peak[$isa]=$(largest "$isa" fma_peak_gflops)
+    bw[$isa]=$(largest "$isa" read_gbs)
   done
   cell_roof() {
-    local f="$raw/$1-roof" g="$raw/$1-roof2"
-    echo "$(fig "$f" isa), $(fig "$f" fma_peak_gflops) GFLOP/s (after the kernels: $(fig "$g" fma_peak_gflops)), read $(fig "$f" read_gbs) GB/s (after: $(fig "$g" read_gbs)); shares below are of the larger"
+    local f="$raw/$1-roof"
+    echo "$(fig "$f" isa), FMA peak $(cat "$raw/$1"-roof* | awk '$1 == "fma_peak_gflops" { printf "%s%s", n++ ? " / " : "", $2 }') GFLOP/s, read $(cat "$raw/$1"-roof* | awk '$1 == "read_gbs" { printf "%s%s", n++ ? " / " : "", $2 }') GB/s, in the order measured (the shares below are of the largest)"
   }
   row "in-run roof: vectors, FMA peak of every core, read bandwidth" "$(cell_roof avx2)" "$(cell_roof native)" "—"
   cell_gemm() {
