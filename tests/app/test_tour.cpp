@@ -65,6 +65,26 @@ TEST_CASE("tour: N starts the tour and walks its stops, B goes back, Esc leaves"
   CHECK_FALSE(Headless::drawn("##tour"));
 }
 
+TEST_CASE("tour: in presentation mode N starts the tour, its panel and outline are drawn, Esc leaves the tour first") {
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  open(h, app, "attn-tiled-v2");
+  h.press(app, GLFW_KEY_P);
+  REQUIRE(app.presenting);
+  h.press(app, GLFW_KEY_N);
+  REQUIRE(app.tour.on);
+  CHECK(Headless::drawn("##tour"));
+  const Tour& tour = shown_tour(app);
+  const int step = tour_steps(app)[0];
+  CHECK(!tour_target_rects(app, tour.stops[0], step).empty());
+  h.press(app, GLFW_KEY_ESCAPE);
+  CHECK_FALSE(app.tour.on);
+  CHECK(app.presenting);
+  h.press(app, GLFW_KEY_ESCAPE);
+  CHECK_FALSE(app.presenting);
+}
+
 TEST_CASE("tour: the stop's target is found where the vector, chunked and matrix views drew it") {
   Headless h;
   AppState app;

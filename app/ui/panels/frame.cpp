@@ -266,6 +266,7 @@ void draw_presentation(AppState& app, const PanelRect& all) {
                      ImGui::CalcTextSize(counter.c_str()).x - gap;
   // The Measure tab's own key first: the mouse does nothing here, and R is how it runs.
   static const std::vector<const char*> kStepHints = {
+      "→ / PgDn next   ← / PgUp back   Space play   N tour   M memory   L pen   Esc leave",
       "→ / PgDn next   ← / PgUp back   Space play   M memory   L pen   Esc leave",
       "→ / PgDn next   ← / PgUp back   Space play   M memory   Esc leave", "→ next   ← back   Space play   Esc leave",
       "→ next   ← back"};
