@@ -247,9 +247,7 @@ int shot_command(const ShotOptions& o) {
     const int at = ui::tour_stop_steps(*app.played.rec, tour)[static_cast<std::size_t>(stop)];
     if (at < 0) return bad("--tour-stop " + o.tour_stop + ": " + ui::skipped_note(tour, stop));
     app.tour.on = true;
-    app.tour.stop = stop;
-    app.seek(at);
-    app.timeline_used();
+    ui::go_to_tour_stop(app, stop);  // as N does: Compare's playhead on a lesson that opens there
   }
   app.pen.observe(app.played.cursor->position(), app.played.cursor->part(), app.presenting);
   app.pen.strokes = std::move(strokes);
