@@ -313,7 +313,7 @@ TEST_CASE("bad shot and gif arguments: exit 2, one line, no file left behind") {
       {"shot --lesson online --tour-stop 0 --out " + out, "--tour-stop '0': use a stop number from 1"},
       {"shot --lesson online --tour-stop x --out " + out, "--tour-stop 'x': use a stop number from 1"},
       {"shot --lesson online --tour-stop 99 --out " + out, "--tour-stop 99: the tour of lesson 'online' has stops 1..6"},
-      {"shot --lesson online --tour-stop 2 --step 3 --out " + out, "leave out --step and --part"},
+      {"shot --lesson online --tour-stop 2 --step 3 --out " + out, "leave out --step, --part and --ask"},
       {"shot --scenario " + falling + " --tour-stop 2 --out " + out,
        "--tour-stop 2: stop 2 (the first rescale) does not happen with these inputs"},
       {"shot --lesson nope --out " + out, "nope"},
