@@ -206,7 +206,7 @@ void handle_shortcuts(AppState& app) {
     const bool first = !p.repeat;  // toggles and commands only on the first press, not on repeats
     if (p.key == GLFW_KEY_F1 && first) app.panels.shortcuts = !app.panels.shortcuts;
     if (p.key == GLFW_KEY_ESCAPE && first) {
-      // One thing at a time: the shortcut list, presentation mode, then a refused input.
+      // One thing at a time: the shortcut list, the tour, presentation mode, then a refused input.
       if (!app.panels.shortcuts && !io.WantTextInput) {
         if (app.tour.on) set_tour(app, false);
         else if (app.presenting) app.presenting = false;
