@@ -130,6 +130,9 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
                      "height; give --pen again for another stroke")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  c.shot->add_option("--tour-stop", o.shot.tour_stop,
+                     "Stop K (from 1) of the lesson's guided tour: its step, with the stop's text and its "
+                     "target outlined, as View > Tour shows it; instead of --step");
   c.gif = app.add_subcommand("gif", "Render a range of steps of a lesson or a scenario file to an animated GIF");
   picture_options(c.gif, o.gif);
   c.gif->add_option("--from", o.gif.from, "First step (numbered from 1, as the window shows them, or last)")->capture_default_str();

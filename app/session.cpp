@@ -99,8 +99,12 @@ void Session::serve_file_requests(ui::AppState& app) {
   const std::string folder =
       app.document_path.empty() ? settings_.last_folder : fs::path(app.document_path).parent_path().string();
   if (!dialog_.is_open()) {
+    tour_dialog_ = false;
     if (q.open) {
       dialog_.open(ui::FileDialog::Mode::open, "Open scenario", folder, "", ".json", app.recent_files);
+    } else if (q.open_tour) {
+      dialog_.open(ui::FileDialog::Mode::open, "Open tour", folder, "", ".json", {});
+      tour_dialog_ = true;
     } else if (q.save && !app.document_path.empty()) {
       ui::save_document(app, app.document_path);
     } else if (q.save || q.save_as) {
@@ -109,10 +113,11 @@ void Session::serve_file_requests(ui::AppState& app) {
       dialog_.open(ui::FileDialog::Mode::save, "Save scenario as", folder, name, ".json", app.recent_files);
     }
   }
-  q.open = q.save = q.save_as = false;
+  q.open = q.save = q.save_as = q.open_tour = false;
   if (dialog_.draw()) {
     settings_.last_folder = dialog_.folder();
-    if (dialog_.mode() == ui::FileDialog::Mode::open) ui::begin_open_document(app, dialog_.path());
+    if (tour_dialog_) ui::open_tour_file(app, dialog_.path());
+    else if (dialog_.mode() == ui::FileDialog::Mode::open) ui::begin_open_document(app, dialog_.path());
     else ui::save_document(app, dialog_.path());
   }
 }

@@ -32,7 +32,8 @@ class Session {
   // Before the frame is built: files dropped on the window and a path asked for (Open Recent)
   // start opening; a file read in the background is applied when it is ready.
   void open_pending(ui::AppState& app, const std::vector<std::string>& dropped);
-  // Inside the ImGui frame, after the panels: File ▸ Open / Save / Save as and their keys.
+  // Inside the ImGui frame, after the panels: File ▸ Open / Save / Save as and their keys, and
+  // File ▸ Open tour….
   void serve_file_requests(ui::AppState& app);
   // At quit: the settings and last-scenario.json. A failure is one line on stderr.
   void save(const ui::AppState& app, const WindowPlacement& where);
@@ -53,6 +54,7 @@ class Session {
   std::vector<std::string> notices_;
   Settings settings_;
   ui::FileDialog dialog_;
+  bool tour_dialog_ = false;  // the dialog is File ▸ Open tour…'s
 };
 
 }  // namespace flashstep

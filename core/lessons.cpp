@@ -79,7 +79,7 @@ std::string one_of(const LessonFile& f, const Json& j, const char* key, const st
 Lesson parse_lesson(const LessonFile& f) {
   const Json j = parse_json(f);
   if (!j.is_object()) fail(f, "expected a JSON object {\"id\": ..., \"title\": ..., ...}");
-  check_keys(f, j, {"id", "place", "title", "summary", "tab", "backend", "scenario"});
+  check_keys(f, j, {"id", "place", "title", "summary", "tab", "backend", "scenario", "tour"});
   Lesson l;
   l.id = text_field(f, j, "id");
   if (base_name(f.name) != l.id + ".json")
@@ -108,6 +108,9 @@ Lesson parse_lesson(const LessonFile& f) {
   } catch (const InputError& e) {
     fail_in_scenario(f, e.what());
   }
+  // Every lesson of the catalogue has one (tests/core/test_tour.cpp); a lesson without is shown
+  // without a tour.
+  if (j.contains("tour")) l.tour = parse_tour(j["tour"], f.name + ": tour");
   return l;
 }
 

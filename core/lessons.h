@@ -11,12 +11,14 @@
 //    "summary": "m and l in one sweep: ...",
 //    "tab": "lesson",                     // where it opens: lesson | scale-lab | measure-lab | overflow-lab
 //    "backend": "cpu",                    // cpu | gpu
-//    "scenario": {"algorithm": "online", "input": [[3, 2, 5, 1]]}}  // as in a scenario file
+//    "scenario": {"algorithm": "online", "input": [[3, 2, 5, 1]]},  // as in a scenario file
+//    "tour": {"stops": [...], "takeaway": "..."}}  // its guided tour (core/tour.h)
 // Places are whole numbers, one lesson each; they leave room between them (10, 20, ...) so that
 // a new lesson goes in between with its own file alone (25: after the 20th, before the 30th).
 #pragma once
 
 #include "core/scenario.h"
+#include "core/tour.h"
 
 #include <string>
 #include <string_view>
@@ -33,6 +35,7 @@ struct Lesson {
   std::string tab = "lesson";  // one of kLessonTabs: the tab the lesson opens on
   std::string backend = "cpu";
   Scenario scenario;    // the preset it opens with
+  Tour tour;            // its guided tour (core/tour.h); empty when the file has none
 
   // The title as shown, numbered: "3. Online softmax (2 passes)".
   std::string heading() const { return std::to_string(number) + ". " + title; }

@@ -206,6 +206,16 @@ int shot_command(const ShotOptions& o) {
   if (!strokes.empty() && !o.present) return bad("--pen draws over the presented view; add --present");
   if (!o.step.empty())
     if (std::string err = parse_step("--step", o.step, step); !err.empty()) return bad(err);
+  int stop = -1;  // from 0
+  if (!o.tour_stop.empty()) {
+    if (!o.step.empty() || o.part != 0 || o.ask)
+      return bad("--tour-stop " + o.tour_stop + " places the step itself; leave out --step, --part and --ask");
+    char* end = nullptr;
+    const long v = std::strtol(o.tour_stop.c_str(), &end, 10);
+    if (*end != '\0' || v < 1 || v > 1000)
+      return bad("--tour-stop '" + o.tour_stop + "': use a stop number from 1, as the tour counts them");
+    stop = static_cast<int>(v) - 1;
+  }
   ui::OffscreenRenderer renderer(nullptr, gl_path(o));
   if (!renderer.ok()) return bad(renderer.error());
   PictureGpu gpu(renderer);
@@ -228,6 +238,17 @@ int shot_command(const ShotOptions& o) {
   // An explicit step is a step of the recording: a lab tab would not show it (as in the window,
   // where moving the playhead leaves a lab).
   if (!o.step.empty()) app.timeline_used();
+  if (stop >= 0) {
+    // The lesson's recording at the stop's step, the tour shown (the lesson's view, as N does).
+    const Tour& tour = ui::shown_tour(app);
+    const int stops = static_cast<int>(tour.stops.size());
+    if (stop >= stops)
+      return bad("--tour-stop " + o.tour_stop + ": the tour of " + source(o) + " has stops 1.." + std::to_string(stops));
+    const int at = ui::tour_stop_steps(*app.played.rec, tour)[static_cast<std::size_t>(stop)];
+    if (at < 0) return bad("--tour-stop " + o.tour_stop + ": " + ui::skipped_note(tour, stop));
+    app.tour.on = true;
+    ui::go_to_tour_stop(app, stop);  // as N does: Compare's playhead on a lesson that opens there
+  }
   app.pen.observe(app.played.cursor->position(), app.played.cursor->part(), app.presenting);
   app.pen.strokes = std::move(strokes);
   say_backend(app, renderer);

@@ -29,6 +29,7 @@ struct ShotOptions : PictureOptions {
   bool ask = false;             // Ask me first: the question of --step (or the first), as asked
   std::string answer;           // with ask: the answer typed, and the step shown with it scored
   std::vector<std::string> pen; // strokes over the presented view: "x,y x,y ..." (app/ui/model/pen.h)
+  std::string tour_stop;        // a stop of the lesson's tour (1..K), with its text and outline; "": none
 };
 
 struct GifOptions : PictureOptions {

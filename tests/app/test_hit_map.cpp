@@ -80,6 +80,19 @@ TEST_CASE("hit map: heatmap cells are computed from the rectangle, transposed or
   REQUIRE(part);
   CHECK(part->x == doctest::Approx(120));
   CHECK(part->y == doctest::Approx(50));
+
+  // A region shown twice (a matrix and its close-up): a box on each, in the order drawn.
+  HitMap two;
+  two.add_heatmap(1, false, 4, 4, Rect{0, 0, 40, 40, true});
+  two.add_heatmap(1, false, 2, 2, Rect{100, 0, 20, 20, true}, 2, 0);  // rows 2–3, columns 0–1
+  const std::vector<Rect> both = two.rects_of_region(1, 2, 3, 0, 2);  // row 2, columns 0–1
+  REQUIRE(both.size() == 2);
+  CHECK(both[0].x == doctest::Approx(0));
+  CHECK(both[0].y == doctest::Approx(20));
+  CHECK(both[0].w == doctest::Approx(20));
+  CHECK(both[1].x == doctest::Approx(100));
+  CHECK(both[1].y == doctest::Approx(0));
+  CHECK(both[1].h == doctest::Approx(10));
 }
 
 TEST_CASE("hit map: strips, registers, nodes, memory boxes and lines by name") {
@@ -116,6 +129,10 @@ TEST_CASE("hit map: strips, registers, nodes, memory boxes and lines by name") {
   REQUIRE(l_node);
   CHECK(l_node->x == doctest::Approx(100));
   CHECK(hits.find("SRAM", HitKind::memory));
+  const auto node = hits.at(120, 110);  // a node names the first of its buffers
+  REQUIRE(node);
+  CHECK(node->buffer == 6);
+  CHECK(node->col == 3);
   CHECK_FALSE(hits.find("SRAM", HitKind::reg));
   CHECK_FALSE(hits.find("HBM"));
   REQUIRE(hits.code_line(4));

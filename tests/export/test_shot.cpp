@@ -306,7 +306,16 @@ TEST_CASE("bad shot and gif arguments: exit 2, one line, no file left behind") {
   const std::string bad_layout = scratch_file("bad-layout.json", R"({"flashstep_scenario": 1, "scenario": {}, "layout": {"tab": "nope"}})");
   const std::string bad_playhead = scratch_file("bad-playhead.json", R"({"flashstep_scenario": 1, "scenario": {}, "playhead": "x"})");
   const std::string empty = scratch_file("empty.json", "");
+  // [5, 3, 1]: the maximum never grows, so the online lesson's "first rescale" (stop 2) never happens.
+  const std::string falling = scratch_file(
+      "falling.json", R"({"flashstep_scenario": 1, "lesson": "online", "scenario": {"algorithm": "online", "input": [[5, 3, 1]]}})");
   const Case cases[] = {
+      {"shot --lesson online --tour-stop 0 --out " + out, "--tour-stop '0': use a stop number from 1"},
+      {"shot --lesson online --tour-stop x --out " + out, "--tour-stop 'x': use a stop number from 1"},
+      {"shot --lesson online --tour-stop 99 --out " + out, "--tour-stop 99: the tour of lesson 'online' has stops 1..6"},
+      {"shot --lesson online --tour-stop 2 --step 3 --out " + out, "leave out --step, --part and --ask"},
+      {"shot --scenario " + falling + " --tour-stop 2 --out " + out,
+       "--tour-stop 2: stop 2 (the first rescale) does not happen with these inputs"},
       {"shot --lesson nope --out " + out, "nope"},
       {"shot --lesson online", "--out"},
       {"shot --lesson online --step 999 --out " + out, "--step 999"},

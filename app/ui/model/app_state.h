@@ -23,6 +23,7 @@
 #include "app/ui/model/theme.h"
 #include "app/ui/model/timeline.h"
 #include "app/ui/model/transition.h"
+#include "app/ui/model/tour_state.h"
 #include "app/ui/model/view_options.h"
 #include "app/ui/views/hit_map.h"
 #include "core/lessons.h"
@@ -150,6 +151,7 @@ class AppState {
   struct Requests {
     bool open = false, save = false, save_as = false, export_dialog = false;
     std::string open_path;  // open this file (recent files, drag and drop)
+    bool open_tour = false;  // File ▸ Open tour…
   } requests;
 
   // ---- panel options ----
@@ -168,6 +170,7 @@ class AppState {
     float scrolled_height = 0;
     int settle = 0;  // frames left to repeat the scroll while the layout settles
   } pseudocode;
+  TourState tour;  // the guided tour: on or off, its stop, a tour file (tour_state.h)
   // What the lesson's view, the memory panel and the pseudocode drew where in this frame
   // (cleared when the frame starts): outlines and clicks find elements on screen through it.
   HitMap hits;

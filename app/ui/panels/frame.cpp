@@ -103,6 +103,11 @@ void draw_file_menu(AppState& app, bool* quit) {
   if (ImGui::MenuItem("Save scenario", "Ctrl+S")) q.save = true;
   if (ImGui::MenuItem("Save scenario as…", "Ctrl+Shift+S")) q.save_as = true;
   ImGui::Separator();
+  if (ImGui::MenuItem("Open tour…")) q.open_tour = true;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("A tour file (README, \"Self-study and lectures\") replaces its lesson's tour "
+                      "until View ▸ Lesson's own tour.");
+  ImGui::Separator();
   if (ImGui::MenuItem("Export picture, animation or recording…", "Ctrl+E")) q.export_dialog = true;
   ImGui::Separator();
   if (ImGui::MenuItem("Quit", "Ctrl+Q")) *quit = true;
@@ -161,6 +166,8 @@ void draw_menu_bar(AppState& app, bool* quit) {
       ImGui::SetTooltip("Before some steps, type what you expect (m, l, the rescale factor, the next tile, an HBM\n"
                         "count); the step then shows the right value beside yours, and the last step your score.");
     if (ImGui::MenuItem("Go to…", "Ctrl+G")) app.go_to.open = true;
+    if (ImGui::MenuItem("Tour", "N / B / Esc", app.tour.on, !shown_tour(app).empty())) set_tour(app, !app.tour.on);
+    if (ImGui::MenuItem("Lesson's own tour", nullptr, false, app.tour.file.has_value())) drop_tour_file(app);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Labs")) {
@@ -259,6 +266,7 @@ void draw_presentation(AppState& app, const PanelRect& all) {
                      ImGui::CalcTextSize(counter.c_str()).x - gap;
   // The Measure tab's own key first: the mouse does nothing here, and R is how it runs.
   static const std::vector<const char*> kStepHints = {
+      "→ / PgDn next   ← / PgUp back   Space play   N tour   M memory   L pen   Esc leave",
       "→ / PgDn next   ← / PgUp back   Space play   M memory   L pen   Esc leave",
       "→ / PgDn next   ← / PgUp back   Space play   M memory   Esc leave", "→ next   ← back   Space play   Esc leave",
       "→ next   ← back"};
@@ -273,6 +281,7 @@ void draw_presentation(AppState& app, const PanelRect& all) {
     break;
   }
   ImGui::End();
+  draw_tour(app);
 }
 
 }  // namespace
@@ -357,8 +366,10 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
       ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
       begin_panel("##panel-alone", all, nullptr, ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
       ImGui::PopStyleVar();
+      app.hits.add_panel("View", Rect{all.pos.x, all.pos.y, all.size.x, all.size.y, true});
       draw_tab_content(app, want, !opt.picture);
       ImGui::End();
+      draw_tour(app);
     }
     if (p == "lessons") draw_lessons_panel(app, all);
     if (p == "inputs") draw_inputs_panel(app, all);
@@ -402,6 +413,7 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
   if (f.shortcuts) draw_shortcuts_window(app);
   if (f.view) draw_quiz(app, f.memory ? L.memory : L.view, f.memory);
   draw_go_to(app);
+  draw_tour(app);
 }
 
 }  // namespace flashstep::ui

@@ -107,6 +107,7 @@ void draw_explanation_panel(AppState& app, const PanelRect& r) {
     ImGui::End();
     return;
   }
+  app.hits.add_panel("Explanation", Rect{r.pos.x, r.pos.y, r.size.x, r.size.y, true});
   const Recording& rec = *app.played.rec;
   const Step* step = app.played.step();
   const float width = ImGui::GetContentRegionAvail().x;

@@ -77,7 +77,8 @@ std::string speed_text(double v) {
 
 // The scrubber: one coloured band per segment, the played part brighter, the playhead on top.
 // Returns true when the user moved the playhead.
-bool scrubber(Timeline& tl, const Recording* rec, float s) {
+// `stops`: the tour's stops' steps, marked above the bar (−1: a stop that does not happen).
+bool scrubber(Timeline& tl, const Recording* rec, float s, const std::vector<int>* stops = nullptr, ImU32 mark = 0) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float w = std::max(ImGui::GetContentRegionAvail().x, 10.0f);
@@ -120,6 +121,13 @@ bool scrubber(Timeline& tl, const Recording* rec, float s) {
   dl->AddTriangleFilled(ImVec2((a + b) * 0.5f - 6 * s, p0.y - 7 * s), ImVec2((a + b) * 0.5f + 6 * s, p0.y - 7 * s),
                         ImVec2((a + b) * 0.5f, p0.y), kPlayhead);
   dl->AddRect(p0, ImVec2(p0.x + w, p0.y + h), IM_COL32(120, 120, 135, 255));
+  if (stops)
+    for (int k : *stops)
+      if (k >= 0 && k < n) {
+        const float x = (X(k) + X(k + 1)) * 0.5f;
+        dl->AddRectFilled(ImVec2(x - 1.5f * s, p0.y), ImVec2(x + 1.5f * s, p0.y + h), mark);
+        dl->AddCircleFilled(ImVec2(x, p0.y + h), 4.0f * s, mark);
+      }
 
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   const int at = std::clamp(static_cast<int>((mouse.x - p0.x) / w * static_cast<float>(n)), 0, n - 1);
@@ -157,7 +165,8 @@ const std::vector<Shortcut>& shortcuts() {
       {"Ctrl+=  /  Ctrl+−  /  Ctrl+0", "larger / smaller / normal font"},
       {"F1", "show or hide this list"},
       {"Ctrl+Q", "quit"},
-      {"Esc", "close this list, leave presentation mode, put back the inputs in use after a refused value"},
+      {"N  /  B", "guided tour: next / previous stop (N starts the lesson's tour; View ▸ Tour)"},
+      {"Esc", "close this list, leave the tour, leave presentation mode, put back the inputs in use after a refused value"},
   };
   return kShortcuts;
 }
@@ -170,7 +179,7 @@ constexpr int kShortcutKeys[] = {
     GLFW_KEY_E,     GLFW_KEY_EQUAL,    GLFW_KEY_KP_ADD, GLFW_KEY_MINUS,      GLFW_KEY_KP_SUBTRACT, GLFW_KEY_0,
     GLFW_KEY_KP_0,  GLFW_KEY_P,        GLFW_KEY_M,      GLFW_KEY_SPACE,      GLFW_KEY_RIGHT,     GLFW_KEY_LEFT,
     GLFW_KEY_PAGE_DOWN, GLFW_KEY_PAGE_UP, GLFW_KEY_HOME, GLFW_KEY_END,       GLFW_KEY_DOWN,      GLFW_KEY_UP,
-    GLFW_KEY_Z,     GLFW_KEY_Y,        GLFW_KEY_R,
+    GLFW_KEY_Z,     GLFW_KEY_Y,        GLFW_KEY_R,      GLFW_KEY_N,          GLFW_KEY_B,
     GLFW_KEY_G,
     GLFW_KEY_L,
 };
@@ -197,9 +206,10 @@ void handle_shortcuts(AppState& app) {
     const bool first = !p.repeat;  // toggles and commands only on the first press, not on repeats
     if (p.key == GLFW_KEY_F1 && first) app.panels.shortcuts = !app.panels.shortcuts;
     if (p.key == GLFW_KEY_ESCAPE && first) {
-      // One thing at a time: the shortcut list, presentation mode, then a refused input.
+      // One thing at a time: the shortcut list, the tour, presentation mode, then a refused input.
       if (!app.panels.shortcuts && !io.WantTextInput) {
-        if (app.presenting) app.presenting = false;
+        if (app.tour.on) set_tour(app, false);
+        else if (app.presenting) app.presenting = false;
         else app.revert_inputs();
       }
       app.panels.shortcuts = false;
@@ -232,6 +242,13 @@ void handle_shortcuts(AppState& app) {
       else
         start_measure(app.measure_lab);
     }
+    // The tour's stops (N starts it), on the lesson's recording.
+    const bool tour_here = app.tab != Tab::compare || app.current_lesson().tab == "compare";
+    if (p.key == GLFW_KEY_N && tour_here) {
+      if (app.tour.on) tour_step(app, +1);
+      else if (first) set_tour(app, true);
+    }
+    if (p.key == GLFW_KEY_B && app.tour.on && tour_here) tour_step(app, -1);
     if (p.key == GLFW_KEY_SPACE && first) {
       tl.toggle_play();
       moved = true;
@@ -315,6 +332,18 @@ void draw_timeline_panel(AppState& app, const PanelRect& r) {
   help_marker("Playback speed in steps per second while playing (Space).");
 
   ImGui::SameLine(0, 18 * s);
+  // On the Compare tab only where the lesson opens there: its stops are the lesson's steps.
+  const bool tour_here = app.tab != Tab::compare || app.current_lesson().tab == "compare";
+  const bool has_tour = !shown_tour(app).empty() && tour_here;
+  if (!has_tour) ImGui::BeginDisabled();
+  if (ImGui::Button(app.tour.on ? "Tour ■" : "Tour")) set_tour(app, !app.tour.on);
+  if (!has_tour) ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("%s", has_tour ? "The lesson's guided tour: what to notice, stop by stop (N next, B back, "
+                                       "Esc leaves). Its stops are marked on the timeline."
+                                     : "No tour here: the lesson's tour walks the lesson's own recording.");
+
+  ImGui::SameLine(0, 18 * s);
   ImGui::TextUnformatted(tl.position_text().c_str());
   if (rec && any && tl.pass() >= 1 && tl.pass() <= rec->pass_count()) {
     ImGui::SameLine();
@@ -326,7 +355,8 @@ void draw_timeline_panel(AppState& app, const PanelRect& r) {
   ImGui::TextDisabled("%s", f1);
 
   ImGui::Dummy(ImVec2(0, 4 * s));
-  moved |= scrubber(tl, rec, s);
+  const bool marks = app.tour.on && tour_here;
+  moved |= scrubber(tl, rec, s, marks ? &tour_steps(app) : nullptr, palette_of(app.theme).pointer);
   if (moved) app.timeline_used();
   ImGui::End();
 }

@@ -9,6 +9,8 @@
 
 #include <imgui.h>
 
+#include <optional>
+
 namespace flashstep::ui {
 
 struct PanelRect {
@@ -47,6 +49,11 @@ void draw_go_to(AppState& app);
 // that read it; hovering one says so under the view's tooltip. Not in presentation mode, whose
 // clicker sends keys and whose mouse does nothing.
 void click_to_jump(AppState& app);
+// The tour's panel and its stop's outline, over the panels drawn this frame (panel_tour.cpp).
+void draw_tour(AppState& app);
+// Where the stop's target was drawn this frame (the frame's HitMap): every place that shows it
+// (a matrix and its close-up), none when it was not drawn.
+std::vector<Rect> tour_target_rects(const AppState& app, const TourStop& stop, int step);
 
 // The Compare tab's contents (panel_compare.cpp) and the lesson's own view (panel_view.cpp),
 // drawn into the current window.

@@ -47,7 +47,9 @@ void HitMap::add_register(int buffer, int row, const std::string& name, const Re
 
 void HitMap::add_node(const std::vector<int>& buffers, int row, int node, const std::string& name,
                       const Rect& rect) {
-  for (int b : buffers) {
+  // Reported last to first, so that at() (topmost first) names the first buffer.
+  for (auto it = buffers.rbegin(); it != buffers.rend(); ++it) {
+    const int b = *it;
     if (b < 0) continue;
     order_.push_back({false, boxes_.size()});
     boxes_.push_back({HitKind::node, b, row, row + 1, node, node + 1, name, shown(rect)});
@@ -74,7 +76,15 @@ std::optional<Rect> HitMap::rect_of(int buffer, int r, int c) const {
 }
 
 std::optional<Rect> HitMap::rect_of_region(int buffer, int r0, int r1, int c0, int c1) const {
-  if (buffer < 0 || r1 <= r0 || c1 <= c0) return std::nullopt;
+  const std::vector<Rect> all = rects_of_region(buffer, r0, r1, c0, c1);
+  if (all.empty()) return std::nullopt;
+  return all.front();
+}
+
+std::vector<Rect> HitMap::rects_of_region(int buffer, int r0, int r1, int c0, int c1) const {
+  std::vector<Rect> out;
+  if (buffer < 0 || r1 <= r0 || c1 <= c0) return out;
+  std::vector<HitKind> kinds_done;
   for (const Order& o : order_) {
     if (o.heat) {
       const Heat& h = heatmaps_[o.index];
@@ -86,23 +96,25 @@ std::optional<Rect> HitMap::rect_of_region(int buffer, int r0, int r1, int c0, i
       dr1 = std::min(dr1, h.rows), dc1 = std::min(dc1, h.cols);
       if (dr1 <= dr0 || dc1 <= dc0) continue;
       const float cw = h.rect.w / static_cast<float>(h.cols), ch = h.rect.h / static_cast<float>(h.rows);
-      return Rect{h.rect.x + static_cast<float>(dc0) * cw, h.rect.y + static_cast<float>(dr0) * ch,
-                  static_cast<float>(dc1 - dc0) * cw, static_cast<float>(dr1 - dr0) * ch, true};
+      out.push_back(Rect{h.rect.x + static_cast<float>(dc0) * cw, h.rect.y + static_cast<float>(dr0) * ch,
+                         static_cast<float>(dc1 - dc0) * cw, static_cast<float>(dr1 - dr0) * ch, true});
+      continue;
     }
     // The first box of the buffer that shows any of the cells, joined with the boxes of the
     // same kind that show the others (the other columns of a strip).
     const Box& first = boxes_[o.index];
-    if (first.buffer != buffer || first.kind == HitKind::memory ||
-        !overlaps(first.r0, first.r1, r0, r1) || !overlaps(first.c0, first.c1, c0, c1))
+    if (first.buffer != buffer || first.kind == HitKind::memory || !overlaps(first.r0, first.r1, r0, r1) ||
+        !overlaps(first.c0, first.c1, c0, c1) ||
+        std::find(kinds_done.begin(), kinds_done.end(), first.kind) != kinds_done.end())
       continue;
-    Rect out;
+    kinds_done.push_back(first.kind);
+    Rect joined;
     for (const Box& b : boxes_)
-      if (b.buffer == buffer && b.kind == first.kind && overlaps(b.r0, b.r1, r0, r1) &&
-          overlaps(b.c0, b.c1, c0, c1))
-        out = unite(out, b.rect);
-    return out;
+      if (b.buffer == buffer && b.kind == first.kind && overlaps(b.r0, b.r1, r0, r1) && overlaps(b.c0, b.c1, c0, c1))
+        joined = unite(joined, b.rect);
+    out.push_back(joined);
   }
-  return std::nullopt;
+  return out;
 }
 
 std::optional<Hit> HitMap::at(float x, float y) const {

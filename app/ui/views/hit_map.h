@@ -47,7 +47,8 @@ class HitMap {
   void add_strip(HitKind kind, int buffer, int row, int c0, int c1, const Rect& rect);
   // A register box: buffer cell (row, 0) named `name` ("m", "l", "LSE").
   void add_register(int buffer, int row, const std::string& name, const Rect& rect);
-  // A merge-tree node: cell (row, node) of each of `buffers` (m_tree, l_tree).
+  // A merge-tree node: cell (row, node) of each of `buffers` (m_tree, l_tree); at() names the
+  // first of them.
   void add_node(const std::vector<int>& buffers, int row, int node, const std::string& name, const Rect& rect);
   // A memory-panel box: "HBM", "SRAM", or a tile named as the panel labels it; `buffer` and
   // its region where the box stands for one (-1 otherwise).
@@ -64,6 +65,9 @@ class HitMap {
   // The box around the buffer cells [r0, r1) × [c0, c1) on the first heatmap or strip that
   // shows any of them (the union of the strips' columns, one heatmap's region): a row, a tile.
   std::optional<Rect> rect_of_region(int buffer, int r0, int r1, int c0, int c1) const;
+  // The same on every element that shows any of them, in the order drawn: one box per heatmap
+  // (the matrix and its close-up), one per kind of strip or box.
+  std::vector<Rect> rects_of_region(int buffer, int r0, int r1, int c0, int c1) const;
   // The element under the screen point (the last drawn on top), nullopt over nothing.
   std::optional<Hit> at(float x, float y) const;
   // A named element: a register, a merge-tree node, a memory box or tile ("SRAM", "K₂"), a

@@ -62,6 +62,7 @@ Palette light_palette() {
   p.sram = IM_COL32(0, 140, 100, 255);
   p.bar_exp = IM_COL32(204, 121, 167, 255);
   p.bar_y = IM_COL32(0, 140, 100, 255);
+  p.pointer = IM_COL32(190, 0, 150, 255);  // deeper than `current`'s reddish purple
   p.light = true;
   return p;
 }
@@ -78,6 +79,7 @@ Palette projector_palette() {
   p.write = IM_COL32(255, 170, 0, 255);
   p.current = IM_COL32(255, 240, 60, 255);
   p.nonfinite = IM_COL32(255, 80, 30, 255);
+  p.pointer = IM_COL32(255, 60, 220, 255);
   return p;
 }
 

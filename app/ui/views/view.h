@@ -30,6 +30,7 @@ struct Palette {
   ImU32 sram = IM_COL32(0, 158, 115, 255);        // on-chip memory box
   ImU32 bar_exp = IM_COL32(204, 121, 167, 255);   // bars of exp(x - m)
   ImU32 bar_y = IM_COL32(0, 158, 115, 255);       // bars of y
+  ImU32 pointer = IM_COL32(255, 64, 200, 255);    // the tour's outline (magenta: no other mark's hue)
   bool light = false;
 };
 
