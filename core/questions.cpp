@@ -103,7 +103,7 @@ std::vector<Question> candidates(const Recording& rec, int k, int m_buf, int l_b
     const double factor = round_to(rec.precision, std::exp(round_to(rec.precision, mv.before - mv.after)));
     out.push_back(number_question(k, QuestionKind::rescale, row,
                                   "m" + where + " moves at " + step_words(rec, k) +
-                                      ": what is the rescale factor e^{m_{old} − m_{new}}?",
+                                      ": what is the rescale factor e^{m − m′} (m the old maximum, m′ the new one)?",
                                   factor));
     break;
   }
