@@ -2,6 +2,7 @@
 // Recording as the same JSON `flashstep run` writes, GIFs of a step range written one frame per
 // call with the playhead put back, cancel and failures leaving no file. The rendering cases
 // need a display (./build.sh test provides Xvfb); the dialog is tests/app/test_export_dialog.cpp.
+#include "tests/images.h"
 #include "tests/temp_dir.h"
 #include "app/export/export_job.h"
 #include "app/export/gif.h"
@@ -10,9 +11,7 @@
 #include "core/text.h"
 
 #include <doctest/doctest.h>
-#include <gif_lib.h>
 #include <nlohmann/json.hpp>
-#include <stb_image.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -29,21 +28,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using images::Gif;
+using images::load_gif;
+using images::load_png;
+using images::Png;
+
 bool have_display() { return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY"); }
-
-struct Png {
-  int w = 0, h = 0;
-  std::vector<unsigned char> rgba;
-};
-
-Png load_png(const std::string& path) {
-  Png p;
-  int channels = 0;
-  unsigned char* data = stbi_load(path.c_str(), &p.w, &p.h, &channels, 4);
-  if (data) p.rgba.assign(data, data + static_cast<std::size_t>(p.w) * p.h * 4);
-  stbi_image_free(data);
-  return p;
-}
 
 std::size_t count_alpha_below(const Png& p, int alpha) {
   std::size_t n = 0;
@@ -56,35 +46,6 @@ std::size_t colours(const Png& p) {
   for (std::size_t i = 0; i < p.rgba.size() && seen.size() < 1000; i += 4)
     seen.insert(p.rgba[i] | p.rgba[i + 1] << 8 | p.rgba[i + 2] << 16);
   return seen.size();
-}
-
-struct Gif {
-  int frames = -1, w = 0, h = 0;
-  std::vector<std::vector<unsigned>> rgb;  // each frame's pixels as 0xRRGGBB
-};
-
-Gif load_gif(const std::string& path) {
-  Gif out;
-  int err = 0;
-  GifFileType* g = DGifOpenFileName(path.c_str(), &err);
-  if (!g) return out;
-  if (DGifSlurp(g) == GIF_OK) {
-    out.frames = g->ImageCount;
-    out.w = g->SWidth;
-    out.h = g->SHeight;
-    for (int f = 0; f < g->ImageCount; ++f) {
-      const SavedImage& img = g->SavedImages[f];
-      const ColorMapObject* map = img.ImageDesc.ColorMap ? img.ImageDesc.ColorMap : g->SColorMap;
-      std::vector<unsigned> px(static_cast<std::size_t>(img.ImageDesc.Width) * img.ImageDesc.Height);
-      for (std::size_t i = 0; i < px.size(); ++i) {
-        const GifColorType c = map->Colors[img.RasterBits[i]];
-        px[i] = static_cast<unsigned>(c.Red) << 16 | static_cast<unsigned>(c.Green) << 8 | c.Blue;
-      }
-      out.rgb.push_back(std::move(px));
-    }
-  }
-  DGifCloseFile(g, &err);
-  return out;
 }
 
 std::string read_text(const std::string& path) {

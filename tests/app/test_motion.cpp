@@ -3,6 +3,7 @@
 // press starts none; in presentation mode L puts the pen on, a drag draws a stroke in the
 // view's draw list, and the next step (a clicker's PgDn) clears it. Pictures stay exact.
 #include "tests/app/headless.h"
+#include "tests/images.h"
 
 #include "app/export/export_job.h"
 #include "app/ui/panels/panels.h"
@@ -12,7 +13,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <gif_lib.h>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -27,27 +27,6 @@ FrameOptions live() {
   FrameOptions o;
   o.live = true;
   return o;
-}
-
-// Each frame's pixels as 0xRRGGBB, decoded with giflib.
-std::vector<std::vector<unsigned>> gif_rgb(const std::string& path) {
-  std::vector<std::vector<unsigned>> out;
-  int e = 0;
-  GifFileType* g = DGifOpenFileName(path.c_str(), &e);
-  if (!g) return out;
-  if (DGifSlurp(g) == GIF_OK)
-    for (int f = 0; f < g->ImageCount; ++f) {
-      const SavedImage& img = g->SavedImages[f];
-      const ColorMapObject* map = img.ImageDesc.ColorMap ? img.ImageDesc.ColorMap : g->SColorMap;
-      std::vector<unsigned> px(static_cast<std::size_t>(img.ImageDesc.Width) * img.ImageDesc.Height);
-      for (std::size_t i = 0; i < px.size(); ++i) {
-        const GifColorType c = map->Colors[img.RasterBits[i]];
-        px[i] = static_cast<unsigned>(c.Red) << 16 | static_cast<unsigned>(c.Green) << 8 | c.Blue;
-      }
-      out.push_back(std::move(px));
-    }
-  DGifCloseFile(g, &e);
-  return out;
 }
 
 void wait_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
@@ -184,7 +163,7 @@ TEST_CASE("motion: the export dialog's GIF with frames between steps has them, i
   write(tweened, 2, n_tweened);
   CHECK(n_exact == 3);
   CHECK(n_tweened == 3 + 2 * 2);
-  const auto a = gif_rgb(exact), b = gif_rgb(tweened);
+  const auto a = images::gif_frames(exact), b = images::gif_frames(tweened);
   REQUIRE(a.size() == 3);
   REQUIRE(b.size() == 7);
   CHECK(b[0] == a[0]);

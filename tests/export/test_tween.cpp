@@ -2,10 +2,9 @@
 // the steps' own frames, which stay exactly what the animation without them holds; a pen
 // stroke is drawn over the presented view in its ink. Bad values: exit 2, one line.
 #include "app/export/commands.h"
+#include "tests/images.h"
 
 #include <doctest/doctest.h>
-#include <gif_lib.h>
-#include <stb_image.h>
 
 #include <algorithm>
 #include <array>
@@ -17,6 +16,11 @@
 #include <vector>
 
 namespace {
+
+using images::as_gif_frame;
+using images::gif_frames;
+using images::load_png;
+using images::Png;
 
 std::string tmp(const std::string& name) { return "/tmp/flashstep-tween-" + std::to_string(getpid()) + "-" + name; }
 
@@ -34,41 +38,6 @@ int invoke(const std::string& args, std::string& err) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-// Each frame's pixels as 0xRRGGBB, decoded with giflib.
-std::vector<std::vector<unsigned>> gif_frames(const std::string& path) {
-  std::vector<std::vector<unsigned>> out;
-  int e = 0;
-  GifFileType* g = DGifOpenFileName(path.c_str(), &e);
-  if (!g) return out;
-  if (DGifSlurp(g) == GIF_OK)
-    for (int f = 0; f < g->ImageCount; ++f) {
-      const SavedImage& img = g->SavedImages[f];
-      const ColorMapObject* map = img.ImageDesc.ColorMap ? img.ImageDesc.ColorMap : g->SColorMap;
-      std::vector<unsigned> px(static_cast<std::size_t>(img.ImageDesc.Width) * img.ImageDesc.Height);
-      for (std::size_t i = 0; i < px.size(); ++i) {
-        const GifColorType c = map->Colors[img.RasterBits[i]];
-        px[i] = static_cast<unsigned>(c.Red) << 16 | static_cast<unsigned>(c.Green) << 8 | c.Blue;
-      }
-      out.push_back(std::move(px));
-    }
-  DGifCloseFile(g, &e);
-  return out;
-}
-
-struct Png {
-  int w = 0, h = 0;
-  std::vector<unsigned char> rgba;
-};
-
-Png load_png(const std::string& path) {
-  Png p;
-  int channels = 0;
-  unsigned char* data = stbi_load(path.c_str(), &p.w, &p.h, &channels, 4);
-  if (data) p.rgba.assign(data, data + static_cast<std::size_t>(p.w) * p.h * 4);
-  stbi_image_free(data);
-  return p;
-}
-
 // Pixels close to the pen's ink, a strong magenta (236, 0, 140).
 std::size_t ink_pixels(const Png& p) {
   std::size_t n = 0;
@@ -78,6 +47,26 @@ std::size_t ink_pixels(const Png& p) {
 }
 
 }  // namespace
+
+TEST_CASE("a tweened GIF's first and last frames are shot's pictures of those steps") {
+  std::string err;
+  const std::string tweened = tmp("ends.gif"), first = tmp("first.png"), last = tmp("last.png");
+  const std::string size = "--lesson online --width 640 --height 400 --panel view";
+  REQUIRE(invoke("gif " + size + " --from 2 --to 4 --tween 3 --out " + tweened, err) == 0);
+  REQUIRE(invoke("shot " + size + " --step 2 --out " + first, err) == 0);
+  REQUIRE(invoke("shot " + size + " --step 4 --out " + last, err) == 0);
+  const auto frames = gif_frames(tweened);
+  REQUIRE(frames.size() == 9);
+  const Png a = load_png(first), b = load_png(last);
+  REQUIRE(a.w > 0);  // the view panel of a 640 × 400 window, as the GIF's frames
+  REQUIRE(frames.front().size() == static_cast<std::size_t>(a.w) * a.h);
+  CHECK(frames.front() == as_gif_frame(a));
+  CHECK(frames.back() == as_gif_frame(b));
+  CHECK(frames.front() != as_gif_frame(b));  // the two steps differ: the check can fail
+  std::remove(tweened.c_str());
+  std::remove(first.c_str());
+  std::remove(last.c_str());
+}
 
 TEST_CASE("gif --tween adds the moves between steps, and the steps' own frames stay as without it") {
   std::string err;
