@@ -9,6 +9,7 @@
 
 #include "core/mask.h"
 #include "core/matrix.h"
+#include "core/tiles.h"
 
 #include <cstdint>
 #include <vector>
@@ -83,13 +84,14 @@ inline constexpr double kWarmUpSeconds = 0.3;  // the slow start measured lasted
 // did not ask for any (`run --steps none` and the Measure lab): the lessons' Br and Bc come from a
 // GPU's shared memory M and are small for a CPU, where each tile is two small GEMMs whose fixed
 // costs then dominate. Br = Bc = 128 (measured fastest: BENCHMARKS.md), each halved while a
-// thread's Q_i, O_i, K_j, V_j and S_ij would not fit in half of the L2 cache, Br also while
-// there are fewer Q blocks than threads; both capped at N.
+// thread's tile step (the row's TileShape, core/tiles.h: the forward's Q_i, O_i, K_j, V_j and
+// S_ij; the backward's K_j, V_j, dK_j, dV_j, Q_i, dO_i, dQ_i and four score tiles) would not fit
+// in half of the L2 cache, Br also while there are fewer Q blocks than threads; both capped at N.
 struct KernelBlocks {
   int Br = 0, Bc = 0;
-  std::int64_t tile_bytes = 0;  // a thread's Q_i, O_i, K_j, V_j and S_ij at these sizes
+  std::int64_t tile_bytes = 0;  // a thread's tile step at these sizes
   std::int64_t l2_bytes = 0;    // the L2 cache they were fitted to (512 KiB when unknown)
 };
-KernelBlocks kernel_blocks(int N, int d);
+KernelBlocks kernel_blocks(int N, int d, const TileShape& tile = kForwardTile);
 
 }  // namespace flashstep::fast

@@ -20,12 +20,13 @@ void warm_up(double seconds) {
   }
 }
 
-KernelBlocks kernel_blocks(int N, int d) {
+KernelBlocks kernel_blocks(int N, int d, const TileShape& tile) {
   KernelBlocks b;
   static const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);  // asked once: the Measure lab asks every frame
   b.l2_bytes = l2 > 0 ? l2 : 512 * 1024;
-  auto bytes = [d](std::int64_t Br, std::int64_t Bc) {
-    return static_cast<std::int64_t>(sizeof(float)) * (2 * Br * d + 2 * Bc * d + Br * Bc);
+  auto bytes = [d, &tile](std::int64_t Br, std::int64_t Bc) {
+    return static_cast<std::int64_t>(sizeof(float)) *
+           (tile.query_tiles * Br * d + tile.key_tiles * Bc * d + tile.score_tiles * Br * Bc);
   };
   std::int64_t Br = 128, Bc = 128;
   while (bytes(Br, Bc) > b.l2_bytes / 2 && (Br > 8 || Bc > 8)) (Bc >= Br ? Bc : Br) /= 2;

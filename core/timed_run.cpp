@@ -173,17 +173,19 @@ bool takes_kernel_blocks(const Resolved& r) {
 }
 
 std::string kernel_blocks_notice(const Resolved& r) {
-  const fast::KernelBlocks b = fast::kernel_blocks(r.n, r.d);
+  const TileShape& tile = info(r.scenario.algorithm).tile;
+  const fast::KernelBlocks b = fast::kernel_blocks(r.n, r.d, tile);
   return strf(
-      "Br = %d, Bc = %d chosen by the fast CPU kernel, which is fastest with them: a thread's Qᵢ, Oᵢ, Kⱼ, Vⱼ "
-      "and Sᵢⱼ take %s, within half of this CPU's %s L2 cache. The lesson's Br = %d, Bc = %d come from "
+      "Br = %d, Bc = %d chosen by the fast CPU kernel, which is fastest with them: a thread's %s, %s "
+      "and %s take %s, within half of this CPU's %s L2 cache. The lesson's Br = %d, Bc = %d come from "
       "M = %d, a GPU's shared memory; give --block-rows and --block-cols, or --sram, to time those",
-      b.Br, b.Bc, bytes_text(static_cast<double>(b.tile_bytes)).c_str(),
+      b.Br, b.Bc, std::string(tile.query_names).c_str(), std::string(tile.key_names).c_str(),
+      std::string(tile.score_names).c_str(), bytes_text(static_cast<double>(b.tile_bytes)).c_str(),
       bytes_text(static_cast<double>(b.l2_bytes)).c_str(), r.Br, r.Bc, kDefaultSram);
 }
 
 Resolved with_kernel_blocks(const Resolved& r) {
-  const fast::KernelBlocks b = fast::kernel_blocks(r.n, r.d);
+  const fast::KernelBlocks b = fast::kernel_blocks(r.n, r.d, info(r.scenario.algorithm).tile);
   Resolved out = r;
   out.Br = b.Br;
   out.Bc = b.Bc;

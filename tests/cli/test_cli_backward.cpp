@@ -3,6 +3,7 @@
 #include "core/algorithms.h"
 #include "core/report.h"
 #include "core/scenario.h"
+#include "core/text.h"
 #include "tests/tolerance.h"
 
 #include <doctest/doctest.h>
@@ -199,4 +200,19 @@ TEST_CASE("--qkv with --seed: the seed still draws the backward's dO, so it is t
   CHECK(d.status == 2);
   std::remove(qkv.c_str());
   std::remove(d_o.c_str());
+}
+
+TEST_CASE("the flash backward's own blocks are fitted to its tile step, and its notice names the backward's tiles") {
+  const Result r = invoke("run --algo attn-flash-backward --n 512 --d 64 --steps none --output none");
+  REQUIRE(r.status == 0);
+  const Json j = Json::parse(r.out);
+  REQUIRE(j["notices"].size() == 1);
+  const std::string notice = j["notices"][0];
+  CHECK(notice.find("dKⱼ") != std::string::npos);
+  CHECK(notice.find("dSᵢⱼ") != std::string::npos);
+  // What a thread holds, counted here: Qᵢ, dOᵢ, dQᵢ (Br × d), Kⱼ, Vⱼ, dKⱼ, dVⱼ (Bc × d) and
+  // Sᵢⱼ, Pᵢⱼ, dPᵢⱼ, dSᵢⱼ (Br × Bc), in floats.
+  const long long Br = j["blocks"]["Br"], Bc = j["blocks"]["Bc"];
+  const long long bytes = 4 * (3 * Br * 64 + 4 * Bc * 64 + 4 * Br * Bc);
+  CHECK(notice.find(bytes_text(static_cast<double>(bytes))) != std::string::npos);
 }

@@ -223,17 +223,26 @@ TEST_CASE("the snake schedule gives every Q block to one thread and balances the
 }
 
 TEST_CASE("the kernel's own blocks fit half the L2 cache, leave every thread a Q block and stay within N") {
-  for (int N : {1, 7, 100, 1000, 4096, 100000})
-    for (int d : {1, 8, 64, 128, 256, 1024}) {
-      CAPTURE(N);
-      CAPTURE(d);
-      const fast::KernelBlocks b = fast::kernel_blocks(N, d);
-      CHECK(b.Br >= 1);
-      CHECK(b.Bc >= 1);
-      CHECK(b.Br <= std::min(N, 128));
-      CHECK(b.Bc <= std::min(N, 128));
-      CHECK(b.tile_bytes == static_cast<std::int64_t>(sizeof(float)) * (2LL * b.Br * d + 2LL * b.Bc * d + 1LL * b.Br * b.Bc));
-      if (b.Br > 8 || b.Bc > 8) CHECK(b.tile_bytes <= b.l2_bytes / 2);
-      if (b.Br > 16) CHECK((N + b.Br - 1) / b.Br >= fast::threads());
-    }
+  // What a thread holds per tile step, counted here: the forward's Qᵢ, Oᵢ (Br × d), Kⱼ, Vⱼ
+  // (Bc × d), Sᵢⱼ (Br × Bc); the flash backward's Qᵢ, dOᵢ, dQᵢ, Kⱼ, Vⱼ, dKⱼ, dVⱼ, Sᵢⱼ, Pᵢⱼ, dPᵢⱼ, dSᵢⱼ.
+  struct Held {
+    const TileShape* tile;
+    long long query, key, score;
+  };
+  for (const Held& h : {Held{&kForwardTile, 2, 2, 1}, Held{&kFlashBackwardTile, 3, 4, 4}})
+    for (int N : {1, 7, 100, 1000, 4096, 100000})
+      for (int d : {1, 8, 64, 128, 256, 1024}) {
+        CAPTURE(N);
+        CAPTURE(d);
+        CAPTURE(h.key);
+        const fast::KernelBlocks b = fast::kernel_blocks(N, d, *h.tile);
+        CHECK(b.Br >= 1);
+        CHECK(b.Bc >= 1);
+        CHECK(b.Br <= std::min(N, 128));
+        CHECK(b.Bc <= std::min(N, 128));
+        CHECK(b.tile_bytes == static_cast<std::int64_t>(sizeof(float)) *
+                                  (h.query * b.Br * d + h.key * b.Bc * d + h.score * b.Br * b.Bc));
+        if (b.Br > 8 || b.Bc > 8) CHECK(b.tile_bytes <= b.l2_bytes / 2);
+        if (b.Br > 16) CHECK((N + b.Br - 1) / b.Br >= fast::threads());
+      }
 }
