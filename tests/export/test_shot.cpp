@@ -7,6 +7,8 @@
 #include "core/lessons.h"
 #include "core/scenario_json.h"
 
+#include "tests/export/invoke.h"
+
 #include <doctest/doctest.h>
 #include <gif_lib.h>
 #include <stb_image.h>
@@ -24,22 +26,9 @@
 
 namespace {
 
-std::string tmp(const std::string& name) { return "/tmp/flashstep-shot-" + std::to_string(getpid()) + "-" + name; }
+using exe::invoke;
 
-// Runs flashstep; returns the exit status and fills `err` with what it wrote to stderr.
-int invoke(const std::string& args, std::string& err) {
-  const std::string err_file = tmp("stderr");
-  const int st = std::system((std::string(FLASHSTEP_EXE) + " " + args + " >/dev/null 2>" + err_file).c_str());
-  err.clear();
-  if (FILE* f = std::fopen(err_file.c_str(), "r")) {
-    std::array<char, 1024> buf{};
-    std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) err.append(buf.data(), n);
-    std::fclose(f);
-  }
-  std::remove(err_file.c_str());
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+std::string tmp(const std::string& name) { return "/tmp/flashstep-shot-" + std::to_string(getpid()) + "-" + name; }
 
 struct Png {
   int w = 0, h = 0;

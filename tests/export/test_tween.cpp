@@ -4,6 +4,8 @@
 #include "app/export/commands.h"
 #include "tests/images.h"
 
+#include "tests/export/invoke.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -17,26 +19,14 @@
 
 namespace {
 
+using exe::invoke;
+
 using images::as_gif_frame;
 using images::gif_frames;
 using images::load_png;
 using images::Png;
 
 std::string tmp(const std::string& name) { return "/tmp/flashstep-tween-" + std::to_string(getpid()) + "-" + name; }
-
-int invoke(const std::string& args, std::string& err) {
-  const std::string err_file = tmp("stderr");
-  const int st = std::system((std::string(FLASHSTEP_EXE) + " " + args + " >/dev/null 2>" + err_file).c_str());
-  err.clear();
-  if (FILE* f = std::fopen(err_file.c_str(), "r")) {
-    std::array<char, 1024> buf{};
-    std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) err.append(buf.data(), n);
-    std::fclose(f);
-  }
-  std::remove(err_file.c_str());
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 // Pixels close to the pen's ink, a strong magenta (236, 0, 140).
 std::size_t ink_pixels(const Png& p) {
