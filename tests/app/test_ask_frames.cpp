@@ -22,6 +22,16 @@ void go_to(Headless& h, AppState& app, const char* text) {
   h.press(app, GLFW_KEY_ENTER);
 }
 
+// The online lesson with Ask me first on, drawn, its questions made.
+void open_asking(Headless& h, AppState& app) {
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("online"));
+  h.frame(app);
+  app.quiz.on = true;
+  h.frame(app);
+  REQUIRE_FALSE(app.quiz.questions.empty());
+}
+
 }  // namespace
 
 TEST_CASE("go to: Ctrl+G takes a step, a pass, a row and a tile, and keeps the box open on bad input") {
@@ -65,12 +75,7 @@ TEST_CASE("go to: Ctrl+G takes a step, a pass, a row and a tile, and keeps the b
 TEST_CASE("ask me first: → onto a question asks it, Enter scores the typed answer and shows the step") {
   Headless h;
   AppState app;
-  app.background_allowed = false;
-  REQUIRE(app.open_lesson("online"));
-  h.frame(app);
-  app.quiz.on = true;
-  h.frame(app);
-  REQUIRE_FALSE(app.quiz.questions.empty());
+  open_asking(h, app);
   const Question q = app.quiz.questions.front();
   while (app.timeline.playhead() < q.step - 1) h.press(app, GLFW_KEY_RIGHT);
   h.press(app, GLFW_KEY_RIGHT);
@@ -170,12 +175,7 @@ TEST_CASE("click to jump: a cell of the vector, chunked and matrix views goes to
 TEST_CASE("ask me first lets an export step through: its dialog open, or its picture frames, ask nothing") {
   Headless h;
   AppState app;
-  app.background_allowed = false;
-  REQUIRE(app.open_lesson("online"));
-  h.frame(app);
-  app.quiz.on = true;
-  h.frame(app);
-  REQUIRE_FALSE(app.quiz.questions.empty());
+  open_asking(h, app);
   const int s = app.quiz.questions.front().step;
   app.seek(s - 1);
   h.frame(app);
