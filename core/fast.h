@@ -36,7 +36,7 @@ void attention_naive(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
 // brings (bench_cpu's ablation, in BENCHMARKS.md); the results are the same either way, up to
 // rounding. Runs use the defaults.
 struct TiledOptions {
-  bool vector_exp = true;     // exp with Eigen's packet math (off: std::exp score by score)
+  bool vector_exp = true;     // exp by the kernels' vector exp (off: std::exp score by score)
   bool fused_exp_sum = true;  // a tile row's exponentials and their sum in one sweep (off: two)
   bool lazy_rescale = true;   // l_i and the O_i row rescaled only when the row max moved (off: always)
   // S = Q_i K_jᵀ and O_i += P~_ij V_j by register-blocked micro-kernels that read Q_i and P~_ij in
@@ -66,6 +66,11 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
 void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<float>& V, float scale,
                      const Mask& mask, int Br, int Bc, MatRM<float>& O, float* m_out = nullptr,
                      float* l_out = nullptr);
+
+// y_i = exp(x_i) by the vector exp every kernel here takes its exponentials with (within 1 ulp
+// over fp32's range with FMA, 1.25 without; exp(−∞) = 0 exactly): what the tests check on each
+// instruction set.
+void vector_exp(const float* x, float* y, std::int64_t n);
 
 int threads();  // how many threads the kernels use
 // Floats in one vector of the instruction set the kernels were compiled for: 4 (SSE2), 8 (AVX2),

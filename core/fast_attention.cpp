@@ -11,17 +11,11 @@ namespace flashstep::fast {
 namespace {
 
 // Replaces every s_i by exp(s_i − m) and returns their sum: the exponentials and the row sum
-// of a score tile in one sweep. With kMask a −∞ score weighs exactly 0 (see normalize_finite);
-// a NaN stays NaN.
-template <bool kMask>
+// of a score tile in one sweep. A −∞ score weighs exactly 0 (vexp(−∞) = 0); a NaN stays NaN.
 float exp_sum_in_place(float* s, std::int64_t n, float m) {
-  const Packet pm = ei::pset1<Packet>(m), pneg = ei::pset1<Packet>(kNegInf);
+  const Packet pm = ei::pset1<Packet>(m);
   Packet acc0 = ei::pzero(pm), acc1 = ei::pzero(pm);
-  auto exp_of = [&](const Packet x) {
-    const Packet e = vexp(ei::psub(x, pm));
-    if constexpr (kMask) return ei::pandnot(e, ei::pcmp_eq(x, pneg));
-    return e;
-  };
+  auto exp_of = [&](const Packet x) { return vexp(ei::psub(x, pm)); };
   std::int64_t i = 0;
   for (; i + 2 * kP <= n; i += 2 * kP) {
     const Packet e0 = exp_of(ei::ploadu<Packet>(s + i)), e1 = exp_of(ei::ploadu<Packet>(s + i + kP));
@@ -37,7 +31,7 @@ float exp_sum_in_place(float* s, std::int64_t n, float m) {
   }
   float sum = ei::predux(ei::padd(acc0, acc1));
   for (; i < n; ++i) {
-    s[i] = kMask && s[i] == kNegInf ? 0.0f : std::exp(s[i] - m);
+    s[i] = std::exp(s[i] - m);
     sum += s[i];
   }
   return sum;
@@ -227,7 +221,11 @@ void attention_naive(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
       P.row(i).setZero();  // no finite score: no probability mass, O = 0
     } else {
       const float inv_l = 1.0f / l;  // NaN when the row has a NaN or a +∞ score: so is P
-      P.row(i).segment(b, len) = ((S.row(i).segment(b, len).array() - m).exp() * inv_l).matrix();
+      float* p = P.row(i).data() + b;
+      const Packet pm = ei::pset1<Packet>(m), pinv = ei::pset1<Packet>(inv_l);
+      std::int64_t k = 0;
+      for (; k + kP <= len; k += kP) ei::pstoreu(p + k, ei::pmul(vexp(ei::psub(ei::ploadu<Packet>(s + k), pm)), pinv));
+      for (; k < len; ++k) p[k] = std::exp(s[k] - m) * inv_l;
       if (b > 0) P.row(i).head(b).setZero();
       if (b + len < N) P.row(i).tail(N - b - len).setZero();
     }
@@ -244,7 +242,6 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
   const int Tr = (N + Br - 1) / Br, Tc = (N + Bc - 1) / Bc;
   O.resize(N, d);
   if (lse) lse->assign(static_cast<std::size_t>(N), 0.0f);
-  const bool guard = !exp_exact_at_neg_inf();
   // The micro-kernels take O's rows in whole vectors; another d goes through Eigen's GEMM.
   const bool micro = opt.micro_kernels && micro_kernels_fit(d);
   const int ldS = vectors_for(Bc) * static_cast<int>(kP);
@@ -266,14 +263,10 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
       } else if (!opt.vector_exp) {
         for (int c = 0; c < len; ++c) tile_sum += s[c] = std::exp(s[c] - m_new);
       } else if (!opt.fused_exp_sum) {
-        auto p = S.row(a).head(len).array();
-        if (guard)
-          p = (p == kNegInf).select(0.0f, (p - m_new).exp());
-        else
-          p = (p - m_new).exp();
-        tile_sum = p.sum();  // a second sweep
+        exp_in_place(s, len, m_new);
+        tile_sum = S.row(a).head(len).sum();  // a second sweep
       } else {
-        tile_sum = guard ? exp_sum_in_place<true>(s, len, m_new) : exp_sum_in_place<false>(s, len, m_new);
+        tile_sum = exp_sum_in_place(s, len, m_new);
       }
       if (len < bc) std::fill(s + len, s + bc, 0.0f);
       // The old sum and O row are rescaled when the max moved (exp(0) = 1 otherwise). While the

@@ -18,34 +18,26 @@ constexpr std::int64_t kSplitRow = 1 << 16;
 // stays NaN; a +∞ makes l NaN (exp(∞ − ∞)), as the recording engines do.
 ML merge(ML a, ML b) {
   const float m = nan_max(a.m, b.m);
-  const bool neg_inf = a.neg_inf || b.neg_inf;
-  if (std::isnan(m)) return {kNaN, kNaN, neg_inf};
-  if (m == kNegInf) return {m, 0.0f, neg_inf};
-  if (m == kPosInf) return {m, kNaN, neg_inf};
+  if (std::isnan(m)) return {kNaN, kNaN};
+  if (m == kNegInf) return {m, 0.0f};
+  if (m == kPosInf) return {m, kNaN};
   const float fa = a.m == kNegInf ? 0.0f : std::exp(a.m - m);
   const float fb = b.m == kNegInf ? 0.0f : std::exp(b.m - m);
-  return {m, a.l * fa + b.l * fb, neg_inf};
+  return {m, a.l * fa + b.l * fb};
 }
 
-// Where a −∞ entry must be looked for: a flag for max_of, or nullptr when the exp is exact.
-bool* neg_inf_flag(bool& flag) { return exp_exact_at_neg_inf() ? nullptr : &flag; }
-
-// y_i = exp(x_i − m) / l. y is written with streaming stores where the ISA has them: the
-// output is not read again soon, and skipping the read-for-ownership saves a third stream.
-template <bool kMask>
+// y_i = exp(x_i − m) / l; a −∞ entry weighs exactly 0 (vexp(−∞) = 0). y is written with
+// streaming stores where the ISA has them: the output is not read again soon, and skipping the
+// read-for-ownership saves a third stream.
 void normalize_finite(const float* x, float* y, std::int64_t n, float m, float l) {
   const float inv_l = 1.0f / l;
   const Packet pm = ei::pset1<Packet>(m), pinv = ei::pset1<Packet>(inv_l);
-  // −∞ entries weigh exactly 0: the packet exp of a very negative number is not always 0
-  // (about 3e-39 without AVX-512), so rows that have one are masked.
-  const Packet pneg = ei::pset1<Packet>(kNegInf);
-  auto term = [&](float v) { return v == kNegInf ? 0.0f : std::exp(v - m) * inv_l; };
+  auto term = [&](float v) { return std::exp(v - m) * inv_l; };
   std::int64_t i = 0;
   for (; i < n && (reinterpret_cast<std::uintptr_t>(y + i) % (kP * sizeof(float))) != 0; ++i) y[i] = term(x[i]);
   for (; i + kP <= n; i += kP) {
     const Packet xv = ei::ploadu<Packet>(x + i);
-    Packet v = ei::pmul(vexp(ei::psub(xv, pm)), pinv);
-    if constexpr (kMask) v = ei::pand(v, ei::pcmp_lt(pneg, xv));
+    const Packet v = ei::pmul(vexp(ei::psub(xv, pm)), pinv);
 #if defined(__AVX512F__)
     _mm512_stream_ps(y + i, v);
 #elif defined(__AVX__)
@@ -60,14 +52,12 @@ void normalize_finite(const float* x, float* y, std::int64_t n, float m, float l
 #endif
 }
 
-void normalize(const float* x, float* y, std::int64_t n, float m, float l, bool neg_inf) {
+void normalize(const float* x, float* y, std::int64_t n, float m, float l) {
   // A row with a NaN, a +∞ (l is NaN) or only −∞ (l = 0: 0/0) is NaN throughout.
   if (std::isnan(m) || std::isnan(l) || l == 0.0f)
     std::fill(y, y + n, kNaN);
-  else if (neg_inf)
-    normalize_finite<true>(x, y, n, m, l);
   else
-    normalize_finite<false>(x, y, n, m, l);
+    normalize_finite(x, y, n, m, l);
 }
 
 // (m, l) of x in blocks: a block's max, then its exponentials against the running max. A block
@@ -77,20 +67,16 @@ ML online_ml_blocks(const float* x, std::int64_t n) {
   ML acc;
   for (std::int64_t b = 0; b < n; b += kBlock) {
     const std::int64_t len = std::min(kBlock, n - b);
-    bool neg_inf = false;
-    const float m_new = nan_max(acc.m, max_of(x + b, len, neg_inf_flag(neg_inf)));
-    acc.neg_inf |= neg_inf;
-    if (std::isnan(m_new)) return {kNaN, kNaN, acc.neg_inf};
-    if (m_new == kPosInf) return {m_new, kNaN, acc.neg_inf};
+    const float m_new = nan_max(acc.m, max_of(x + b, len));
+    if (std::isnan(m_new)) return {kNaN, kNaN};
+    if (m_new == kPosInf) return {m_new, kNaN};
     if (m_new == kNegInf) continue;
     const float* next = b + kBlock + len <= n ? x + b + kBlock : nullptr;
     const float f = acc.m == kNegInf ? 0.0f : std::exp(acc.m - m_new);
     acc.l = acc.l * f + sum_exp(x + b, len, m_new, next);
     acc.m = m_new;
   }
-  ML out = settle(acc.m, acc.l);
-  out.neg_inf = acc.neg_inf;
-  return out;
+  return settle(acc.m, acc.l);
 }
 
 // (m, l) of x in one sweep over memory: each vector lane keeps a running max and sum of its own,
@@ -99,18 +85,16 @@ ML online_ml_blocks(const float* x, std::int64_t n) {
 // what is left past the last whole step goes through online_ml_blocks. Each number is read once
 // and its exponential taken while it is in registers, so the reads of memory and the arithmetic
 // overlap. A lane that has seen only −∞ takes its exponentials against 0 (FlashAttention's guard);
-// with kMask a −∞ weighs exactly 0, and whether there was one is kept for normalize().
-template <bool kMask>
-ML online_ml_lanes(const float* x, std::int64_t n) {
+// a −∞ weighs exactly 0 (vexp(−∞) = 0).
+ML online_ml(const float* x, std::int64_t n) {
   constexpr std::int64_t kUnroll = 4;  // the step's max below is written out for four vectors
   const Packet neg = ei::pset1<Packet>(kNegInf), zero = ei::pset1<Packet>(0.0f), one = ei::pset1<Packet>(1.0f);
-  Packet m = neg, l = zero, lo = ei::pset1<Packet>(kPosInf), base = zero;
+  Packet m = neg, l = zero, base = zero;
   std::int64_t i = 0;
   for (; i + kUnroll * kP <= n; i += kUnroll * kP) {
     Packet v[kUnroll];
     for (std::int64_t u = 0; u < kUnroll; ++u) v[u] = ei::ploadu<Packet>(x + i + u * kP);
     const Packet step_max = ei::pmax(ei::pmax(v[0], v[1]), ei::pmax(v[2], v[3]));
-    if constexpr (kMask) lo = ei::pmin(lo, ei::pmin(ei::pmin(v[0], v[1]), ei::pmin(v[2], v[3])));
     const Packet m_new = ei::pmax(m, step_max);
     if (ei::predux_any(ei::pcmp_lt(m, m_new))) {
       // Lanes whose max stayed keep their sum (exp(0) = 1, and exp(−∞ + ∞) would be NaN).
@@ -118,11 +102,7 @@ ML online_ml_lanes(const float* x, std::int64_t n) {
       m = m_new;
       base = ei::pselect(ei::pcmp_eq(m, neg), zero, m);
     }
-    for (std::int64_t u = 0; u < kUnroll; ++u) {
-      Packet e = vexp(ei::psub(v[u], base));
-      if constexpr (kMask) e = ei::pandnot(e, ei::pcmp_eq(v[u], neg));
-      l = ei::padd(l, e);
-    }
+    for (std::int64_t u = 0; u < kUnroll; ++u) l = ei::padd(l, vexp(ei::psub(v[u], base)));
   }
   // The lanes merged at once: the largest max, and every lane's sum rescaled to it with one
   // vector exp (a lane still at −∞ has sum 0 and adds 0).
@@ -131,19 +111,12 @@ ML online_ml_lanes(const float* x, std::int64_t n) {
   float M = kNegInf;
   for (std::int64_t k = 0; k < kP; ++k) M = nan_max(M, lane_m[k]);
   ML acc;
-  if (std::isnan(M)) acc = {kNaN, kNaN, false};
-  else if (M == kPosInf) acc = {M, kNaN, false};
+  if (std::isnan(M)) acc = {kNaN, kNaN};
+  else if (M == kPosInf) acc = {M, kNaN};
   else if (M != kNegInf) acc = settle(M, ei::predux(ei::pmul(l, vexp(ei::psub(m, ei::pset1<Packet>(M))))));
   else acc = settle(M, ei::predux(l));  // only −∞ maxima: the sums are 0, or NaN after a NaN the max passed over
-  if constexpr (kMask) acc.neg_inf = ei::predux_min(lo) == kNegInf;
   if (i < n) acc = merge(acc, online_ml_blocks(x + i, n - i));
-  ML out = settle(acc.m, acc.l);
-  out.neg_inf = acc.neg_inf;
-  return out;
-}
-
-ML online_ml(const float* x, std::int64_t n) {
-  return exp_exact_at_neg_inf() ? online_ml_lanes<false>(x, n) : online_ml_lanes<true>(x, n);
+  return settle(acc.m, acc.l);
 }
 
 // Runs one row kernel over every row: rows in parallel when there are enough, otherwise
@@ -159,6 +132,17 @@ void for_rows(std::int64_t rows, std::int64_t n, RowKernel row_kernel, SplitKern
 }
 
 }  // namespace
+
+void vector_exp(const float* x, float* y, std::int64_t n) {
+  std::int64_t i = 0;
+  for (; i + kP <= n; i += kP) ei::pstoreu(y + i, vexp(ei::ploadu<Packet>(x + i)));
+  if (i < n) {  // the tail through one padded vector, so that every element takes the same exp
+    alignas(64) float in[kP] = {}, out[kP];
+    std::copy(x + i, x + n, in);
+    ei::pstore(out, vexp(ei::pload<Packet>(in)));
+    std::copy(out, out + (n - i), y + i);
+  }
+}
 
 // The kernels' thread count, beside the loops that ask it (for_rows) so that it inlines there.
 int vector_floats() { return static_cast<int>(kP); }
@@ -176,11 +160,10 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, f
       rows, n,
       [&](std::int64_t r) {
         const float* xr = x + r * n;
-        bool neg_inf = false;
-        const float m0 = max_of(xr, n, neg_inf_flag(neg_inf));   // 1. max
-        const ML ml = settle(m0, row_sum(xr, n, m0));            // 2. sum
+        const float m0 = max_of(xr, n);                 // 1. max
+        const ML ml = settle(m0, row_sum(xr, n, m0));   // 2. sum
         const float m = ml.m, l = ml.l;
-        normalize(xr, y + r * n, n, m, l, neg_inf);              // 3. normalize
+        normalize(xr, y + r * n, n, m, l);              // 3. normalize
         keep_ml(m_out, l_out, r, m, l);
       },
       [&](std::int64_t r) {
@@ -196,8 +179,7 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, f
 #endif
           (void)T;
           const std::int64_t b = part_begin(n, nt, t), e = part_begin(n, nt, t + 1);
-          bool neg_inf = false;
-          const float mt = max_of(xr + b, e - b, neg_inf_flag(neg_inf));
+          const float mt = max_of(xr + b, e - b);
 #pragma omp critical
           m = nan_max(m, mt);
 #pragma omp barrier
@@ -205,7 +187,7 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, f
 #pragma omp atomic
           l += lt;
 #pragma omp barrier
-          normalize(xr + b, y + r * n + b, e - b, m, l, neg_inf);
+          normalize(xr + b, y + r * n + b, e - b, m, l);
         }
         const ML ml = settle(m, l);
         keep_ml(m_out, l_out, r, ml.m, ml.l);
@@ -217,7 +199,7 @@ void softmax_online(const float* x, float* y, std::int64_t rows, std::int64_t n,
       rows, n,
       [&](std::int64_t r) {
         const ML ml = online_ml(x + r * n, n);          // 1. (m, l) together
-        normalize(x + r * n, y + r * n, n, ml.m, ml.l, ml.neg_inf);  // 2. normalize
+        normalize(x + r * n, y + r * n, n, ml.m, ml.l);  // 2. normalize
         keep_ml(m_out, l_out, r, ml.m, ml.l);
       },
       [&](std::int64_t r) {
@@ -247,7 +229,7 @@ void softmax_chunked(const float* x, float* y, std::int64_t rows, std::int64_t n
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < K; ++k) {
       const std::int64_t b = part_begin(n, K, k), e = part_begin(n, K, k + 1);
-      normalize(xr + b, y + r * n + b, e - b, total.m, total.l, total.neg_inf);
+      normalize(xr + b, y + r * n + b, e - b, total.m, total.l);
     }
   }
 }

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <random>
 
 using namespace flashstep;
@@ -81,6 +83,63 @@ void check_softmax(SoftmaxKernel kernel, std::int64_t rows, std::int64_t n) {
 }
 
 }  // namespace
+
+TEST_CASE("the kernels' vector exp is within 1 ulp over fp32's range (1.5 without FMA), 0 at -inf, +inf above its top, NaN kept") {
+  // Every 193rd float from −110 to 95 by bit pattern (about ten million, denormal results and
+  // both ends of the range among them), against expl. One ulp is that of the float nearest the
+  // exact value, 2^-149 for a denormal; an exact value past FLT_MAX must come out +∞.
+  std::vector<float> x;
+  auto sweep = [&x](float from, float to) {
+    std::uint32_t a, b;
+    std::memcpy(&a, &from, 4);
+    std::memcpy(&b, &to, 4);
+    for (std::uint32_t u = a; u <= b; u += 193) {
+      float v;
+      std::memcpy(&v, &u, 4);
+      x.push_back(v);
+    }
+  };
+  sweep(0.0f, 95.0f);    // +0 up
+  sweep(-0.0f, -110.0f);  // −0 down (the bit patterns of negative floats grow with |x|)
+  for (float v : {88.72283f, 88.72284f, 88.7229f, -87.33654f, -103.2789f, -103.9721f, -1e-30f, 1e-30f}) x.push_back(v);
+  std::vector<float> y(x.size());
+  fast::vector_exp(x.data(), y.data(), static_cast<std::int64_t>(x.size()));
+  double worst = 0;
+  float worst_at = 0;
+  std::int64_t overflow_wrong = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const long double exact = std::exp(static_cast<long double>(x[i]));
+    if (static_cast<float>(exact) == INFINITY) {
+      overflow_wrong += y[i] != INFINITY;
+      continue;
+    }
+    const long double ulp = exact < 0x1p-126L ? 0x1p-149L : std::ldexp(1.0L, std::ilogb(exact) - 23);
+    const double err = static_cast<double>(std::fabs(static_cast<long double>(y[i]) - exact) / ulp);
+    if (err > worst) {
+      worst = err;
+      worst_at = x[i];
+    }
+  }
+  MESSAGE("vector exp (" << fast::vector_floats() << " floats a vector): largest error " << worst << " ulp at "
+                         << worst_at << ", " << x.size() << " arguments");
+  // SSE2 (4 floats, no FMA) rounds the reduction's and the polynomial's products apart.
+  CHECK(worst <= (fast::vector_floats() == 4 ? 1.5 : 1.0));
+  CHECK(worst <= tolerance::exp_ulps(tolerance::Exp::cpu, 0));  // what the tolerances assume
+  CHECK(overflow_wrong == 0);
+  // The special values, and every lane of a vector alike (a short tail too).
+  const std::vector<float> special = {-INFINITY, INFINITY, NAN, 0.0f, -0.0f, -1000.0f, 1000.0f, -104.0f, 89.0f};
+  std::vector<float> e(special.size());
+  fast::vector_exp(special.data(), e.data(), static_cast<std::int64_t>(special.size()));
+  CHECK(e[0] == 0.0f);
+  CHECK(e[1] == INFINITY);
+  CHECK(std::isnan(e[2]));
+  CHECK(e[3] == 1.0f);
+  CHECK(e[4] == 1.0f);
+  CHECK(e[5] == 0.0f);
+  CHECK(e[6] == INFINITY);
+  CHECK(e[7] == 0.0f);  // exp(−104) ≈ 6.8e-46, under half the least denormal
+  CHECK(e[8] == INFINITY);
+}
 
 TEST_CASE("fast safe and online softmax match the long-double reference") {
   // Short rows (parallel over rows), a long row (split across threads), sizes that are not
