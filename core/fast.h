@@ -68,7 +68,7 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
                      float* l_out = nullptr);
 
 // y_i = exp(x_i) by the vector exp every kernel here takes its exponentials with (within 1 ulp
-// over fp32's range with FMA, 1.25 without; exp(−∞) = 0 exactly): what the tests check on each
+// over fp32's range with FMA, 1.26 without; exp(−∞) = 0 exactly): what the tests check on each
 // instruction set.
 void vector_exp(const float* x, float* y, std::int64_t n);
 
