@@ -15,8 +15,9 @@
 //     2n·exp(−λ²/2) by λ√n·u + n·u². We use the smaller of the two with λ = 7: a chance below
 //     5e-11 per term, below 1e-6 over every sum this suite checks.
 //  2. exp() is not correctly rounded anywhere. On the CPU we assume 8 ulp: glibc's exp/expf are
-//     within 1 ulp, Eigen's packet exp (the fast kernels') within about 4.5 over fp32's range
-//     ("the CPU's exp is within the bound the tolerances assume" checks it in every build);
+//     within 1 ulp, Eigen's packet exp (the fast backward's) within about 4.5 over fp32's range
+//     ("the CPU's exp is within the bound the tolerances assume" checks it in every build), the
+//     fast kernels' vector exp within 1 (1.26 without FMA; test_fast checks it on each ISA);
 //     GLSL 4.30 §4.7.1 allows (3 + 2|a|) ulp for exp(a). One ulp of y is at most 2u_c|y|,
 //     u_c the unit roundoff of the type exp is evaluated in (fp32, or fp64 for fp64 runs). fp16
 //     and bf16 runs evaluate in fp32 and round once more: + u. Call this η(a).
