@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <vector>
 
 #if defined(__AVX512F__) || defined(__AVX__)
@@ -22,6 +23,12 @@ constexpr int kP = ei::unpacket_traits<Packet>::size;
 // Enough independent chains to cover the multiply-add's latency on both ports, and few enough
 // to stay in the vector registers (32 with AVX-512, 16 otherwise) beside the two constants.
 constexpr int kChains = kP == 16 ? 24 : 12;
+
+// Asks for the cache lines of p[i, i + count) kReadAheadFloats ahead, as the kernels do
+// (core/fast.h): the roofs are then what the kernels' own way of reading reaches.
+inline void read_ahead(const float* p, std::int64_t i, std::int64_t count) {
+  for (std::int64_t u = 0; u < count; u += 16) __builtin_prefetch(p + i + flashstep::fast::kReadAheadFloats + u);
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -106,6 +113,7 @@ double read_bandwidth(std::int64_t floats, int rounds) {
       Packet a0 = ei::pset1<Packet>(0.0f), a1 = a0, a2 = a0, a3 = a0;
       std::int64_t i = 0;
       for (; i + 4 * kP <= n; i += 4 * kP) {
+        read_ahead(p, i, 4 * kP);
         a0 = ei::padd(a0, ei::ploadu<Packet>(p + i));
         a1 = ei::padd(a1, ei::ploadu<Packet>(p + i + kP));
         a2 = ei::padd(a2, ei::ploadu<Packet>(p + i + 2 * kP));
@@ -125,11 +133,20 @@ double read_bandwidth(std::int64_t floats, int rounds) {
 
 void online_traffic(const float* x, float* y, std::int64_t rows, std::int64_t n) {
   auto two_passes = [](const float* xr, float* yr, std::int64_t len) {
-    const float m = Eigen::Map<const Eigen::ArrayXf>(xr, len).maxCoeff();  // pass 1: read
-    const Packet pm = ei::pset1<Packet>(m);
+    Packet a0 = ei::pset1<Packet>(-INFINITY), a1 = a0;  // pass 1: read
     std::int64_t i = 0;
+    for (; i + 2 * kP <= len; i += 2 * kP) {
+      read_ahead(xr, i, 2 * kP);
+      a0 = ei::pmax(a0, ei::ploadu<Packet>(xr + i));
+      a1 = ei::pmax(a1, ei::ploadu<Packet>(xr + i + kP));
+    }
+    float m = ei::predux_max(ei::pmax(a0, a1));
+    for (; i < len; ++i) m = std::max(m, xr[i]);
+    const Packet pm = ei::pset1<Packet>(m);
+    i = 0;
     for (; i < len && reinterpret_cast<std::uintptr_t>(yr + i) % (kP * sizeof(float)) != 0; ++i) yr[i] = xr[i] - m;
     for (; i + kP <= len; i += kP) {  // pass 2: read, write past the cache
+      if ((i & 15) < kP) read_ahead(xr, i, 1);
       const Packet v = ei::psub(ei::ploadu<Packet>(xr + i), pm);
 #if defined(__AVX512F__)
       _mm512_stream_ps(yr + i, v);

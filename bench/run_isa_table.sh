@@ -12,7 +12,12 @@
 # kernels taking turns with ggml and with each other, in separate processes, ROUNDS times
 # (default 5). The Markdown table goes to standard output and to $WORK/isa-table.md. GGML_COMMIT
 # names ggml's commit where its source is not a git checkout; TABLE_ONLY=1 writes the table again
-# from the figures the last run left in $WORK/raw, measuring nothing.
+# from the figures the last run left in $WORK/raw, measuring nothing. To measure on another
+# machine (one with no compiler, say): BUILD_ONLY=1 here builds and copies ggml's libraries
+# beside the programs in $WORK; copy $WORK there and run with MEASURE_ONLY=1 (the ggml folders
+# are then not read: give any two names); copy $WORK/raw back and write the table with
+# TABLE_ONLY=1. The machine's CPU, threads and load are kept in $WORK/raw/machine. THREADS
+# (default: the number of cores) sets the threads of both programs.
 # Run it on an otherwise idle machine.
 set -euo pipefail
 
@@ -23,16 +28,20 @@ fi
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=${WORK:-/tmp/flashstep-isa}
 rounds=${ROUNDS:-5}
-threads=$(nproc)
+threads=${THREADS:-$(nproc)}
+export OMP_NUM_THREADS=$threads
 declare -A ggml_build=([native]="$1" [avx2]="$2")
 ggml_src=${3:-$(sed -n 's/^ggml_SOURCE_DIR:STATIC=//p' "$1/CMakeCache.txt" 2>/dev/null || true)}
+reads_ggml=1
+[[ ${MEASURE_ONLY:-0} == 1 || ${TABLE_ONLY:-0} == 1 ]] && reads_ggml=0
 for isa in native avx2; do
+  [[ $reads_ggml == 1 ]] || continue
   if ! ls "${ggml_build[$isa]}"/src/libggml-cpu.* >/dev/null 2>&1; then
     echo "run_isa_table: ${ggml_build[$isa]} is not a ggml build folder (no src/libggml-cpu.*)" >&2
     exit 2
   fi
 done
-if [[ ! -f "$ggml_src/include/ggml.h" ]]; then
+if [[ $reads_ggml == 1 && ! -f "$ggml_src/include/ggml.h" ]]; then
   echo "run_isa_table: no ggml source with include/ggml.h at '$ggml_src' (give it as the third argument)" >&2
   exit 2
 fi
@@ -47,6 +56,7 @@ start=$(date +%s)
 if [[ ${TABLE_ONLY:-0} == 1 ]]; then  # the table again from the figures of the last run in $WORK
   built=$start done_at=$start
 else
+if [[ ${MEASURE_ONLY:-0} != 1 ]]; then
 # ---- builds ----------------------------------------------------------------------------------
 declare -A flags=([native]="-DFLASHSTEP_NATIVE=ON" [avx2]="-DFLASHSTEP_NATIVE=OFF -DCMAKE_CXX_FLAGS=-march=x86-64-v3")
 declare -A march=([native]="-march=native" [avx2]="-march=x86-64-v3")
@@ -59,13 +69,25 @@ for isa in native avx2; do
   cc -O2 -o "$work/ggml_fa_$isa" "$repo/bench/ggml/ggml_fa.c" -I"$ggml_src/include" -L"${ggml_build[$isa]}/src" \
     -lggml -lggml-base -lggml-cpu -lm -Wl,-rpath,"$(cd "${ggml_build[$isa]}/src" && pwd)"
   "$work/ggml_fa_$isa" --check >&2
+  # ggml's libraries beside the programs, for a copy of $WORK measured elsewhere.
+  mkdir -p "$work/lib-$isa"
+  cp -L "${ggml_build[$isa]}"/src/libggml*.so* "$work/lib-$isa/"
 done
+fi
 built=$(date +%s)
+if [[ ${BUILD_ONLY:-0} == 1 ]]; then
+  echo "built into $work in $((built - start)) s; nothing measured (BUILD_ONLY=1)" >&2
+  exit 0
+fi
 
 # ---- measurements ----------------------------------------------------------------------------
 rm -rf "$raw" && mkdir -p "$raw"
 for isa in native avx2; do
   bi="$work/build-$isa/bench/bench_isa"
+  for prog in "$bi" "$work/ggml_fa_$isa"; do
+    [[ -x $prog ]] || { echo "run_isa_table: $prog is missing: build first (BUILD_ONLY=1)" >&2; exit 2; }
+  done
+  [[ -d $work/lib-$isa ]] && export LD_LIBRARY_PATH="$work/lib-$isa${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   echo "measuring $isa" >&2
   "$bi" roof >"$raw/$isa-roof"
   for d in 64 128; do
@@ -82,6 +104,13 @@ for isa in native avx2; do
   "$bi" roof >"$raw/$isa-roof2"  # the roof again, after: how far the machine drifted
 done
 done_at=$(date +%s)
+{
+  echo "cpu $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1 | tr ' ' '_')"
+  echo "threads $threads"
+  echo "date $(date -u +%Y-%m-%d)"
+  echo "load $(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '_')"
+  echo "measure_s $((done_at - built))"
+} >"$raw/machine"
 fi
 
 # ---- the table -------------------------------------------------------------------------------
@@ -102,12 +131,18 @@ best_of() {  # best ms of kind K at d over the rounds
   for ((r = 1; r <= rounds; ++r)); do fig "$raw/$2-$1-$3-$r" best_ms; done | sort -g | head -1
 }
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v >= t) ? "**met**" : "**not met**" }'; }
-cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)
+# Where the figures were measured (raw/machine), which need not be where the table is written.
+machine="$raw/machine"
+cpu=$(fig "$machine" cpu | tr '_' ' ')
+threads=$(fig "$machine" threads)
+measured_on=$(fig "$machine" date)
+load=$(fig "$machine" load | tr '_' ' ')
+measure_s=$(fig "$machine" measure_s)
 commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
 ggml_commit=${GGML_COMMIT:-$(git -C "$ggml_src" rev-parse --short HEAD 2>/dev/null || echo "from $ggml_src")}
 {
-  echo "$cpu, $threads threads, $(date -u +%Y-%m-%d), FlashStep $commit, ggml $ggml_commit, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
-  echo "Written by \`bench/run_isa_table.sh ${ggml_build[native]} ${ggml_build[avx2]}\` ($rounds rounds; builds $((built - start)) s, measurements $((done_at - built)) s)."
+  echo "$cpu, $threads threads, $measured_on, FlashStep $commit, ggml $ggml_commit, load average $load at the end."
+  echo "Written by \`bench/run_isa_table.sh ${ggml_build[native]} ${ggml_build[avx2]}\` ($rounds rounds; $([[ ${TABLE_ONLY:-0} == 1 || ${MEASURE_ONLY:-0} == 1 ]] || echo "builds $((built - start)) s, ")measurements $measure_s s)."
   echo "N = 4096, fp32, scale 1/√d, one head, $threads threads; FlashStep as \`flashstep run --algo A --n 4096 --d D --scale sqrt --steps none --repeat 5\` runs it (\`bench_isa attn\`), ggml's \`ggml_flash_attn_ext\` as \`bench/ggml/ggml_fa.c\` runs it, each its best of 5, taking turns in separate processes; a ratio is taken round by round and its range shown."
   echo
   echo "| figure | AVX2 build (-march=x86-64-v3) | native build (-march=native) | target |"

@@ -72,6 +72,13 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
 // instruction set.
 void vector_exp(const float* x, float* y, std::int64_t n);
 
+// How far ahead of their loop the kernels that stream a long row from memory ask for it
+// (software prefetch, one request per 64-byte line): 2048 floats, 8 KiB. The hardware's own
+// prefetcher alone left online softmax's passes over a row of 2^25 floats at 21 and 22 ms on one
+// core of the Intel Xeon of BENCHMARKS.md; asked for this far ahead, 14 and 16 ms (1024 to 4096
+// floats measured alike). The benchmarks' memory roofs read ahead the same way.
+inline constexpr std::int64_t kReadAheadFloats = 2048;
+
 int threads();  // how many threads the kernels use
 // Floats in one vector of the instruction set the kernels were compiled for: 4 (SSE2), 8 (AVX2),
 // 16 (AVX-512). The build chooses it (FLASHSTEP_NATIVE: this machine's widest); the register

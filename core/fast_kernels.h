@@ -97,13 +97,30 @@ float nan_max(float a, float b) { return std::isnan(a) || std::isnan(b) ? kNaN :
 #endif
 }
 
+// Asks for the cache lines kReadAheadFloats past x[i, i + kStep): a loop over a long row calls it
+// once a step of kStep floats, so that memory delivers the row while the loop computes. A step
+// shorter than a line (16 floats) asks once per line; past the end of x a prefetch does nothing.
+template <std::int64_t kStep>
+[[gnu::always_inline]] inline void read_ahead(const float* x, std::int64_t i) {
+  if constexpr (kStep >= 16) {
+    for (std::int64_t u = 0; u < kStep; u += 16) __builtin_prefetch(x + i + kReadAheadFloats + u);
+  } else if ((i & 15) < kStep) {
+    __builtin_prefetch(x + i + kReadAheadFloats);
+  }
+}
+
 // The max of n floats, NaN if any of them is NaN. The vector max (maxps) drops a NaN, so a NaN
 // among finite values is caught later, by the sum it turns into NaN (see settle()); only a part
-// whose vector max is −∞, where nothing would be summed, is searched for a NaN here.
+// whose vector max is −∞, where nothing would be summed, is searched for a NaN here. kAhead: x
+// is a long row in memory (read_ahead), not a tile's row in cache.
+template <bool kAhead = false>
 [[gnu::always_inline]] inline float max_of(const float* x, std::int64_t n) {
   Packet acc = ei::pset1<Packet>(kNegInf);
   std::int64_t i = 0;
-  for (; i + kP <= n; i += kP) acc = ei::pmax(acc, ei::ploadu<Packet>(x + i));
+  for (; i + kP <= n; i += kP) {
+    if constexpr (kAhead) read_ahead<kP>(x, i);
+    acc = ei::pmax(acc, ei::ploadu<Packet>(x + i));
+  }
   float m = ei::predux_max(acc);
   for (; i < n; ++i) m = nan_max(m, x[i]);
   if (m == kNegInf)
@@ -120,17 +137,14 @@ ML settle(float m, float l) {
   return {m, l};
 }
 
-// Σ exp(x_i − m). With `next`, the next `n` elements are prefetched while the exponentials
-// are computed, so the memory reads of the next block overlap this block's arithmetic.
-float sum_exp(const float* x, std::int64_t n, float m, const float* next = nullptr) {
+// Σ exp(x_i − m), reading x ahead (read_ahead), so that the memory reads of a long row
+// overlap the exponentials.
+float sum_exp(const float* x, std::int64_t n, float m) {
   const Packet pm = ei::pset1<Packet>(m);
   Packet acc0 = ei::pzero(pm), acc1 = ei::pzero(pm);
   std::int64_t i = 0;
   for (; i + 2 * kP <= n; i += 2 * kP) {
-    if (next) {
-      __builtin_prefetch(next + i);
-      __builtin_prefetch(next + i + kP);
-    }
+    read_ahead<2 * kP>(x, i);
     acc0 = ei::padd(acc0, vexp(ei::psub(ei::ploadu<Packet>(x + i), pm)));
     acc1 = ei::padd(acc1, vexp(ei::psub(ei::ploadu<Packet>(x + i + kP), pm)));
   }

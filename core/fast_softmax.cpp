@@ -36,8 +36,8 @@ void normalize_finite(const float* x, float* y, std::int64_t n, float m, float l
   std::int64_t i = 0;
   for (; i < n && (reinterpret_cast<std::uintptr_t>(y + i) % (kP * sizeof(float))) != 0; ++i) y[i] = term(x[i]);
   for (; i + kP <= n; i += kP) {
-    const Packet xv = ei::ploadu<Packet>(x + i);
-    const Packet v = ei::pmul(vexp(ei::psub(xv, pm)), pinv);
+    read_ahead<kP>(x, i);
+    const Packet v = ei::pmul(vexp(ei::psub(ei::ploadu<Packet>(x + i), pm)), pinv);
 #if defined(__AVX512F__)
     _mm512_stream_ps(y + i, v);
 #elif defined(__AVX__)
@@ -67,13 +67,12 @@ ML online_ml_blocks(const float* x, std::int64_t n) {
   ML acc;
   for (std::int64_t b = 0; b < n; b += kBlock) {
     const std::int64_t len = std::min(kBlock, n - b);
-    const float m_new = nan_max(acc.m, max_of(x + b, len));
+    const float m_new = nan_max(acc.m, max_of</*kAhead=*/true>(x + b, len));
     if (std::isnan(m_new)) return {kNaN, kNaN};
     if (m_new == kPosInf) return {m_new, kNaN};
     if (m_new == kNegInf) continue;
-    const float* next = b + kBlock + len <= n ? x + b + kBlock : nullptr;
     const float f = acc.m == kNegInf ? 0.0f : std::exp(acc.m - m_new);
-    acc.l = acc.l * f + sum_exp(x + b, len, m_new, next);
+    acc.l = acc.l * f + sum_exp(x + b, len, m_new);
     acc.m = m_new;
   }
   return settle(acc.m, acc.l);
@@ -92,6 +91,7 @@ ML online_ml(const float* x, std::int64_t n) {
   Packet m = neg, l = zero, base = zero;
   std::int64_t i = 0;
   for (; i + kUnroll * kP <= n; i += kUnroll * kP) {
+    read_ahead<kUnroll * kP>(x, i);
     Packet v[kUnroll];
     for (std::int64_t u = 0; u < kUnroll; ++u) v[u] = ei::ploadu<Packet>(x + i + u * kP);
     const Packet step_max = ei::pmax(ei::pmax(v[0], v[1]), ei::pmax(v[2], v[3]));
@@ -160,7 +160,7 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, f
       rows, n,
       [&](std::int64_t r) {
         const float* xr = x + r * n;
-        const float m0 = max_of(xr, n);                 // 1. max
+        const float m0 = max_of<true>(xr, n);           // 1. max
         const ML ml = settle(m0, row_sum(xr, n, m0));   // 2. sum
         const float m = ml.m, l = ml.l;
         normalize(xr, y + r * n, n, m, l);              // 3. normalize
@@ -179,7 +179,7 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, f
 #endif
           (void)T;
           const std::int64_t b = part_begin(n, nt, t), e = part_begin(n, nt, t + 1);
-          const float mt = max_of(xr + b, e - b);
+          const float mt = max_of<true>(xr + b, e - b);
 #pragma omp critical
           m = nan_max(m, mt);
 #pragma omp barrier
