@@ -262,11 +262,13 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y,
     arrow(dl, ImVec2(mx0, mid - 14 * s), ImVec2(mx1, mid - 14 * s), pal.read, s);
     text_centered(dl, ImVec2((mx0 + mx1) * 0.5f, mid - 14 * s - fs * 0.8f), pal.read,
                   ("load " + big(static_cast<std::uint64_t>(loaded))).c_str());
+    if (in.hits) in.hits->add_move("load", Rect{mx0, mid - 14 * s - fs * 1.4f, mx1 - mx0, fs * 1.4f + 6 * s, true});
   }
   if (back > 0) {
     arrow(dl, ImVec2(mx1, mid + 14 * s), ImVec2(mx0, mid + 14 * s), pal.write, s);
     text_centered(dl, ImVec2((mx0 + mx1) * 0.5f, mid + 14 * s + fs * 0.8f), pal.write,
                   ("write " + big(static_cast<std::uint64_t>(back))).c_str());
+    if (in.hits) in.hits->add_move("write", Rect{mx0, mid + 8 * s, mx1 - mx0, fs * 1.4f + 6 * s, true});
   }
   y += box_h + 8 * s;
 }
