@@ -37,12 +37,12 @@ void HitMap::add_heatmap(int buffer, bool transposed, int rows, int cols, const 
 void HitMap::add_strip(HitKind kind, int buffer, int row, int c0, int c1, const Rect& rect) {
   if (c1 <= c0) return;
   order_.push_back({false, boxes_.size()});
-  boxes_.push_back({kind, buffer, row, row + 1, c0, c1, "", shown(rect)});
+  boxes_.push_back({kind, buffer, row, row + 1, c0, c1, "", shown(rect), Rect{}});
 }
 
 void HitMap::add_register(int buffer, int row, const std::string& name, const Rect& rect) {
   order_.push_back({false, boxes_.size()});
-  boxes_.push_back({HitKind::reg, buffer, row, row + 1, 0, 1, name, shown(rect)});
+  boxes_.push_back({HitKind::reg, buffer, row, row + 1, 0, 1, name, shown(rect), Rect{}});
 }
 
 void HitMap::add_node(const std::vector<int>& buffers, int row, int node, const std::string& name,
@@ -52,28 +52,29 @@ void HitMap::add_node(const std::vector<int>& buffers, int row, int node, const 
     const int b = *it;
     if (b < 0) continue;
     order_.push_back({false, boxes_.size()});
-    boxes_.push_back({HitKind::node, b, row, row + 1, node, node + 1, name, shown(rect)});
+    boxes_.push_back({HitKind::node, b, row, row + 1, node, node + 1, name, shown(rect), Rect{}});
   }
 }
 
-void HitMap::add_memory(const std::string& name, const Rect& rect, int buffer, int r0, int r1, int c0, int c1) {
+void HitMap::add_memory(const std::string& name, const Rect& rect, int buffer, int r0, int r1, int c0, int c1,
+                        const Rect& labelled) {
   order_.push_back({false, boxes_.size()});
-  boxes_.push_back({HitKind::memory, buffer, r0, r1, c0, c1, name, shown(rect)});
+  boxes_.push_back({HitKind::memory, buffer, r0, r1, c0, c1, name, shown(rect), labelled});
 }
 
 void HitMap::add_code_line(int line, const std::string& text, const Rect& rect) {
   order_.push_back({false, boxes_.size()});
-  boxes_.push_back({HitKind::code_line, -1, line, line + 1, 0, 0, text, shown(rect)});
+  boxes_.push_back({HitKind::code_line, -1, line, line + 1, 0, 0, text, shown(rect), Rect{}});
 }
 
 void HitMap::add_panel(const std::string& name, const Rect& rect) {
   order_.push_back({false, boxes_.size()});
-  boxes_.push_back({HitKind::panel, -1, 0, 0, 0, 0, name, shown(rect)});
+  boxes_.push_back({HitKind::panel, -1, 0, 0, 0, 0, name, shown(rect), Rect{}});
 }
 
 void HitMap::add_move(const std::string& name, const Rect& rect) {
   order_.push_back({false, boxes_.size()});
-  boxes_.push_back({HitKind::move, -1, 0, 0, 0, 0, name, shown(rect)});
+  boxes_.push_back({HitKind::move, -1, 0, 0, 0, 0, name, shown(rect), Rect{}});
 }
 
 std::vector<Rect> HitMap::step_rects(const Step& step) const {
@@ -85,7 +86,7 @@ std::vector<Rect> HitMap::step_rects(const Step& step) const {
       for (const Box& b : boxes_)
         if (b.kind == HitKind::memory && b.buffer == g.buffer && overlaps(b.r0, b.r1, g.r0, g.r1) &&
             overlaps(b.c0, b.c1, g.c0, g.c1))
-          out.push_back(b.rect);
+          out.push_back(b.labelled.shown ? b.labelled : b.rect);
     }
   for (const Box& b : boxes_)
     if (b.kind == HitKind::move ||

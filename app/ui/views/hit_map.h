@@ -53,9 +53,10 @@ class HitMap {
   // first of them.
   void add_node(const std::vector<int>& buffers, int row, int node, const std::string& name, const Rect& rect);
   // A memory-panel box: "HBM", "SRAM", or a tile named as the panel labels it; `buffer` and
-  // its region where the box stands for one (-1 otherwise).
+  // its region where the box stands for one (-1 otherwise); `labelled`: the box with its label
+  // and size, where they are drawn beside it (what step_rects keeps in sight).
   void add_memory(const std::string& name, const Rect& rect, int buffer = -1, int r0 = 0, int r1 = 0, int c0 = 0,
-                  int c1 = 0);
+                  int c1 = 0, const Rect& labelled = {});
   // Pseudocode line `line` (numbered as Step::line: 1 is the first), its text.
   void add_code_line(int line, const std::string& text, const Rect& rect);
   // A panel of the window by its title.
@@ -101,6 +102,7 @@ class HitMap {
     int r0, r1, c0, c1;  // buffer cells it shows; a code line: r0 = the line
     std::string name;
     Rect rect;
+    Rect labelled;  // a memory box with its label and size; not shown: rect
   };
   // Draw order across both lists, so at() finds the topmost.
   struct Order {
