@@ -125,7 +125,8 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
                      "With --ask: this answer typed, and the question's step shown with it scored "
                      "(\"you: 2.72, right: 2.7183 ✓\")");
   c.shot->add_option("--pen", o.shot.pen,
-                     "A pen stroke over the presented view (with --present), as the pen (L) draws it in "
+                     "A pen stroke over the presented view (with --present) or the view panel (with --panel "
+                     "view), as the pen (L) draws it in "
                      "presentation mode: points \"x,y x,y ...\", fractions 0..1 of the view's width and "
                      "height; give --pen again for another stroke")
       ->expected(1)

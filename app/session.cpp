@@ -69,6 +69,7 @@ void Session::restore(ui::AppState& app, bool lesson_given) {
   app.set_font_scale(settings_.font_scale);
   app.set_play_speed(settings_.play_speed);
   app.motion.enabled = settings_.animate_steps;
+  app.quiz.on = settings_.ask_first;
   app.recent_files = settings_.recent_files;
   for (const std::string& n : notices_) app.note(ui::Severity::warning, n);
   if (config_.empty() || !settings_.restore_last) return;
@@ -127,6 +128,7 @@ void Session::fill_settings(const ui::AppState& app, const WindowPlacement& wher
   settings_.font_scale = app.font_scale;
   settings_.play_speed = app.timeline.speed();
   settings_.animate_steps = app.motion.enabled;
+  settings_.ask_first = app.quiz.on;
   settings_.recent_files = app.recent_files;
   settings_.maximized = where.maximized;
   if (where.has_size) {

@@ -198,6 +198,7 @@ Settings load_settings(const std::string& path, std::vector<std::string>& notice
   r.string("last_folder", s.last_folder);
   r.boolean("restore_last", s.restore_last);
   r.boolean("animate_steps", s.animate_steps);
+  r.boolean("ask_first", s.ask_first);
   if (const Json* v = r.find("recent_files")) {
     if (!v->is_array()) {
       r.bad("recent_files", *v, "a list of file names", "none");
@@ -238,6 +239,7 @@ Json settings_to_json(const Settings& s) {
   j["last_folder"] = fits_json(s.last_folder) ? s.last_folder : "";
   j["restore_last"] = s.restore_last;
   j["animate_steps"] = s.animate_steps;
+  j["ask_first"] = s.ask_first;
   return j;
 }
 

@@ -35,6 +35,7 @@ struct Settings {
   std::string last_folder;                // where the file dialog opens; "" = the working folder
   bool restore_last = true;               // reopen the last scenario at start-up
   bool animate_steps = true;              // View ▸ Animate steps (app/ui/model/transition.h)
+  bool ask_first = false;                 // View ▸ Ask me first (app/ui/model/ask.h)
 };
 
 // The config folder: $XDG_CONFIG_HOME/flashstep, or $HOME/.config/flashstep when

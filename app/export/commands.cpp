@@ -196,14 +196,16 @@ std::string ask_question(ui::AppState& app, const ShotOptions& o, int& step) {
 int shot_command(const ShotOptions& o) {
   if (auto err = check(o); !err.empty()) return bad(err);
   int step = 0;
-  // --pen: strokes over the presented view, as the pen draws them in presentation mode.
+  // --pen: strokes over the presented view, as the pen draws them in presentation mode, or over
+  // the view panel alone.
   std::vector<ui::PenStroke> strokes;
   for (const std::string& text : o.pen) {
     ui::PenStroke s;
     if (std::string err = ui::Pen::parse_stroke(text, s); !err.empty()) return bad(err);
     strokes.push_back(std::move(s));
   }
-  if (!strokes.empty() && !o.present) return bad("--pen draws over the presented view; add --present");
+  if (!strokes.empty() && !o.present && o.panel != "view")
+    return bad("--pen draws over the presented view or the view panel; add --present or --panel view");
   if (!o.step.empty())
     if (std::string err = parse_step("--step", o.step, step); !err.empty()) return bad(err);
   int stop = -1;  // from 0

@@ -5,9 +5,15 @@
 
 #include "tests/app/headless.h"
 #include "app/ui/model/app_state.h"
+#include "app/ui/style.h"
+#include "app/ui/views/hit_map.h"
+#include "core/lessons.h"
 
 #include <doctest/doctest.h>
 #include <imgui.h>
+#include <imgui_internal.h>
+
+#include <vector>
 
 using namespace flashstep;
 using namespace flashstep::ui;
@@ -199,4 +205,72 @@ TEST_CASE("ask me first lets an export step through: its dialog open, or its pic
   h.frame(app);
   CHECK(app.timeline.playhead() == s);
   CHECK(app.quiz.asking == -1);
+}
+
+namespace {
+
+// The window's fonts and style at `scale` (presenting: 1.5), as the window makes them.
+void use_scale(AppState& app, float scale, Theme theme) {
+  load_fonts(scale);
+  apply_style(scale, theme);
+  unsigned char* pixels = nullptr;
+  int w = 0, h = 0;
+  ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+  app.ui_scale = scale;
+  app.set_theme(theme);
+}
+
+// Whether the ImGui window `name`, as drawn in the last frame, covers any of `rects`; each one
+// it covers is reported.
+bool covers(const char* name, const std::vector<Rect>& rects) {
+  const ImGuiWindow* w = ImGui::FindWindowByName(name);
+  REQUIRE(w);
+  bool any = false;
+  for (const Rect& r : rects) {
+    const bool hit = w->Pos.x < r.x + r.w && r.x < w->Pos.x + w->Size.x && w->Pos.y < r.y + r.h && r.y < w->Pos.y + w->Size.y;
+    if (hit) MESSAGE(std::string(name) << " at (" << w->Pos.x << ", " << w->Pos.y << ", " << w->Size.x << " × " << w->Size.y << ") covers (" << r.x << ", " << r.y << ", " << r.w << " × " << r.h << ")");
+    any |= hit;
+  }
+  return any;
+}
+
+}  // namespace
+
+TEST_CASE("ask me first: the question and the answer cover nothing the step points at (its cells, memory tiles and moves, code lines), at 1280×800 and presenting at 1920×1080") {
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  for (const Lesson& l : lessons()) {
+    for (bool presenting : {false, true}) {
+      CAPTURE(l.id);
+      CAPTURE(presenting);
+      io.DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
+      AppState app;
+      app.background_allowed = false;
+      REQUIRE(app.open_lesson(l.id));
+      app.tab = Tab::lesson;
+      app.tab_changed = true;
+      app.presenting = presenting;
+      use_scale(app, presenting ? 1.5f : 1.0f, presenting ? Theme::projector : Theme::dark);
+      h.frame(app);
+      app.quiz.on = true;
+      h.frame(app);
+      const std::vector<Question> questions = app.quiz.questions;
+      for (const Question& q : questions) {
+        CAPTURE(q.step);
+        for (int k = 0; k < app.timeline.count() && !Headless::drawn("##ask-question"); ++k) h.press(app, GLFW_KEY_RIGHT);
+        REQUIRE(Headless::drawn("##ask-question"));
+        h.frame(app);
+        const Recording& rec = *app.played.rec;
+        CHECK_FALSE(covers("##ask-question", app.hits.step_rects(rec.steps[static_cast<std::size_t>(app.timeline.playhead())])));
+        h.type_text(app, q.shown.c_str());
+        h.press(app, GLFW_KEY_ENTER);
+        h.frame(app);
+        REQUIRE(Headless::drawn("##ask-answer"));
+        CHECK_FALSE(covers("##ask-answer", app.hits.step_rects(rec.steps[static_cast<std::size_t>(app.timeline.playhead())])));
+      }
+    }
+  }
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+  io.DisplaySize = ImVec2(1280, 800);
 }

@@ -128,6 +128,24 @@ TEST_CASE("quitting writes the settings and the last scenario, and the next star
   CHECK(home.read("last-scenario.json")["lesson"] == "online");
 }
 
+TEST_CASE("View ▸ Ask me first is kept from one run to the next; a settings file without it starts with it off") {
+  if (!have_display()) return;
+  ConfigHome home;
+  REQUIRE(home.run("--lesson online") == 0);
+  Json settings = home.read("settings.json");
+  CHECK(settings["ask_first"] == false);
+  // Turned on in a previous run: on again, and written again at quit.
+  settings["ask_first"] = true;
+  home.write("settings.json", settings.dump());
+  REQUIRE(home.run("--lesson online") == 0);
+  CHECK(home.read("settings.json")["ask_first"] == true);
+  // A file from before the key: off.
+  settings.erase("ask_first");
+  home.write("settings.json", settings.dump());
+  REQUIRE(home.run("--lesson online") == 0);
+  CHECK(home.read("settings.json")["ask_first"] == false);
+}
+
 TEST_CASE("a corrupt settings file is moved aside and the window starts with the defaults") {
   if (!have_display()) return;
   ConfigHome home;

@@ -198,6 +198,38 @@ TEST_CASE("the close-up of a made-up backward step: the written tiles, query row
   CHECK(big.items[5].r1 - big.items[5].r0 == 3);
 }
 
+TEST_CASE("the close-up of a step outside tiles that works on a query row shows no key rows, and keeps room for one") {
+  // The same buffers without tiles, as the standard backward declares them: its steps write a
+  // query row (S, dP, dS, dQ, D) or a key row (dV, dK), never both.
+  Recording rec = made_up_backward();
+  rec.Br = rec.Bc = 0;
+  rec.steps.clear();
+  Step row;  // query row 3 of dS and D
+  row.row = 2;
+  row.writes = {Region{1, 2, 0, 3, 6}, Region{4, 2, 0, 3, 1}};
+  rec.steps.push_back(row);
+  const CloseUp c = close_up(rec, &rec.steps[0]);
+  REQUIRE(c.shown);
+  CHECK(c.heading == "query 3 · keys 1–6");
+  REQUIRE_FALSE(c.items.empty());
+  for (const CloseUpItem& it : c.items) {
+    CAPTURE(it.title);
+    CHECK_FALSE(it.key_rows);
+    CHECK(it.r0 == 2);
+    CHECK(it.r1 == 3);
+  }
+  // The largest close-up, whose height the view keeps at every step: one query row, and one key
+  // row of dK and dV (not all six: that room would be taken from the matrices above).
+  const CloseUp big = close_up_largest(rec);
+  int key_items = 0;
+  for (const CloseUpItem& it : big.items) {
+    CAPTURE(it.title);
+    CHECK(it.r1 - it.r0 == 1);
+    key_items += it.key_rows ? 1 : 0;
+  }
+  CHECK(key_items == 2);
+}
+
 TEST_CASE("a made-up buffer's rows and partial sums are named by its declarations, not its name") {
   const Recording rec = made_up_backward();
   // In tile (i = 3, j = 2): dVⱼ summed over the Q blocks so far, after block i = 3.

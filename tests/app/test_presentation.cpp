@@ -247,7 +247,7 @@ bool same(const Rect& a, const Rect& b) {
 
 }  // namespace
 
-TEST_CASE("matrix view: at every step of every attention lesson, the step's numbers are drawn at 11 px or more, at 1280×800 and presenting at 1920×1080") {
+TEST_CASE("matrix view: at every step of every attention lesson, the step's numbers are drawn at 11 px or more, at 1280×800 and presenting at 1920×1080, and presenting the band's cells too") {
   // Either every matrix has its numbers, or the close-up under them shows the step's rows.
   Headless h;
   ImGuiIO& io = ImGui::GetIO();
@@ -279,6 +279,17 @@ TEST_CASE("matrix view: at every step of every attention lesson, the step's numb
         // Where a font made larger leaves too little room, the close-up's numbers give way
         // down to their size at font 1× (11 px times the screen's and presenting's scale).
         CHECK((all_numbers || d.close_up_px >= kMinCellTextPx * scale / app.font_scale));
+        // Presenting at font 1×, the band of matrices above the close-up is read from the back
+        // of the room too: its cells at least as tall as the window's smallest text (11 px),
+        // wherever N rows of such cells fit in the view at all (not N = 64: zoom is for that).
+        const Recording& rec = *app.played.rec;
+        if (mode == 1 && static_cast<float>(rec.n) * kMinCellTextPx <= d.area.h) {
+          for (const auto& [b, r] : d.matrices) {
+            if (rec.buffers[static_cast<std::size_t>(b)].place == Place::above) continue;
+            CAPTURE(rec.buffers[static_cast<std::size_t>(b)].name);
+            CHECK(r.h / static_cast<float>(rec.n) >= kMinCellTextPx);
+          }
+        }
       }
     }
   }

@@ -57,6 +57,7 @@ void check_defaults(const Settings& s) {
   CHECK(s.last_folder == d.last_folder);
   CHECK(s.restore_last == d.restore_last);
   CHECK(s.animate_steps == d.animate_steps);
+  CHECK(s.ask_first == d.ask_first);
 }
 
 // A file that cannot be used: loading gives the defaults and one notice naming `why`; the file
@@ -92,6 +93,7 @@ TEST_CASE("saved settings load back the same, with a version") {
   s.last_folder = "/home/ana/slides";
   s.restore_last = false;
   s.animate_steps = false;
+  s.ask_first = true;
   REQUIRE(save_settings(path, s) == "");
   CHECK(contains(read(path), "\"version\": 1"));
   std::vector<std::string> notices;
@@ -107,9 +109,31 @@ TEST_CASE("saved settings load back the same, with a version") {
   CHECK(t.last_folder == s.last_folder);
   CHECK(t.restore_last == s.restore_last);
   CHECK(t.animate_steps == s.animate_steps);
+  CHECK(t.ask_first == s.ask_first);
   // Saving again replaces the file (no temporary left behind).
   REQUIRE(save_settings(path, t) == "");
   CHECK(fs::directory_iterator(dir.path / "sub" / "folder")->path().filename() == "settings.json");
+}
+
+TEST_CASE("Ask me first: off by default and in a file from before the key, kept when on, a wrong value costs its key") {
+  TempDir dir("settings");
+  const std::string path = dir.file("settings.json");
+  CHECK_FALSE(Settings{}.ask_first);
+  std::vector<std::string> notices;
+  write(path, R"({"version": 1, "theme": "light", "animate_steps": false})");
+  Settings s = load_settings(path, notices);
+  CHECK(notices.empty());
+  CHECK(s.theme == ui::Theme::light);
+  CHECK_FALSE(s.ask_first);
+  write(path, R"({"version": 1, "ask_first": true})");
+  CHECK(load_settings(path, notices).ask_first);
+  CHECK(notices.empty());
+  write(path, R"({"version": 1, "ask_first": "yes"})");
+  s = load_settings(path, notices);
+  CHECK_FALSE(s.ask_first);
+  REQUIRE(notices.size() == 1);
+  CHECK(contains(notices[0], "\"ask_first\" = \"yes\""));
+  CHECK(contains(notices[0], "using false"));
 }
 
 TEST_CASE("file names that are not UTF-8 are left out of the file, not a reason to fail") {

@@ -10,9 +10,12 @@
 #include "app/ui/model/app_state.h"
 #include "app/ui/model/tour_state.h"
 #include "app/ui/panels/panels.h"
+#include "app/ui/style.h"
+#include "app/ui/views/hit_map.h"
 #include "core/lessons.h"
 
 #include <doctest/doctest.h>
+#include <imgui_internal.h>
 
 #include <fstream>
 
@@ -166,4 +169,76 @@ TEST_CASE("tour: a bad tour file is refused in the status line and the lesson's 
   CHECK_FALSE(open_tour_file(app, other));
   CHECK(app.status_line().text == "other.json: tour.stops[0].point.buffer = \"x\": this lesson's recording has no such buffer");
   CHECK(app.current_lesson().id == "online");
+}
+
+namespace {
+
+// The window's fonts and style at `scale` (presenting: 1.5), as the window makes them.
+void use_scale(AppState& app, float scale, Theme theme) {
+  load_fonts(scale);
+  apply_style(scale, theme);
+  unsigned char* pixels = nullptr;
+  int w = 0, h = 0;
+  ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+  app.ui_scale = scale;
+  app.set_theme(theme);
+}
+
+bool intersect(const Rect& a, const Rect& b) {
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+// Where an ImGui window was drawn in the last frame.
+Rect window_rect(const char* name) {
+  const ImGuiWindow* w = ImGui::FindWindowByName(name);
+  REQUIRE(w);
+  REQUIRE(w->Active);
+  return Rect{w->Pos.x, w->Pos.y, w->Size.x, w->Size.y, true};
+}
+
+}  // namespace
+
+TEST_CASE("tour: at every stop of every lesson the tour's box covers neither the outlined target nor what the step points at, at 1280×800 and presenting at 1920×1080") {
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  for (const Lesson& l : lessons()) {
+    if (l.tour.empty()) continue;
+    for (bool presenting : {false, true}) {
+      CAPTURE(l.id);
+      CAPTURE(presenting);
+      io.DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
+      AppState app;
+      app.background_allowed = false;
+      open(h, app, l.id.c_str());
+      app.presenting = presenting;
+      use_scale(app, presenting ? 1.5f : 1.0f, presenting ? Theme::projector : Theme::dark);
+      set_tour(app, true);
+      const Tour& tour = shown_tour(app);
+      const std::vector<int>& steps = tour_steps(app);
+      for (int s = 0; s < static_cast<int>(tour.stops.size()); ++s) {
+        CAPTURE(s);
+        if (!go_to_tour_stop(app, s)) continue;  // a stop whose event does not happen
+        for (int f = 0; f < 3; ++f) h.frame(app);
+        REQUIRE(tour_view(app).at_stop);
+        const int step = steps[static_cast<std::size_t>(s)];
+        const Rect box = window_rect("##tour");
+        CAPTURE(box.x);
+        CAPTURE(box.y);
+        // The outline is drawn 5 px (times the scale) around the target, 9 px wide.
+        const float halo = 9.5f * app.ui_scale;
+        for (Rect t : tour_target_rects(app, tour.stops[static_cast<std::size_t>(s)], step)) {
+          t = Rect{t.x - halo, t.y - halo, t.w + 2 * halo, t.h + 2 * halo, true};
+          CHECK_FALSE(intersect(box, t));
+        }
+        for (const Rect& r : app.hits.step_rects(app.played.rec->steps[static_cast<std::size_t>(step)])) {
+          CAPTURE(r.x);
+          CAPTURE(r.y);
+          CHECK_FALSE(intersect(box, r));
+        }
+      }
+    }
+  }
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+  io.DisplaySize = ImVec2(1280, 800);
 }

@@ -119,3 +119,18 @@ TEST_CASE("shot --pen draws a stroke over the presented view in the pen's ink, a
   std::remove(plain.c_str());
   std::remove(pen.c_str());
 }
+
+TEST_CASE("shot --panel view --pen draws the strokes over the exported view as the whole window does") {
+  std::string err;
+  const std::string plain = tmp("panel-plain.png"), pen = tmp("panel-pen.png");
+  const std::string common = "--lesson online --step 3 --panel view --theme projector --width 960 --height 540";
+  REQUIRE(invoke("shot " + common + " --out " + plain, err) == 0);
+  REQUIRE(invoke("shot " + common + " --pen \"0.2,0.3 0.5,0.35 0.8,0.3\" --pen \"0.3,0.6 0.6,0.6\" --out " + pen,
+                 err) == 0);
+  const Png p = load_png(plain), q = load_png(pen);
+  REQUIRE(p.w > 0);
+  CHECK(ink_pixels(p) == 0);
+  CHECK(ink_pixels(q) > static_cast<std::size_t>(q.w) / 2);  // two strokes across half the view, 5 units thick
+  std::remove(plain.c_str());
+  std::remove(pen.c_str());
+}

@@ -368,6 +368,9 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
       ImGui::PopStyleVar();
       app.hits.add_panel("View", Rect{all.pos.x, all.pos.y, all.size.x, all.size.y, true});
       draw_tab_content(app, want, !opt.picture);
+      // The pen's strokes over the view, as presentation mode draws them over it (an export of
+      // the view panel while presenting, or `shot --panel view --pen`).
+      if (want == Tab::lesson) draw_pen_layer(app);
       ImGui::End();
       draw_tour(app);
     }

@@ -7,20 +7,16 @@
 #include "app/ui/views/hit_map.h"
 #include "app/ui/widgets.h"
 
+#include <imgui_internal.h>
+
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace flashstep::ui {
-namespace {
-
-bool overlaps(const Rect& a, const Rect& b) {
-  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
-}
-
-}  // namespace
 
 std::vector<Rect> tour_target_rects(const AppState& app, const TourStop& stop, int step) {
   const Recording& rec = *app.played.rec;
@@ -78,34 +74,42 @@ void draw_tour(AppState& app) {
     fg->AddRect(a, b, with_alpha(pal.background, 0.85f), r, 0, 9 * s);
     fg->AddRect(a, b, pal.pointer, r, 0, 4.5f * s);
   }
-  // The panel keeps clear of the largest place the target is shown.
-  std::optional<Rect> target;
-  for (const Rect& t : targets)
-    if (!target || t.w * t.h > target->w * target->h) target = t;
+  // The panel keeps clear of the target as outlined and of everything the step points at
+  // (its cells in the matrices and the close-up, its registers, its memory tiles and moves, its
+  // pseudocode lines): all of them where the views drew them this frame.
+  std::vector<Rect> avoid;
+  const float halo = 9.5f * s;  // the outline's pad and half its halo's width
+  for (const Rect& t : targets) avoid.push_back(Rect{t.x - halo, t.y - halo, t.w + 2 * halo, t.h + 2 * halo, true});
+  if (v.step >= 0 && v.step < app.played.rec->step_count())
+    for (const Rect& r : app.hits.step_rects(app.played.rec->steps[static_cast<std::size_t>(v.step)]))
+      avoid.push_back(r);
 
-  // The panel: in a corner of the view that keeps clear of the target.
+  // The panel: in a corner of the view that keeps clear of them.
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  Rect area{vp->Pos.x, vp->Pos.y, vp->Size.x, vp->Size.y, true};
+  const Rect screen{vp->Pos.x, vp->Pos.y, vp->Size.x, vp->Size.y, true};
+  Rect area = screen;
   if (const auto view = app.hits.find("View", HitKind::panel)) area = view->rect;
   float w = std::min(460.0f * s, area.w * 0.5f);
   const float pad_x = ImGui::GetStyle().WindowPadding.x * 2;
   const float fs = ImGui::GetFontSize();
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
-  // Its height at width w, to keep it clear of the target.
+  // Its height at width w, to keep it clear of them: as drawn last frame at that width, at
+  // least as estimated from its lines.
+  const ImGuiWindow* last = ImGui::FindWindowByName("##tour");
   auto height = [&](float width) {
     float h = line_h * 3.2f + ImGui::GetFrameHeightWithSpacing();
     for (const std::string& t : v.notes) h += line_h * static_cast<float>(wrap_rich(t, width - pad_x, fs).size());
     h += line_h * static_cast<float>(wrap_rich(v.text, width - pad_x, fs).size());
     if (!v.takeaway.empty())
       h += line_h * (static_cast<float>(wrap_rich("Takeaway: " + v.takeaway, width - pad_x, fs).size()) + 0.5f);
+    if (last && last->WasActive && std::fabs(last->SizeFull.x - width) < 1) h = std::max(h, last->SizeFull.y);
     return h;
   };
-  const float h = height(w);
   const float m = 10 * s;
   // Anchored by a corner (pivot), so its real height, which the text decides, never runs past
   // the view's edge: the view's bottom right, then over the explanation panel (the step's
   // sentence, which the stop's text stands in for: the tour covers it whole), then the view's
-  // other corners, the first that keeps the target in sight.
+  // other corners, then anywhere on the screen, the first that keeps all of them in sight.
   const float top = area.y + m + 28 * s, bottom = area.y + area.h - m;
   struct Corner {
     ImVec2 at, pivot;
@@ -118,14 +122,23 @@ void draw_tour(AppState& app) {
   corners.push_back({ImVec2(area.x + m, bottom), ImVec2(0, 1), w, 0});
   corners.push_back({ImVec2(area.x + area.w - m, top), ImVec2(1, 0), w, 0});
   corners.push_back({ImVec2(area.x + m, top), ImVec2(0, 0), w, 0});
-  Corner chosen = corners[0];
+  const float h = height(w);
+  std::vector<Rect> boxes;
   for (const Corner& c : corners) {
-    const Rect box{c.at.x - c.pivot.x * c.width, c.at.y - c.pivot.y * h, c.width, std::max(h, c.min_h), true};
-    if (!target || !overlaps(box, *target)) {
-      chosen = c;
-      break;
+    const float ch = std::max(height(c.width), c.min_h);
+    boxes.push_back(Rect{c.at.x - c.pivot.x * c.width, c.at.y - c.pivot.y * ch, c.width, ch, true});
+  }
+  // Anywhere on the screen, narrower (and taller) where the full width finds no room.
+  const Rect inside{screen.x + m, screen.y + m, screen.w - 2 * m, screen.h - 2 * m, true};
+  for (float f : {1.0f, 0.8f, 0.65f, 0.5f}) {
+    const float ww = std::max(w * f, std::min(w, 240.0f * s));
+    for (const Rect& b : grid_boxes(inside, ww, f == 1.0f ? h : height(ww), 16 * s)) {
+      boxes.push_back(b);
+      corners.push_back({ImVec2(b.x, b.y), ImVec2(0, 0), ww, 0});
     }
   }
+  const int pick = first_clear(boxes, avoid);
+  const Corner chosen = pick >= 0 ? corners[static_cast<std::size_t>(pick)] : corners[0];
   w = chosen.width;
   const float text_w = w - pad_x;
   ImGui::SetNextWindowPos(chosen.at, ImGuiCond_Always, chosen.pivot);

@@ -24,7 +24,9 @@ int group_of(const BufferInfo& b) {
 }
 
 // The items of the close-up: each buffer's part the step is about, titled by its rows' role.
-void add_items(const Recording& rec, CloseUp& cu) {
+// Without `key_rows`, none of the key-row buffers: a step outside the tiles that works on a
+// query row writes no key row (the standard backward writes dV and dK a key row a step).
+void add_items(const Recording& rec, CloseUp& cu, bool key_rows = true) {
   const bool sep = cu.tile_i >= 9 || cu.tile_j >= 9;
   const bool tile = cu.tile_i >= 0 && cu.tile_j >= 0;
   const std::string ij = tile ? strf("_{%d%s%d}", cu.tile_i + 1, sep ? "," : "", cu.tile_j + 1) : "";
@@ -34,7 +36,7 @@ void add_items(const Recording& rec, CloseUp& cu) {
   for (int bi : close_up_buffers(rec)) {
     const BufferInfo& b = rec.buffers[static_cast<std::size_t>(bi)];
     const int g = group_of(b);
-    if ((g == 0 || g == 3) && !keys) continue;
+    if (((g == 0 || g == 3) && !keys) || (g == 3 && !key_rows)) continue;
     CloseUpItem it;
     it.buffer = bi;
     it.key_rows = g == 3;
@@ -134,7 +136,7 @@ CloseUp close_up(const Recording& rec, const Step* step) {
                 rows + keys;
   else
     c.heading = rows + keys;
-  add_items(rec, c);
+  add_items(rec, c, tiled && step->tile_i >= 0);
   return c;
 }
 
@@ -148,6 +150,11 @@ CloseUp close_up_largest(const Recording& rec) {
   cu.r1 = rec.Br > 0 ? std::min(rec.Br, rec.n) : 1;
   cu.k1 = rec.Bc > 0 ? std::min(rec.Bc, rec.n) : rec.n;
   add_items(rec, cu);
+  // Outside tiles a step writes key rows alone, a row at a time (a step that writes more pages
+  // through them): room for one, not for every key.
+  if (rec.Br <= 0 || rec.Bc <= 0)
+    for (CloseUpItem& it : cu.items)
+      if (it.key_rows) it.r1 = std::min(it.r1, it.r0 + 1);
   return cu;
 }
 

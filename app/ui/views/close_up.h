@@ -46,7 +46,8 @@ inline constexpr int kCloseUpMaxRows = 8;
 CloseUp close_up(const Recording& rec, const Step* step);
 
 // The close-up every step of the recording would show at its largest: Br rows (one row
-// without tiles), every item, the last tile's subscripts. Its size is the view's, at every step.
+// without tiles, and one key row: outside tiles a step writes query rows or key rows, and a
+// query row's close-up shows no key rows), every item, the last tile's subscripts. Its size is the view's, at every step.
 CloseUp close_up_largest(const Recording& rec);
 
 // The buffers a close-up shows, in the order it shows them (see above).

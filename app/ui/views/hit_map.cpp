@@ -37,12 +37,12 @@ void HitMap::add_heatmap(int buffer, bool transposed, int rows, int cols, const 
 void HitMap::add_strip(HitKind kind, int buffer, int row, int c0, int c1, const Rect& rect) {
   if (c1 <= c0) return;
   order_.push_back({false, boxes_.size()});
-  boxes_.push_back({kind, buffer, row, row + 1, c0, c1, "", shown(rect)});
+  boxes_.push_back({kind, buffer, row, row + 1, c0, c1, "", shown(rect), Rect{}});
 }
 
 void HitMap::add_register(int buffer, int row, const std::string& name, const Rect& rect) {
   order_.push_back({false, boxes_.size()});
-  boxes_.push_back({HitKind::reg, buffer, row, row + 1, 0, 1, name, shown(rect)});
+  boxes_.push_back({HitKind::reg, buffer, row, row + 1, 0, 1, name, shown(rect), Rect{}});
 }
 
 void HitMap::add_node(const std::vector<int>& buffers, int row, int node, const std::string& name,
@@ -52,23 +52,47 @@ void HitMap::add_node(const std::vector<int>& buffers, int row, int node, const 
     const int b = *it;
     if (b < 0) continue;
     order_.push_back({false, boxes_.size()});
-    boxes_.push_back({HitKind::node, b, row, row + 1, node, node + 1, name, shown(rect)});
+    boxes_.push_back({HitKind::node, b, row, row + 1, node, node + 1, name, shown(rect), Rect{}});
   }
 }
 
-void HitMap::add_memory(const std::string& name, const Rect& rect, int buffer, int r0, int r1, int c0, int c1) {
+void HitMap::add_memory(const std::string& name, const Rect& rect, int buffer, int r0, int r1, int c0, int c1,
+                        const Rect& labelled) {
   order_.push_back({false, boxes_.size()});
-  boxes_.push_back({HitKind::memory, buffer, r0, r1, c0, c1, name, shown(rect)});
+  boxes_.push_back({HitKind::memory, buffer, r0, r1, c0, c1, name, shown(rect), labelled});
 }
 
 void HitMap::add_code_line(int line, const std::string& text, const Rect& rect) {
   order_.push_back({false, boxes_.size()});
-  boxes_.push_back({HitKind::code_line, -1, line, line + 1, 0, 0, text, shown(rect)});
+  boxes_.push_back({HitKind::code_line, -1, line, line + 1, 0, 0, text, shown(rect), Rect{}});
 }
 
 void HitMap::add_panel(const std::string& name, const Rect& rect) {
   order_.push_back({false, boxes_.size()});
-  boxes_.push_back({HitKind::panel, -1, 0, 0, 0, 0, name, shown(rect)});
+  boxes_.push_back({HitKind::panel, -1, 0, 0, 0, 0, name, shown(rect), Rect{}});
+}
+
+void HitMap::add_move(const std::string& name, const Rect& rect) {
+  order_.push_back({false, boxes_.size()});
+  boxes_.push_back({HitKind::move, -1, 0, 0, 0, 0, name, shown(rect), Rect{}});
+}
+
+std::vector<Rect> HitMap::step_rects(const Step& step) const {
+  std::vector<Rect> out;
+  for (const std::vector<Region>* regions : {&step.reads, &step.writes})
+    for (const Region& g : *regions) {
+      for (const Rect& r : rects_of_region(g.buffer, g.r0, g.r1, g.c0, g.c1)) out.push_back(r);
+      // The memory panel's matrices and tiles that hold the region (rects_of_region leaves them).
+      for (const Box& b : boxes_)
+        if (b.kind == HitKind::memory && b.buffer == g.buffer && overlaps(b.r0, b.r1, g.r0, g.r1) &&
+            overlaps(b.c0, b.c1, g.c0, g.c1))
+          out.push_back(b.labelled.shown ? b.labelled : b.rect);
+    }
+  for (const Box& b : boxes_)
+    if (b.kind == HitKind::move ||
+        (b.kind == HitKind::code_line && b.r0 >= step.line && b.r0 <= std::max(step.line, step.line_end)))
+      out.push_back(b.rect);
+  return out;
 }
 
 std::optional<Rect> HitMap::rect_of(int buffer, int r, int c) const {
@@ -176,6 +200,41 @@ std::optional<Rect> HitMap::code_line(int line) const {
   for (const Box& b : boxes_)
     if (b.kind == HitKind::code_line && b.r0 == line) return b.rect;
   return std::nullopt;
+}
+
+bool overlaps(const Rect& a, const Rect& b) {
+  return a.shown && b.shown && a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+int first_clear(const std::vector<Rect>& candidates, const std::vector<Rect>& avoid) {
+  int best = -1;
+  float least = 0;
+  for (std::size_t k = 0; k < candidates.size(); ++k) {
+    float covered = 0;
+    for (const Rect& r : avoid)
+      if (overlaps(candidates[k], r)) {
+        const Rect& c = candidates[k];
+        covered += (std::min(c.x + c.w, r.x + r.w) - std::max(c.x, r.x)) * (std::min(c.y + c.h, r.y + r.h) - std::max(c.y, r.y));
+      }
+    if (covered <= 0) return static_cast<int>(k);
+    if (best < 0 || covered < least) best = static_cast<int>(k), least = covered;
+  }
+  return best;
+}
+
+std::vector<Rect> grid_boxes(const Rect& bounds, float w, float h, float step) {
+  std::vector<Rect> out;
+  if (w > bounds.w || h > bounds.h || !(step > 0)) return out;
+  for (float y = bounds.y + bounds.h - h;; y -= step) {
+    y = std::max(y, bounds.y);
+    for (float x = bounds.x + bounds.w - w;; x -= step) {
+      x = std::max(x, bounds.x);
+      out.push_back(Rect{x, y, w, h, true});
+      if (x <= bounds.x) break;
+    }
+    if (y <= bounds.y) break;
+  }
+  return out;
 }
 
 }  // namespace flashstep::ui

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "app/ui/views/view_logic.h"
+#include "core/recording.h"
 
 #include <optional>
 #include <string>
@@ -21,7 +22,8 @@ enum class HitKind {
   node,      // a merge-tree node of the chunked view (m_tree and l_tree at the node's column)
   memory,    // a box of the memory panel: "HBM", "SRAM", or a named tile in one of them
   code_line,  // a line of the pseudocode panel (row = the line's number, as Step::line: 1 first)
-  panel       // a panel of the window ("View", "Pseudocode", "Memory")
+  panel,      // a panel of the window ("View", "Pseudocode", "Memory")
+  move        // what the step moves between memories, as drawn: the memory panel's "load" and "write" arrows
 };
 
 // An element under a point, or found by name: which buffer cell(s) it shows, where.
@@ -51,13 +53,22 @@ class HitMap {
   // first of them.
   void add_node(const std::vector<int>& buffers, int row, int node, const std::string& name, const Rect& rect);
   // A memory-panel box: "HBM", "SRAM", or a tile named as the panel labels it; `buffer` and
-  // its region where the box stands for one (-1 otherwise).
+  // its region where the box stands for one (-1 otherwise); `labelled`: the box with its label
+  // and size, where they are drawn beside it (what step_rects keeps in sight).
   void add_memory(const std::string& name, const Rect& rect, int buffer = -1, int r0 = 0, int r1 = 0, int c0 = 0,
-                  int c1 = 0);
+                  int c1 = 0, const Rect& labelled = {});
   // Pseudocode line `line` (numbered as Step::line: 1 is the first), its text.
   void add_code_line(int line, const std::string& text, const Rect& rect);
   // A panel of the window by its title.
   void add_panel(const std::string& name, const Rect& rect);
+  // A move of this step (the memory panel's "load" or "write" arrow with its number).
+  void add_move(const std::string& name, const Rect& rect);
+
+  // Everything drawn that the step points at: each element that shows a cell it reads or
+  // writes (matrices, the close-up, strips, registers, nodes, memory tiles and matrices), its
+  // moves between memories and its pseudocode lines. What a box laid over the views must leave
+  // in sight.
+  std::vector<Rect> step_rects(const Step& step) const;
 
   // The screen box of buffer cell (r, c): the first element reported that shows it (a heatmap
   // before a strip or a register, as drawn), nullopt when no view drew it this frame.
@@ -91,6 +102,7 @@ class HitMap {
     int r0, r1, c0, c1;  // buffer cells it shows; a code line: r0 = the line
     std::string name;
     Rect rect;
+    Rect labelled;  // a memory box with its label and size; not shown: rect
   };
   // Draw order across both lists, so at() finds the topmost.
   struct Order {
@@ -101,5 +113,16 @@ class HitMap {
   std::vector<Box> boxes_;
   std::vector<Order> order_;
 };
+
+// Whether two shown boxes share any point inside them.
+bool overlaps(const Rect& a, const Rect& b);
+
+// The first of `candidates` that lies clear of every rect of `avoid`; where none does, the one
+// that covers the least area of them (the first on a tie); -1 without candidates.
+int first_clear(const std::vector<Rect>& candidates, const std::vector<Rect>& avoid);
+
+// Boxes of w × h inside `bounds`, `step` apart, row by row from the bottom right (where a
+// view's corners are emptiest) to the top left.
+std::vector<Rect> grid_boxes(const Rect& bounds, float w, float h, float step);
 
 }  // namespace flashstep::ui

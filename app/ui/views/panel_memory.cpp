@@ -26,9 +26,10 @@ struct Shape {
 };
 
 // Lays shapes left to right, wrapping; returns the height used. Labels above, sizes below.
-// With dl == nullptr it only measures.
+// With dl == nullptr it only measures. `extra` gets each shape's box and its slot (the box with
+// its label and size).
 float place_shapes(ImDrawList* dl, const Palette& pal, std::vector<Shape>& shapes, ImVec2 p0, float width,
-                   float fs, float s, const std::function<void(const Shape&, ImVec2, ImVec2)>& extra) {
+                   float fs, float s, const std::function<void(const Shape&, ImVec2, ImVec2, const Rect&)>& extra) {
   const float gap = 10 * s, label_h = fs + 2 * s;
   float x = p0.x, y = p0.y, line_h = 0;
   for (Shape& sh : shapes) {
@@ -43,7 +44,7 @@ float place_shapes(ImDrawList* dl, const Palette& pal, std::vector<Shape>& shape
     if (dl) {
       draw_rich(dl, ImVec2(x, y), pal.text, sh.label);
       dl->AddRectFilled(a, b, sh.fill, 2 * s);
-      if (extra) extra(sh, a, b);
+      if (extra) extra(sh, a, b, Rect{x, y, lw, label_h + sh.h + fs + 2 * s, true});
       dl->AddText(ImGui::GetFont(), fs * 0.85f, ImVec2(x, b.y + 2 * s), pal.text_dim, sh.size.c_str());
     }
     line_h = std::max(line_h, label_h + sh.h + fs + 2 * s);
@@ -210,12 +211,12 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y,
   std::vector<ImVec4> hbm_at(rec.buffers.size(), ImVec4(0, 0, -1, -1));
   std::vector<std::pair<const OnChip*, ImVec4>> chip_at;
   place_shapes(dl, pal, hs, ImVec2(h0.x + pad, h0.y + pad + title_h), hbm_w - 2 * pad, fs, s,
-               [&](const Shape& sh, ImVec2 a, ImVec2 b) {
+               [&](const Shape& sh, ImVec2 a, ImVec2 b, const Rect& slot) {
                  hbm_at[static_cast<std::size_t>(sh.buffer)] = ImVec4(a.x, a.y, b.x, b.y);
                  const BufferInfo& bi = rec.buffers[sh.buffer];
                  if (in.hits)
                    in.hits->add_memory(bi.name, Rect{a.x, a.y, b.x - a.x, b.y - a.y, true}, sh.buffer, 0, bi.rows, 0,
-                                       bi.cols);
+                                       bi.cols, slot);
                  if (!in.step) return;
                  const float sx = (b.x - a.x) / static_cast<float>(bi.cols),
                              sy = (b.y - a.y) / static_cast<float>(bi.rows);
@@ -233,13 +234,13 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y,
     dl->AddText(ImVec2(c0.x + pad, c0.y + pad + title_h), pal.text_dim,
                 in.step ? "nothing this step" : "before the first step");
   place_shapes(dl, pal, cs, ImVec2(c0.x + pad, c0.y + pad + title_h), chip_w - 2 * pad, fs, s,
-               [&](const Shape& sh, ImVec2 a, ImVec2 b) {
+               [&](const Shape& sh, ImVec2 a, ImVec2 b, const Rect& slot) {
                  chip_at.emplace_back(sh.item, ImVec4(a.x, a.y, b.x, b.y));
                  if (sh.item->written_back) outline(dl, a, b, pal.write, 2 * s, 5 * s);
                  if (in.hits) {
                    const Region& g = sh.item->region;
                    in.hits->add_memory(sh.label, Rect{a.x, a.y, b.x - a.x, b.y - a.y, true}, sh.item->buffer, g.r0,
-                                       g.r1, g.c0, g.c1);
+                                       g.r1, g.c0, g.c1, slot);
                  }
                  if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(a, b))
                    tooltip(
@@ -262,11 +263,13 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y,
     arrow(dl, ImVec2(mx0, mid - 14 * s), ImVec2(mx1, mid - 14 * s), pal.read, s);
     text_centered(dl, ImVec2((mx0 + mx1) * 0.5f, mid - 14 * s - fs * 0.8f), pal.read,
                   ("load " + big(static_cast<std::uint64_t>(loaded))).c_str());
+    if (in.hits) in.hits->add_move("load", Rect{mx0, mid - 14 * s - fs * 1.4f, mx1 - mx0, fs * 1.4f + 6 * s, true});
   }
   if (back > 0) {
     arrow(dl, ImVec2(mx1, mid + 14 * s), ImVec2(mx0, mid + 14 * s), pal.write, s);
     text_centered(dl, ImVec2((mx0 + mx1) * 0.5f, mid + 14 * s + fs * 0.8f), pal.write,
                   ("write " + big(static_cast<std::uint64_t>(back))).c_str());
+    if (in.hits) in.hits->add_move("write", Rect{mx0, mid + 8 * s, mx1 - mx0, fs * 1.4f + 6 * s, true});
   }
   y += box_h + 8 * s;
 }

@@ -196,11 +196,19 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   // Its titles as large as the labels, or where a font made larger leaves too little room, as
   // the labels beside it: no larger than the numbers' floor would have them at font 1×.
   const float title_fs = std::min(c.fs, std::max(fs_beside, c.fs * fl / s));
-  CloseUpDraw cud{in, c.st, rg, s, title_fs, std::min(li.avail_h * 0.65f, room), opt.close_up_page};
+  // First, the matrices keep cells as tall as the numbers' smallest text (a band of eleven
+  // matrices on a projector otherwise gets cells of a few pixels), the close-up paging through
+  // the step's rows in what is left; where not even one of its rows fits there, as above.
+  const float readable = room_beside(std::min(kMinCellTextPx * fl, L.cell));
+  CloseUpDraw cud{in, c.st, rg, s, title_fs, std::min(li.avail_h * 0.65f, readable), opt.close_up_page};
   float close_h = 0;
   if (opt.show_close_up && opt.zoom <= 0 && opt.show_values &&
       L.cell < ImGui::GetFont()->CalcTextSizeA(kMinCellTextPx * s, 1e9f, 0, "−0.00").x + 3 * s) {
-    close_h = close_up_height(cud, li.avail_w);
+    close_h = readable > 0 ? close_up_height(cud, li.avail_w) : 1e9f;
+    if (close_h > cud.max_h) {
+      cud.max_h = std::min(li.avail_h * 0.65f, room);
+      close_h = close_up_height(cud, li.avail_w);
+    }
     // A wide tile (16 × 16 beside O's 16 columns) takes several lines even with one query row:
     // it may take more of the area, the matrices above keeping where the tile is.
     if (close_h > cud.max_h) {
