@@ -172,7 +172,7 @@ void online_traffic(const float* x, float* y, std::int64_t rows, std::int64_t n)
 }
 
 double l1_online_rate(int rounds) {
-  constexpr std::int64_t kRow = 4096, kCalls = 8192;  // x: 16 KiB per core (y is written past the cache)
+  constexpr std::int64_t kRow = 4096, kCalls = 8192;  // x and y: 16 KiB each per core
   const int T = flashstep::fast::threads();
   double best = 0;
   for (int r = 0; r < rounds; ++r) {

@@ -28,8 +28,9 @@ double read_bandwidth(std::int64_t floats = std::int64_t{1} << 26, int rounds = 
 void online_traffic(const float* x, float* y, std::int64_t rows, std::int64_t n);
 
 // Elements per second of online softmax (fast::softmax_online) on every core with each core's row
-// in L1, written back with the kernel's streaming stores: its arithmetic (two exponentials per
-// element) with no reads from memory, the bound that exp sets on a pass over memory.
+// and its output in L1 (a row that small is neither read ahead nor written past the cache): its
+// arithmetic (two exponentials per element) with no memory traffic, the bound that exp sets on a
+// pass over memory.
 double l1_online_rate(int rounds = 3);
 
 }  // namespace bench

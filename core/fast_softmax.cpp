@@ -12,6 +12,9 @@ namespace {
 constexpr std::int64_t kBlock = 4096;
 // Rows shorter than this are not split across threads.
 constexpr std::int64_t kSplitRow = 1 << 16;
+// An output larger than this (1 MiB) is written past the caches (streaming stores): it would
+// not stay there, and a smaller one is likely read again while it does.
+constexpr std::int64_t kStreamFloats = 1 << 18;
 
 // The online merge of two partial (m, l): the larger max wins, the other sum is rescaled. A
 // part that has seen only −∞ (m = −∞, l = 0) adds nothing instead of exp(−∞ + ∞) = NaN; a NaN
@@ -26,38 +29,43 @@ ML merge(ML a, ML b) {
   return {m, a.l * fa + b.l * fb};
 }
 
-// y_i = exp(x_i − m) / l; a −∞ entry weighs exactly 0 (vexp(−∞) = 0). y is written with
-// streaming stores where the ISA has them: the output is not read again soon, and skipping the
-// read-for-ownership saves a third stream.
+// y_i = exp(x_i − m) / l; a −∞ entry weighs exactly 0 (vexp(−∞) = 0). With kStream y is written
+// with streaming stores where the ISA has them: a large output is not read again soon, and
+// skipping the read-for-ownership saves a third stream.
+template <bool kStream>
 void normalize_finite(const float* x, float* y, std::int64_t n, float m, float l) {
   const float inv_l = 1.0f / l;
   const Packet pm = ei::pset1<Packet>(m), pinv = ei::pset1<Packet>(inv_l);
   auto term = [&](float v) { return std::exp(v - m) * inv_l; };
   std::int64_t i = 0;
-  for (; i < n && (reinterpret_cast<std::uintptr_t>(y + i) % (kP * sizeof(float))) != 0; ++i) y[i] = term(x[i]);
+  if constexpr (kStream)
+    for (; i < n && (reinterpret_cast<std::uintptr_t>(y + i) % (kP * sizeof(float))) != 0; ++i) y[i] = term(x[i]);
   for (; i + kP <= n; i += kP) {
-    read_ahead<kP>(x, i);
+    if constexpr (kStream) read_ahead<kP>(x, i);
     const Packet v = ei::pmul(vexp(ei::psub(ei::ploadu<Packet>(x + i), pm)), pinv);
 #if defined(__AVX512F__)
-    _mm512_stream_ps(y + i, v);
+    if constexpr (kStream) _mm512_stream_ps(y + i, v); else ei::pstoreu(y + i, v);
 #elif defined(__AVX__)
-    _mm256_stream_ps(y + i, v);
+    if constexpr (kStream) _mm256_stream_ps(y + i, v); else ei::pstoreu(y + i, v);
 #else
     ei::pstoreu(y + i, v);
 #endif
   }
   for (; i < n; ++i) y[i] = term(x[i]);
 #if defined(__AVX__)
-  _mm_sfence();
+  if constexpr (kStream) _mm_sfence();
 #endif
 }
 
-void normalize(const float* x, float* y, std::int64_t n, float m, float l) {
+// `stream`: the whole output is larger than kStreamFloats.
+void normalize(const float* x, float* y, std::int64_t n, float m, float l, bool stream) {
   // A row with a NaN, a +∞ (l is NaN) or only −∞ (l = 0: 0/0) is NaN throughout.
   if (std::isnan(m) || std::isnan(l) || l == 0.0f)
     std::fill(y, y + n, kNaN);
+  else if (stream)
+    normalize_finite<true>(x, y, n, m, l);
   else
-    normalize_finite(x, y, n, m, l);
+    normalize_finite<false>(x, y, n, m, l);
 }
 
 // (m, l) of x in blocks: a block's max, then its exponentials against the running max. A block
@@ -84,14 +92,15 @@ ML online_ml_blocks(const float* x, std::int64_t n) {
 // what is left past the last whole step goes through online_ml_blocks. Each number is read once
 // and its exponential taken while it is in registers, so the reads of memory and the arithmetic
 // overlap. A lane that has seen only −∞ takes its exponentials against 0 (FlashAttention's guard);
-// a −∞ weighs exactly 0 (vexp(−∞) = 0).
+// a −∞ weighs exactly 0 (vexp(−∞) = 0). kAhead: x is in memory, not in cache (read_ahead).
+template <bool kAhead>
 ML online_ml(const float* x, std::int64_t n) {
   constexpr std::int64_t kUnroll = 4;  // the step's max below is written out for four vectors
   const Packet neg = ei::pset1<Packet>(kNegInf), zero = ei::pset1<Packet>(0.0f), one = ei::pset1<Packet>(1.0f);
   Packet m = neg, l = zero, base = zero;
   std::int64_t i = 0;
   for (; i + kUnroll * kP <= n; i += kUnroll * kP) {
-    read_ahead<kUnroll * kP>(x, i);
+    if constexpr (kAhead) read_ahead<kUnroll * kP>(x, i);
     Packet v[kUnroll];
     for (std::int64_t u = 0; u < kUnroll; ++u) v[u] = ei::ploadu<Packet>(x + i + u * kP);
     const Packet step_max = ei::pmax(ei::pmax(v[0], v[1]), ei::pmax(v[2], v[3]));
@@ -117,6 +126,12 @@ ML online_ml(const float* x, std::int64_t n) {
   else acc = settle(M, ei::predux(l));  // only −∞ maxima: the sums are 0, or NaN after a NaN the max passed over
   if (i < n) acc = merge(acc, online_ml_blocks(x + i, n - i));
   return settle(acc.m, acc.l);
+}
+
+// online_ml of a part of an input of `total` floats: read ahead when the input is larger than
+// kStreamFloats (it is then in memory, not in cache).
+ML online_ml(const float* x, std::int64_t n, std::int64_t total) {
+  return total > kStreamFloats ? online_ml<true>(x, n) : online_ml<false>(x, n);
 }
 
 // Runs one row kernel over every row: rows in parallel when there are enough, otherwise
@@ -163,7 +178,7 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, f
         const float m0 = max_of<true>(xr, n);           // 1. max
         const ML ml = settle(m0, row_sum(xr, n, m0));   // 2. sum
         const float m = ml.m, l = ml.l;
-        normalize(xr, y + r * n, n, m, l);              // 3. normalize
+        normalize(xr, y + r * n, n, m, l, rows * n > kStreamFloats);  // 3. normalize
         keep_ml(m_out, l_out, r, m, l);
       },
       [&](std::int64_t r) {
@@ -187,7 +202,7 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, f
 #pragma omp atomic
           l += lt;
 #pragma omp barrier
-          normalize(xr + b, y + r * n + b, e - b, m, l);
+          normalize(xr + b, y + r * n + b, e - b, m, l, rows * n > kStreamFloats);
         }
         const ML ml = settle(m, l);
         keep_ml(m_out, l_out, r, ml.m, ml.l);
@@ -198,8 +213,8 @@ void softmax_online(const float* x, float* y, std::int64_t rows, std::int64_t n,
   for_rows(
       rows, n,
       [&](std::int64_t r) {
-        const ML ml = online_ml(x + r * n, n);          // 1. (m, l) together
-        normalize(x + r * n, y + r * n, n, ml.m, ml.l);  // 2. normalize
+        const ML ml = online_ml(x + r * n, n, rows * n);  // 1. (m, l) together
+        normalize(x + r * n, y + r * n, n, ml.m, ml.l, rows * n > kStreamFloats);  // 2. normalize
         keep_ml(m_out, l_out, r, ml.m, ml.l);
       },
       [&](std::int64_t r) {
@@ -217,7 +232,7 @@ void softmax_chunked(const float* x, float* y, std::int64_t rows, std::int64_t n
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < K; ++k) {
       const std::int64_t b = part_begin(n, K, k), e = part_begin(n, K, k + 1);
-      parts[static_cast<std::size_t>(k)] = online_ml(xr + b, e - b);
+      parts[static_cast<std::size_t>(k)] = online_ml(xr + b, e - b, rows * n);
     }
     // Merge pairwise up a tree, as the recording engine and a shared-memory reduction do.
     for (int stride = 1; stride < K; stride *= 2)
@@ -229,7 +244,7 @@ void softmax_chunked(const float* x, float* y, std::int64_t rows, std::int64_t n
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < K; ++k) {
       const std::int64_t b = part_begin(n, K, k), e = part_begin(n, K, k + 1);
-      normalize(xr + b, y + r * n + b, e - b, total.m, total.l);
+      normalize(xr + b, y + r * n + b, e - b, total.m, total.l, rows * n > kStreamFloats);
     }
   }
 }
