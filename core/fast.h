@@ -95,8 +95,8 @@ inline constexpr double kWarmUpSeconds = 0.3;  // the slow start measured lasted
 // The Q and K/V block sizes the tiled kernels are fastest with on this machine, for a run that
 // did not ask for any (`run --steps none` and the Measure lab): the lessons' Br and Bc come from a
 // GPU's shared memory M and are small for a CPU, where each tile is two small GEMMs whose fixed
-// costs then dominate. Br = Bc = 128 (measured fastest: BENCHMARKS.md), each halved while a
-// thread's tile step (the row's TileShape, core/tiles.h: the forward's Q_i, O_i, K_j, V_j and
+// costs then dominate. Bc = 128 and Br = the tile's kernel_rows (the forward's 256, measured
+// fastest: BENCHMARKS.md; the backward's 128), each halved while a thread's tile step (the row's TileShape, core/tiles.h: the forward's Q_i, O_i, K_j, V_j and
 // S_ij; the backward's K_j, V_j, dK_j, dV_j, Q_i, dO_i, dQ_i and four score tiles) would not fit
 // in half of the L2 cache, Br also while there are fewer Q blocks than threads; both capped at N.
 struct KernelBlocks {

@@ -132,15 +132,25 @@ void qk_rows(const float* Q, int d, const float* KT, int groups, float* S, int l
   for (; g < groups; ++g) qk_block<MR, 1>(Q, d, KT, S, ldS, g);
 }
 
+// The columns a block of `rows` tile rows from row a needs: all bc, or with `ends` (the count of
+// keys each row of a partial tile sees, visible_end) the most of its rows'. Under the causal mask
+// the tile on the diagonal is then computed up to the diagonal, not through its masked corner.
+int block_cols(const int* ends, int a, int rows, int bc) {
+  if (!ends) return bc;
+  return *std::max_element(ends + a, ends + a + rows);
+}
+
 // S (br × bc rounded up to whole vectors, row stride ldS) = Q (br × d, row stride d) · K_jᵀ, K_j
-// packed by pack_keys.
-void qk_tile(const float* Q, int br, int d, const float* KT, int bc, float* S, int ldS) {
-  const int groups = vectors_for(bc);
+// packed by pack_keys; with `ends`, each block of rows only up to the keys its rows see (the
+// scores past them are left as they were).
+void qk_tile(const float* Q, int br, int d, const float* KT, int bc, float* S, int ldS, const int* ends = nullptr) {
   int a = 0;
   for (; a + kQkRows <= br; a += kQkRows)
-    qk_rows<kQkRows>(Q + static_cast<std::size_t>(a) * d, d, KT, groups, S + static_cast<std::size_t>(a) * ldS, ldS);
+    qk_rows<kQkRows>(Q + static_cast<std::size_t>(a) * d, d, KT, vectors_for(block_cols(ends, a, kQkRows, bc)),
+                     S + static_cast<std::size_t>(a) * ldS, ldS);
   with_rows(br - a, [&](auto mr) {
-    qk_rows<decltype(mr)::value>(Q + static_cast<std::size_t>(a) * d, d, KT, groups, S + static_cast<std::size_t>(a) * ldS, ldS);
+    qk_rows<decltype(mr)::value>(Q + static_cast<std::size_t>(a) * d, d, KT, vectors_for(block_cols(ends, a, mr, bc)),
+                                 S + static_cast<std::size_t>(a) * ldS, ldS);
   });
 }
 
@@ -170,13 +180,16 @@ void pv_rows(const float* P, int ldP, const float* V, int d, int bc, float* O) {
 }
 
 // O (br × d, row stride d) += P (br × bc, row stride ldP) · V_j (bc × d, row stride d); d a
-// multiple of the vector width.
-void pv_tile(const float* P, int ldP, int br, const float* V, int d, int bc, float* O) {
+// multiple of the vector width. With `ends`, each block of rows only over the keys its rows see
+// (P is 0 past them).
+void pv_tile(const float* P, int ldP, int br, const float* V, int d, int bc, float* O, const int* ends = nullptr) {
   int a = 0;
   for (; a + kPvRows <= br; a += kPvRows)
-    pv_rows<kPvRows>(P + static_cast<std::size_t>(a) * ldP, ldP, V, d, bc, O + static_cast<std::size_t>(a) * d);
+    pv_rows<kPvRows>(P + static_cast<std::size_t>(a) * ldP, ldP, V, d, block_cols(ends, a, kPvRows, bc),
+                     O + static_cast<std::size_t>(a) * d);
   with_rows(br - a, [&](auto mr) {
-    pv_rows<decltype(mr)::value>(P + static_cast<std::size_t>(a) * ldP, ldP, V, d, bc, O + static_cast<std::size_t>(a) * d);
+    pv_rows<decltype(mr)::value>(P + static_cast<std::size_t>(a) * ldP, ldP, V, d, block_cols(ends, a, mr, bc),
+                                 O + static_cast<std::size_t>(a) * d);
   });
 }
 
@@ -188,6 +201,14 @@ int visible_len(const Mask& mask, int row, int c0, int bc, float* s) {
   const int len = std::clamp(k.end - c0, 0, bc);
   std::fill(s, s + std::clamp(k.begin - c0, 0, len), kNegInf);
   return len;
+}
+
+// The count of keys [c0, c0 + bc) up to the last one row `row` sees: visible_len's, before S
+// is computed, for the micro-kernels' `ends`. Nullptr for a full tile (every row sees all bc).
+const int* visible_ends(const Mask& mask, TileKind kind, int r0, int br, int c0, int bc, std::vector<int>& ends) {
+  if (kind == TileKind::full) return nullptr;
+  for (int a = 0; a < br; ++a) ends[static_cast<std::size_t>(a)] = std::clamp(mask.keys(r0 + a).end - c0, 0, bc);
+  return ends.data();
 }
 
 }  // namespace
@@ -251,8 +272,10 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
     // S's rows are padded to whole vectors, and the micro-kernels' K_j is packed beside it.
     MatRM<float> Qi(Br, d), S(Br, ldS), Oi(Br, d), KT(micro ? ldS : 0, d);
     Eigen::ArrayXf m(Br), l(Br);
+    std::vector<int> ends(static_cast<std::size_t>(Br));  // a partial tile's visible_ends
     const Workspace::Hold held(static_cast<std::int64_t>(sizeof(float)) *
-                               (2LL * Br * d + 1LL * Br * ldS + 2LL * Br + KT.size()));
+                                   (2LL * Br * d + 1LL * Br * ldS + 2LL * Br + KT.size()) +
+                               static_cast<std::int64_t>(sizeof(int)) * Br);
     // Row a of S_ij (its first `len` scores count) becomes P~_ij's, and m_i, l_i, O_i follow.
     auto softmax_row = [&](int a, int len, int bc) {
       float* s = S.row(a).data();
@@ -291,9 +314,10 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
         const TileKind kind = mask.tile(r0, br, c0, bc);
         if (kind == TileKind::empty) continue;  // every score of the tile is masked
         auto Sij = S.topLeftCorner(br, bc);
+        const int* row_ends = micro ? visible_ends(mask, kind, r0, br, c0, bc, ends) : nullptr;
         if (micro) {
           pack_keys(K.row(c0).data(), bc, d, KT.data());
-          qk_tile(Qi.data(), br, d, KT.data(), bc, S.data(), ldS);
+          qk_tile(Qi.data(), br, d, KT.data(), bc, S.data(), ldS, row_ends);
         } else {
           Sij.noalias() = Qi.topRows(br) * K.middleRows(c0, bc).transpose();
         }
@@ -301,7 +325,7 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
         // those after them left out (its first `len` columns).
         for (int a = 0; a < br; ++a) softmax_row(a, kind == TileKind::full ? bc : visible_len(mask, r0 + a, c0, bc, S.row(a).data()), bc);
         if (micro)
-          pv_tile(S.data(), ldS, br, V.row(c0).data(), d, bc, Oi.data());
+          pv_tile(S.data(), ldS, br, V.row(c0).data(), d, bc, Oi.data(), row_ends);
         else
           Oi.topRows(br).noalias() += Sij * V.middleRows(c0, bc);
       }
@@ -361,8 +385,10 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
   {
     MatRM<float> S(Br, ldS), PV(Br, d), KT(micro ? ldS : 0, d);
     Eigen::ArrayXf mt(Br), lt(Br);
+    std::vector<int> ends(static_cast<std::size_t>(Br));  // a partial tile's visible_ends
     const Workspace::Hold held(static_cast<std::int64_t>(sizeof(float)) *
-                               (1LL * Br * ldS + 1LL * Br * d + 2LL * Br + KT.size()));
+                                   (1LL * Br * ldS + 1LL * Br * d + 2LL * Br + KT.size()) +
+                               static_cast<std::int64_t>(sizeof(int)) * Br);
     for (int j = 0; j < Tc; ++j) {
       const int c0 = j * Bc, bc = std::min(Bc, N - c0);
       bool packed = false;
@@ -372,10 +398,11 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
         const TileKind kind = mask.tile(r0, br, c0, bc);
         if (kind == TileKind::empty) continue;  // every score of the tile is masked
         auto Sij = S.topLeftCorner(br, bc);
+        const int* row_ends = micro ? visible_ends(mask, kind, r0, br, c0, bc, ends) : nullptr;
         if (micro) {
           if (!packed) pack_keys(K.row(c0).data(), bc, d, KT.data());
           packed = true;
-          qk_tile(Q.row(r0).data(), br, d, KT.data(), bc, S.data(), ldS);
+          qk_tile(Q.row(r0).data(), br, d, KT.data(), bc, S.data(), ldS, row_ends);
           Sij *= scale;
         } else {
           Sij.noalias() = scale * Q.middleRows(r0, br) * K.middleRows(c0, bc).transpose();
@@ -393,7 +420,7 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
         }
         if (micro) {
           PV.topRows(br).setZero();
-          pv_tile(S.data(), ldS, br, V.row(c0).data(), d, bc, PV.data());
+          pv_tile(S.data(), ldS, br, V.row(c0).data(), d, bc, PV.data(), row_ends);
         } else {
           PV.topRows(br).noalias() = Sij * V.middleRows(c0, bc);
         }

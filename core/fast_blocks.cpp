@@ -28,7 +28,7 @@ KernelBlocks kernel_blocks(int N, int d, const TileShape& tile) {
     return static_cast<std::int64_t>(sizeof(float)) *
            (tile.query_tiles * Br * d + tile.key_tiles * Bc * d + tile.score_tiles * Br * Bc);
   };
-  std::int64_t Br = 128, Bc = 128;
+  std::int64_t Br = tile.kernel_rows, Bc = 128;
   while (bytes(Br, Bc) > b.l2_bytes / 2 && (Br > 8 || Bc > 8)) (Bc >= Br ? Bc : Br) /= 2;
   while (Br > 16 && (N + Br - 1) / Br < threads()) Br /= 2;
   b.Br = static_cast<int>(std::min<std::int64_t>(Br, N));

@@ -51,13 +51,14 @@ TEST_CASE("workspace: naive attention holds S and P, exactly 2·N² floats, so i
 TEST_CASE("workspace: the tiled loops hold their tiles per thread, the same for every N") {
   const int d = 16, B = 32;
   // FlashAttention-2: Q_i and O_i (Br × d), S_ij (Br × Bc), m_i and l_i (Br), and K_j (Bc × d)
-  // repacked for the micro-kernels (d = 16 is a whole number of vectors on every ISA) per thread.
-  const std::int64_t v2_tile =
-      (2LL * B * d + 1LL * B * B + 2LL * B + 1LL * B * d) * static_cast<std::int64_t>(sizeof(float));
-  // FlashAttention-1: S_ij (Br × Bc), P̃_ij V_j (Br × d), m̃ and l̃ (Br) and the packed K_j per
-  // thread; m and l of every row are the caller's outputs.
-  const std::int64_t v1_tile =
-      (1LL * B * B + 1LL * B * d + 2LL * B + 1LL * B * d) * static_cast<std::int64_t>(sizeof(float));
+  // repacked for the micro-kernels (d = 16 is a whole number of vectors on every ISA) per thread,
+  // and the count of keys each row of a partial tile sees (Br ints).
+  const std::int64_t v2_tile = (2LL * B * d + 1LL * B * B + 2LL * B + 1LL * B * d) * static_cast<std::int64_t>(sizeof(float)) +
+                               1LL * B * static_cast<std::int64_t>(sizeof(int));
+  // FlashAttention-1: S_ij (Br × Bc), P̃_ij V_j (Br × d), m̃ and l̃ (Br), the packed K_j and the
+  // row ends per thread; m and l of every row are the caller's outputs.
+  const std::int64_t v1_tile = (1LL * B * B + 1LL * B * d + 2LL * B + 1LL * B * d) * static_cast<std::int64_t>(sizeof(float)) +
+                               1LL * B * static_cast<std::int64_t>(sizeof(int));
   for (auto [a, tile] : {std::pair{Algorithm::attn_tiled_v2, v2_tile}, std::pair{Algorithm::attn_tiled, v1_tile}}) {
     CAPTURE(algorithm_id(a));
     const std::int64_t small = workspace_of(a, 256, d, B);
