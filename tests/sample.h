@@ -1,9 +1,9 @@
 // The long sweeps' sample mode. The Release suite runs every sweep whole; the sanitizer suite
 // (./build.sh test sets FLASHSTEP_TEST_SAMPLE=1 for it) runs a sample of each that still meets
 // every case once: every row of the algorithm table a sweep covers, every precision, each mask,
-// scale, font size or mode once, but not their cross product. The sanitizers look for memory
-// errors, which one pass through each case finds as well as many; the numbers are the Release
-// suite's to check in full. Each sweep says in a comment how its sample is chosen.
+// scale, font size or mode once, but not their cross product: the sanitizers look for memory
+// errors and undefined behaviour in the code each case runs, and the cross product's numbers
+// are the Release suite's to check. Each sweep says in a comment how its sample is chosen.
 //
 // FLASHSTEP_TEST_SAMPLE: unset, empty or 0, the whole sweep; 1, the sample. Any other value
 // stops the test program with one line naming it.
