@@ -4,7 +4,8 @@
 #   ./build.sh test           install what is missing, build, run every test: the Release suite,
 #                             the fuzzers (FUZZ_SECONDS each, default 60, as many at once as
 #                             there are cores), and the whole suite again built with
-#                             AddressSanitizer + UBSan (at -O1 with line tables: CMakeLists.txt)
+#                             AddressSanitizer + UBSan (at -O1 with line tables: CMakeLists.txt),
+#                             its long sweeps sampled (FLASHSTEP_TEST_SAMPLE=1: tests/sample.h)
 #   ./build.sh quick-test     the Release suite only
 #   ./build.sh build          install what is missing and build, nothing else
 # Environment: BUILD_DIR (default build), JOBS (default: number of cores).
@@ -42,13 +43,14 @@ case "$cmd" in
     run_display ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" "$@"
     echo "== Fuzzers"
     scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
-    echo "== AddressSanitizer + UndefinedBehaviorSanitizer suite"
+    echo "== AddressSanitizer + UndefinedBehaviorSanitizer suite (the long sweeps sampled: tests/sample.h)"
     asan_dir=${ASAN_BUILD_DIR:-build-asan}
     cmake -S . -B "$asan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLASHSTEP_SANITIZE=ON \
       -DFLASHSTEP_BENCHMARKS=OFF >/dev/null
     cmake --build "$asan_dir" -j "$jobs"
     # The GL driver stack keeps some allocations until exit: tests/lsan.supp names it.
-    ASAN_OPTIONS=detect_leaks=1 \
+    # The long sweeps run whole in the Release suite above; here a sample meets each case once.
+    FLASHSTEP_TEST_SAMPLE=1 ASAN_OPTIONS=detect_leaks=1 \
       LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0 \
       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       run_display ctest --test-dir "$asan_dir" --output-on-failure -j "$jobs" "$@"

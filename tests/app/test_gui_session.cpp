@@ -128,7 +128,7 @@ TEST_CASE("quitting writes the settings and the last scenario, and the next star
   CHECK(home.read("last-scenario.json")["lesson"] == "online");
 }
 
-TEST_CASE("View ▸ Ask me first is kept from one run to the next; a settings file without it starts with it off") {
+TEST_CASE("View ▸ Ask me first is kept from one run to the next, and a settings file without it starts with it off") {
   if (!have_display()) return;
   ConfigHome home;
   REQUIRE(home.run("--lesson online") == 0);

@@ -2,6 +2,7 @@
 // panel is there (M hides it), and every text colour of the projector theme reaches a contrast
 // of 7:1 against the backgrounds it is drawn on (WCAG 2's contrast ratio, its AAA level).
 #include "tests/app/headless.h"
+#include "tests/sample.h"
 
 #include "app/ui/views/view_matrix.h"
 #include "app/ui/widgets.h"
@@ -10,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <mutex>
 #include <string>
@@ -251,9 +253,14 @@ TEST_CASE("matrix view: at every step of every attention lesson, the step's numb
   // Either every matrix has its numbers, or the close-up under them shows the step's rows.
   Headless h;
   ImGuiIO& io = ImGui::GetIO();
+  // The sample (tests/sample.h): every lesson with a matrix view in one of the three modes,
+  // the mode turning from lesson to lesson.
+  std::size_t li = 0;
   for (const Lesson& l : lessons()) {
     if (info(l.scenario.algorithm).view != ViewKind::matrix) continue;
+    const std::size_t lesson = li++;
     for (int mode = 0; mode < 3; ++mode) {
+      if (!sample::keeps(lesson, static_cast<std::size_t>(mode), 3)) continue;
       // The window; presenting (× 1.5); presenting after Ctrl+= twice (font 1.5×, so × 2.25).
       const float scale = mode == 0 ? 1.0f : mode == 1 ? 1.5f : 2.25f;
       CAPTURE(l.id);
@@ -302,8 +309,14 @@ TEST_CASE("presentation: the matrices stay where they are from step to step, at 
   Headless h;
   ImGuiIO& io = ImGui::GetIO();
   io.DisplaySize = ImVec2(1920, 1080);
-  for (const char* id : {"attn-naive", "attn-online", "attn-tiled", "attn-tiled-v2"}) {
-    for (float scale : {1.5f, 2.25f, 3.0f}) {
+  // The sample (tests/sample.h): every lesson at one font size, the size turning from lesson to
+  // lesson, every step of it.
+  const std::array<const char*, 4> ids = {"attn-naive", "attn-online", "attn-tiled", "attn-tiled-v2"};
+  for (std::size_t li = 0; li < ids.size(); ++li) {
+    const char* id = ids[li];
+    for (std::size_t si = 0; si < 3; ++si) {
+      if (!sample::keeps(li, si, 3)) continue;
+      const float scale = std::array<float, 3>{1.5f, 2.25f, 3.0f}[si];
       CAPTURE(id);
       CAPTURE(scale);
       AppState app;
@@ -405,9 +418,14 @@ TEST_CASE("presentation at 1920×1080 in the projector theme: the explanation, t
   Headless h;
   ImGuiIO& io = ImGui::GetIO();
   io.DisplaySize = ImVec2(1920, 1080);
-  for (const std::string id : {"attn-naive", "attn-online", "attn-tiled", "attn-tiled-v2", "measure"}) {
+  // The sample (tests/sample.h): every lesson at one of the two font sizes, in turn.
+  const std::array<const char*, 5> ids = {"attn-naive", "attn-online", "attn-tiled", "attn-tiled-v2", "measure"};
+  for (std::size_t li = 0; li < ids.size(); ++li) {
+    const std::string id = ids[li];
     // Presenting multiplies the font by 1.5; Ctrl+= twice makes the font 1.5×.
-    for (float scale : {1.5f, 2.25f}) {
+    for (std::size_t si = 0; si < 2; ++si) {
+      if (!sample::keeps(li, si, 2)) continue;
+      const float scale = si == 0 ? 1.5f : 2.25f;
       CAPTURE(id);
       CAPTURE(scale);
       AppState app;

@@ -1,21 +1,16 @@
 // NaN and −∞, in every algorithm, precision and kernel, against the plain reference of
 // tests/core/nonfinite_cases.h (numpy's semantics, the rule README states). Every case runs on
 // the recording engine and, where there is one (fp32), on the fast kernel. The Release build
-// runs the whole table; sanitizer builds (FLASHSTEP_SAMPLE) a fixed sample that still meets
-// every case and every algorithm once.
+// runs the whole table; the sanitizer suite (FLASHSTEP_TEST_SAMPLE=1: tests/sample.h) a fixed
+// sample that still meets every case and every algorithm once.
 #include "core/timed_run.h"
 #include "tests/core/nonfinite_cases.h"
+#include "tests/sample.h"
 
 using namespace flashstep;
 using namespace nonfinite;
 
 namespace {
-
-#ifdef FLASHSTEP_SAMPLE
-constexpr bool kSample = true;
-#else
-constexpr bool kSample = false;
-#endif
 
 // The runs of one scenario: the recording, and the fast kernel where there is one.
 template <class Check>
@@ -35,7 +30,7 @@ TEST_CASE("non-finite softmax inputs give numpy's answer in every algorithm, pre
     for (std::size_t ai = 0; ai < algos.size(); ++ai)
       for (std::size_t pi = 0; pi < 4; ++pi) {
         // The sample: every case and algorithm once, the precision turning with them.
-        if (kSample && pi != (ci + ai) % 4) continue;
+        if (!sample::keeps(ci + ai, pi, 4)) continue;
         const Precision p = kAllPrecisions[pi];
         const SoftmaxCase& c = cases[ci];
         Scenario s;
@@ -64,7 +59,7 @@ TEST_CASE("non-finite attention scores give numpy's answer in every algorithm, p
     for (std::size_t ci = 0; ci < cases.size(); ++ci)
       for (std::size_t ai = 0; ai < algos.size(); ++ai)
         for (int blocks : {0, 1}) {  // derived from M, and 1 × 1 tiles
-          if (kSample && pi != (ci + ai) % 4) continue;
+          if (!sample::keeps(ci + ai, pi, 4)) continue;
           if (blocks == 1 && !info(algos[ai]).takes_blocks) continue;
           const AttnCase& c = cases[ci];
           Scenario s;

@@ -3,6 +3,7 @@
 // model), each with the tolerance tests/tolerance.h derives from its format and its inputs: the
 // CPU's error bound plus the GPU's, whose exp() GLSL allows to be off by (3 + 2|x|) ulp.
 #include "../rows.h"
+#include "../sample.h"
 #include "../tolerance.h"
 #include "core/algorithms.h"
 #include "core/compare.h"
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 using namespace flashstep;
 
@@ -85,8 +87,11 @@ void check(const Case& c) {
 }  // namespace
 
 TEST_CASE("softmax algorithms, fp32, n = 1000 and 4097, every step") {
-  for (Algorithm a : rows::on_gpu(rows::taking_x()))
-    for (int n : {1000, 4097}) check({a, Precision::fp32, 1, n});
+  // The sample (tests/sample.h): every algorithm at one of the two lengths, in turn.
+  const std::vector<Algorithm> algos = rows::on_gpu(rows::taking_x());
+  for (std::size_t ai = 0; ai < algos.size(); ++ai)
+    for (int n : {1000, 4097})
+      if (sample::keeps(ai, n == 1000 ? 0 : 1, 2)) check({algos[ai], Precision::fp32, 1, n});
 }
 
 TEST_CASE("softmax algorithms, fp32, several rows, scaled") {
@@ -99,9 +104,14 @@ TEST_CASE("softmax algorithms, fp32, several rows, scaled") {
 
 TEST_CASE("attention algorithms, fp32, N = 257, d = 64 and 32, with and without the causal mask") {
   // Unscaled scores at d = 64 spread to about +-30, so P is sharp and every error of exp() shows.
-  for (Algorithm a : rows::on_gpu(rows::taking_qkv()))
+  // The sample (tests/sample.h): every algorithm at one of the four (d, mask) pairs, the pair
+  // turning with the algorithm.
+  const std::vector<Algorithm> algos = rows::on_gpu(rows::taking_qkv());
+  for (std::size_t ai = 0; ai < algos.size(); ++ai)
     for (int d : {64, 32})
       for (bool causal : {false, true}) {
+        if (!sample::keeps(ai, (d == 32 ? 2 : 0) + (causal ? 1 : 0), 4)) continue;
+        const Algorithm a = algos[ai];
         Case c{a, Precision::fp32, 1, 257, d, causal};
         // attn-online records d values per key: keep every step at d = 32, the summary at 64.
         c.keep_steps = !(a == Algorithm::attn_online && d == 64);
@@ -118,8 +128,12 @@ TEST_CASE("attention algorithms, fp32, N = 257, d = 64, scaled by 1/sqrt(d)") {
 }
 
 TEST_CASE("tiled attention with block sizes that do not divide N (summary, N = 1000)") {
-  for (Algorithm a : rows::on_gpu(rows::where([](const AlgorithmInfo& row) { return row.takes_blocks; })))
+  // The sample (tests/sample.h): every tiled algorithm once, with and without the mask in turn.
+  const std::vector<Algorithm> algos = rows::on_gpu(rows::where([](const AlgorithmInfo& row) { return row.takes_blocks; }));
+  for (std::size_t ai = 0; ai < algos.size(); ++ai)
     for (bool causal : {false, true}) {
+      if (!sample::keeps(ai, causal ? 1 : 0, 2)) continue;
+      const Algorithm a = algos[ai];
       Case c{a, Precision::fp32, 1, 1000, 64, causal, ScaleMode::inv_sqrt_d, /*keep_steps=*/false};
       check(c);
     }
