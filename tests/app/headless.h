@@ -91,4 +91,16 @@ struct Headless {
   }
 };
 
+// The window's fonts and style at `scale` (the screen's, times the font size, times 1.5 when
+// presenting), in `theme`, as the window makes them, the atlas built as the window builds it.
+inline void use_scale(AppState& app, float scale, Theme theme) {
+  load_fonts(scale);
+  apply_style(scale, theme);
+  unsigned char* pixels = nullptr;
+  int w = 0, h = 0;
+  ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+  app.ui_scale = scale;
+  app.set_theme(theme);
+}
+
 }  // namespace flashstep::ui

@@ -210,17 +210,6 @@ TEST_CASE("ask me first lets an export step through: its dialog open, or its pic
 
 namespace {
 
-// The window's fonts and style at `scale` (presenting: 1.5), as the window makes them.
-void use_scale(AppState& app, float scale, Theme theme) {
-  load_fonts(scale);
-  apply_style(scale, theme);
-  unsigned char* pixels = nullptr;
-  int w = 0, h = 0;
-  ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-  app.ui_scale = scale;
-  app.set_theme(theme);
-}
-
 // Whether the ImGui window `name`, as drawn in the last frame, covers any of `rects`; each one
 // it covers is reported.
 bool covers(const char* name, const std::vector<Rect>& rects) {

@@ -23,18 +23,6 @@ using namespace flashstep::ui;
 
 namespace {
 
-// The window's fonts and style at `scale` (the screen's, times the font size, times 1.5 when
-// presenting), as the window makes them.
-void use_scale(AppState& app, float scale, Theme theme) {
-  load_fonts(scale);
-  apply_style(scale, theme);
-  unsigned char* pixels = nullptr;
-  int w = 0, h = 0;
-  ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-  app.ui_scale = scale;
-  app.set_theme(theme);
-}
-
 // How far the contents of the window named `name`, or of any child window of the View panel
 // whose name contains it, run past its edges in the last frame (0: all of it shows).
 float overflow(const std::string& name) {

@@ -230,18 +230,6 @@ TEST_CASE("presentation: R runs the Measure tab's measurement, where the mouse c
 
 namespace {
 
-// The window's fonts and style at `scale` (the screen's, times the font size, times 1.5 when
-// presenting), as the window makes them.
-void use_scale(AppState& app, float scale, Theme theme) {
-  load_fonts(scale);
-  apply_style(scale, theme);
-  unsigned char* pixels = nullptr;
-  int w = 0, h = 0;
-  ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-  app.ui_scale = scale;
-  app.set_theme(theme);
-}
-
 bool same(const Rect& a, const Rect& b) {
   return std::fabs(a.x - b.x) < 0.5f && std::fabs(a.y - b.y) < 0.5f && std::fabs(a.w - b.w) < 0.5f &&
          std::fabs(a.h - b.h) < 0.5f;

@@ -173,17 +173,6 @@ TEST_CASE("tour: a bad tour file is refused in the status line and the lesson's 
 
 namespace {
 
-// The window's fonts and style at `scale` (presenting: 1.5), as the window makes them.
-void use_scale(AppState& app, float scale, Theme theme) {
-  load_fonts(scale);
-  apply_style(scale, theme);
-  unsigned char* pixels = nullptr;
-  int w = 0, h = 0;
-  ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-  app.ui_scale = scale;
-  app.set_theme(theme);
-}
-
 bool intersect(const Rect& a, const Rect& b) {
   return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 }
