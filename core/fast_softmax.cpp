@@ -12,9 +12,10 @@ namespace {
 constexpr std::int64_t kBlock = 4096;
 // Rows shorter than this are not split across threads.
 constexpr std::int64_t kSplitRow = 1 << 16;
-// An output larger than this (1 MiB) is written past the caches (streaming stores): it would
-// not stay there, and a smaller one is likely read again while it does.
-constexpr std::int64_t kStreamFloats = 1 << 18;
+// Whether an input and output of `floats` floats are in memory rather than in cache: larger than
+// 1 MiB. Such an input is read ahead (read_ahead) and such an output written past the caches
+// (streaming stores): it would not stay there, and a smaller one is likely read again while it does.
+bool in_memory(std::int64_t floats) { return floats > (std::int64_t{1} << 18); }
 
 // The online merge of two partial (m, l): the larger max wins, the other sum is rescaled. A
 // part that has seen only −∞ (m = −∞, l = 0) adds nothing instead of exp(−∞ + ∞) = NaN; a NaN
@@ -57,7 +58,7 @@ void normalize_finite(const float* x, float* y, std::int64_t n, float m, float l
 #endif
 }
 
-// `stream`: the whole output is larger than kStreamFloats.
+// `stream`: the whole output is in memory (in_memory).
 void normalize(const float* x, float* y, std::int64_t n, float m, float l, bool stream) {
   // A row with a NaN, a +∞ (l is NaN) or only −∞ (l = 0: 0/0) is NaN throughout.
   if (std::isnan(m) || std::isnan(l) || l == 0.0f)
@@ -128,10 +129,9 @@ ML online_ml(const float* x, std::int64_t n) {
   return settle(acc.m, acc.l);
 }
 
-// online_ml of a part of an input of `total` floats: read ahead when the input is larger than
-// kStreamFloats (it is then in memory, not in cache).
-ML online_ml(const float* x, std::int64_t n, std::int64_t total) {
-  return total > kStreamFloats ? online_ml<true>(x, n) : online_ml<false>(x, n);
+// online_ml of a part of an input that is in memory (in_memory) or not.
+ML online_ml(const float* x, std::int64_t n, bool memory) {
+  return memory ? online_ml<true>(x, n) : online_ml<false>(x, n);
 }
 
 // Runs one row kernel over every row: rows in parallel when there are enough, otherwise
@@ -178,7 +178,7 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, f
         const float m0 = max_of<true>(xr, n);           // 1. max
         const ML ml = settle(m0, row_sum(xr, n, m0));   // 2. sum
         const float m = ml.m, l = ml.l;
-        normalize(xr, y + r * n, n, m, l, rows * n > kStreamFloats);  // 3. normalize
+        normalize(xr, y + r * n, n, m, l, in_memory(rows * n));  // 3. normalize
         keep_ml(m_out, l_out, r, m, l);
       },
       [&](std::int64_t r) {
@@ -202,7 +202,7 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, f
 #pragma omp atomic
           l += lt;
 #pragma omp barrier
-          normalize(xr + b, y + r * n + b, e - b, m, l, rows * n > kStreamFloats);
+          normalize(xr + b, y + r * n + b, e - b, m, l, in_memory(rows * n));
         }
         const ML ml = settle(m, l);
         keep_ml(m_out, l_out, r, ml.m, ml.l);
@@ -213,8 +213,9 @@ void softmax_online(const float* x, float* y, std::int64_t rows, std::int64_t n,
   for_rows(
       rows, n,
       [&](std::int64_t r) {
-        const ML ml = online_ml(x + r * n, n, rows * n);  // 1. (m, l) together
-        normalize(x + r * n, y + r * n, n, ml.m, ml.l, rows * n > kStreamFloats);  // 2. normalize
+        const bool memory = in_memory(rows * n);
+        const ML ml = online_ml(x + r * n, n, memory);               // 1. (m, l) together
+        normalize(x + r * n, y + r * n, n, ml.m, ml.l, memory);      // 2. normalize
         keep_ml(m_out, l_out, r, ml.m, ml.l);
       },
       [&](std::int64_t r) {
@@ -232,7 +233,7 @@ void softmax_chunked(const float* x, float* y, std::int64_t rows, std::int64_t n
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < K; ++k) {
       const std::int64_t b = part_begin(n, K, k), e = part_begin(n, K, k + 1);
-      parts[static_cast<std::size_t>(k)] = online_ml(xr + b, e - b, rows * n);
+      parts[static_cast<std::size_t>(k)] = online_ml(xr + b, e - b, in_memory(rows * n));
     }
     // Merge pairwise up a tree, as the recording engine and a shared-memory reduction do.
     for (int stride = 1; stride < K; stride *= 2)
@@ -244,7 +245,7 @@ void softmax_chunked(const float* x, float* y, std::int64_t rows, std::int64_t n
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < K; ++k) {
       const std::int64_t b = part_begin(n, K, k), e = part_begin(n, K, k + 1);
-      normalize(xr + b, y + r * n + b, e - b, total.m, total.l, rows * n > kStreamFloats);
+      normalize(xr + b, y + r * n + b, e - b, total.m, total.l, in_memory(rows * n));
     }
   }
 }

@@ -8,10 +8,10 @@
 #include "core/scenario_json.h"
 
 #include "tests/export/invoke.h"
+#include "tests/images.h"
 
 #include <doctest/doctest.h>
 #include <gif_lib.h>
-#include <stb_image.h>
 
 #include <algorithm>
 #include <array>
@@ -30,19 +30,8 @@ using exe::invoke;
 
 std::string tmp(const std::string& name) { return "/tmp/flashstep-shot-" + std::to_string(getpid()) + "-" + name; }
 
-struct Png {
-  int w = 0, h = 0;
-  std::vector<unsigned char> rgba;
-};
-
-Png load(const std::string& path) {
-  Png p;
-  int channels = 0;
-  unsigned char* data = stbi_load(path.c_str(), &p.w, &p.h, &channels, 4);
-  if (data) p.rgba.assign(data, data + static_cast<std::size_t>(p.w) * p.h * 4);
-  stbi_image_free(data);
-  return p;
-}
+using images::load_png;
+using images::Png;
 
 // Writes `text` to a scratch file and returns its path.
 std::string scratch_file(const std::string& name, const std::string& text) {
@@ -89,7 +78,7 @@ TEST_CASE("shot renders every lesson, at its first and last step, and the two di
     const std::string first = tmp(lesson.id + "-first.png"), last = tmp(lesson.id + "-last.png");
     REQUIRE(invoke("shot --lesson " + lesson.id + " --step 1 --width 640 --height 400 --out " + first, err) == 0);
     REQUIRE(invoke("shot --lesson " + lesson.id + " --step last --width 640 --height 400 --out " + last, err) == 0);
-    const Png a = load(first), b = load(last);
+    const Png a = load_png(first), b = load_png(last);
     CHECK(a.w == 640);
     CHECK(a.h == 400);
     CHECK(colours(a) > 20);  // not blank
@@ -103,7 +92,7 @@ TEST_CASE("shot --scale renders W·S × H·S pixels, --transparent leaves the ba
   std::string err;
   const std::string path = tmp("scaled.png");
   REQUIRE(invoke("shot --lesson online --step 3 --width 400 --height 300 --scale 2 --transparent --out " + path, err) == 0);
-  const Png p = load(path);
+  const Png p = load_png(path);
   CHECK(p.w == 800);
   CHECK(p.h == 600);
   std::size_t clear = 0;
@@ -116,7 +105,7 @@ TEST_CASE("shot --panel gives the panel alone, cropped to what it draws with a m
   std::string err;
   const std::string path = tmp("panel.png");
   REQUIRE(invoke("shot --lesson online --step 3 --width 1280 --height 800 --panel view --out " + path, err) == 0);
-  const Png p = load(path);
+  const Png p = load_png(path);
   CHECK(p.w < 1280);
   CHECK(p.h < 800);
   CHECK(p.w > 200);
@@ -137,7 +126,7 @@ TEST_CASE("shot --panel view of an attention lesson is cropped too: the legend s
   std::string err;
   const std::string path = tmp("attn-panel.png");
   REQUIRE(invoke("shot --lesson attn-tiled --step 6 --scale 2 --transparent --panel view --out " + path, err) == 0);
-  const Png p = load(path);
+  const Png p = load_png(path);
   CAPTURE(p.w);
   CAPTURE(p.h);
   CHECK(p.w <= 2560);  // the matrices at "fit" take the panel's width
@@ -195,15 +184,15 @@ TEST_CASE("shot --scenario draws what shot --lesson draws: the preset at the fil
     const std::string a = tmp("scenario.png"), b = tmp("lesson.png");
     REQUIRE(invoke("shot --scenario " + file + " --width 640 --height 400 --out " + a, err) == 0);
     REQUIRE(invoke("shot --lesson " + id + " --step " + std::to_string(playhead + 1) + " --width 640 --height 400 --out " + b, err) == 0);
-    const Png from_file = load(a), from_lesson = load(b);
+    const Png from_file = load_png(a), from_lesson = load_png(b);
     REQUIRE(from_file.w == 640);
     CHECK(colours(from_file) > 20);
     CHECK(from_file.rgba == from_lesson.rgba);
     // --step wins over the file's playhead.
     REQUIRE(invoke("shot --scenario " + file + " --step last --width 640 --height 400 --out " + a, err) == 0);
     REQUIRE(invoke("shot --lesson " + id + " --step last --width 640 --height 400 --out " + b, err) == 0);
-    CHECK(load(a).rgba == load(b).rgba);
-    CHECK(load(a).rgba != from_file.rgba);
+    CHECK(load_png(a).rgba == load_png(b).rgba);
+    CHECK(load_png(a).rgba != from_file.rgba);
     std::remove(a.c_str());
     std::remove(b.c_str());
     std::remove(file.c_str());
@@ -225,7 +214,7 @@ TEST_CASE("one step numbering: the window's step 9, the export dialog's name for
   const std::string a = tmp("window-step.png"), b = tmp("shot-step.png");
   REQUIRE(invoke("shot --scenario " + file + " --width 640 --height 400 --out " + a, err) == 0);
   REQUIRE(invoke("shot --lesson attn-tiled --step 9 --width 640 --height 400 --out " + b, err) == 0);
-  CHECK(load(a).rgba == load(b).rgba);
+  CHECK(load_png(a).rgba == load_png(b).rgba);
   // A GIF of steps 2 to 5 has their four frames.
   const std::string gif = tmp("steps2-5.gif");
   REQUIRE(invoke("gif --lesson attn-tiled --from 2 --to 5 --width 320 --height 240 --out " + gif, err) == 0);
@@ -262,7 +251,7 @@ TEST_CASE("--theme light draws a light window, dark a dark one, projector a blac
   for (int t = 0; t < 3; ++t) {
     const std::string path = tmp(std::string(themes[t]) + ".png");
     REQUIRE(invoke(std::string("shot --lesson online --step 3 --theme ") + themes[t] + " --out " + path, err) == 0);
-    pictures[t] = load(path);
+    pictures[t] = load_png(path);
     REQUIRE(pictures[t].w == 1280);
     std::remove(path.c_str());
   }
@@ -277,7 +266,7 @@ TEST_CASE("--theme light draws a light window, dark a dark one, projector a blac
   // Without --theme: dark.
   const std::string path = tmp("default.png");
   REQUIRE(invoke("shot --lesson online --step 3 --out " + path, err) == 0);
-  CHECK(load(path).rgba == dark.rgba);
+  CHECK(load_png(path).rgba == dark.rgba);
   std::remove(path.c_str());
 }
 
@@ -369,7 +358,7 @@ TEST_CASE("with no display, shot and gif draw in an EGL context, and the CPU vs 
   REQUIRE(run("shot --lesson cpu-vs-gpu --out " + png) == 0);
   CHECK(err.find("the GPU run is recorded on") != std::string::npos);
   CHECK(err.find("context: egl-") != std::string::npos);
-  const Png p = load(png);
+  const Png p = load_png(png);
   CHECK(p.w == 1280);
   CHECK(colours(p) > 20);
   // A lesson on the CPU says nothing about backends.
@@ -396,7 +385,7 @@ TEST_CASE("shot --gl glfw (a hidden window on the display) draws the same pictur
   const std::string a = tmp("glfw.png"), b = tmp("egl.png");
   REQUIRE(invoke("shot --lesson attn-tiled --step 5 --gl glfw --out " + a, err) == 0);
   REQUIRE(invoke("shot --lesson attn-tiled --step 5 --gl egl --out " + b, err) == 0);
-  const Png pa = load(a), pb = load(b);
+  const Png pa = load_png(a), pb = load_png(b);
   CHECK(pa.w == pb.w);
   CHECK(pa.rgba == pb.rgba);
   std::remove(a.c_str());
@@ -414,7 +403,7 @@ TEST_CASE("shot --ask draws the question over the step before it, --answer its s
   REQUIRE(invoke("shot --lesson online --ask" + size + ask, err) == 0);
   REQUIRE(invoke("shot --lesson online --ask --answer 1.37" + size + right, err) == 0);
   REQUIRE(invoke("shot --lesson online --ask --answer 1.36" + size + wrong, err) == 0);
-  const Png p = load(plain), a = load(ask), r = load(right), w = load(wrong), s2 = load(step2);
+  const Png p = load_png(plain), a = load_png(ask), r = load_png(right), w = load_png(wrong), s2 = load_png(step2);
   REQUIRE(a.w == 640);
   REQUIRE(a.h == 400);
   auto differ = [](const Png& x, const Png& y) {
