@@ -1,5 +1,6 @@
 // Scenario files in the window: what is saved comes back as the same Recording, playhead, lesson
 // and layout; a file that cannot be used is refused with a message and the work stays open.
+#include "tests/app/drive.h"
 #include "tests/temp_dir.h"
 #include "tests/tolerance.h"
 #include "app/files.h"
@@ -23,8 +24,6 @@ using namespace flashstep::ui;
 namespace fs = std::filesystem;
 
 namespace {
-
-void write(const std::string& path, const std::string& text) { REQUIRE(write_file_atomic(path, text).empty()); }
 
 // Bitwise: every output entry and every final m, l, NaN equal to NaN.
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }

@@ -2,6 +2,8 @@
 // rendering) and in a window's own frame loop, where a GIF is written between frames with the
 // window's OpenGL context and the window's ImGui context, framebuffer and playhead come back
 // untouched. The window case needs a display (./build.sh test provides Xvfb).
+#include "tests/app/drive.h"
+#include "tests/display.h"
 #include "tests/temp_dir.h"
 #include <epoxy/gl.h>
 #define GLFW_INCLUDE_NONE
@@ -29,8 +31,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool have_display() { return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY"); }
-
 struct GifInfo {
   int frames = -1, w = 0, h = 0;
 };
@@ -43,13 +43,6 @@ GifInfo gif_info(const std::string& path) {
   if (DGifSlurp(g) == GIF_OK) out = {g->ImageCount, g->SWidth, g->SHeight};
   DGifCloseFile(g, &err);
   return out;
-}
-
-void open_at(AppState& app, const char* lesson, int step) {
-  app.background_allowed = false;
-  REQUIRE(app.open_lesson(lesson));
-  REQUIRE(app.timeline.count() >= 8);
-  app.seek(step);
 }
 
 // An ImGui context with a built font atlas and Enter / Escape mapped as GLFW maps them; frames

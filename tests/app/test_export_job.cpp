@@ -2,13 +2,15 @@
 // Recording as the same JSON `flashstep run` writes, GIFs of a step range written one frame per
 // call with the playhead put back, cancel and failures leaving no file. The rendering cases
 // need a display (./build.sh test provides Xvfb); the dialog is tests/app/test_export_dialog.cpp.
-#include "tests/images.h"
-#include "tests/temp_dir.h"
+#include "tests/app/drive.h"
 #include "app/export/export_job.h"
 #include "app/export/gif.h"
 #include "app/ui/style.h"
 #include "core/report.h"
 #include "core/text.h"
+#include "tests/display.h"
+#include "tests/images.h"
+#include "tests/temp_dir.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -33,8 +35,6 @@ using images::load_gif;
 using images::load_png;
 using images::Png;
 
-bool have_display() { return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY"); }
-
 std::size_t count_alpha_below(const Png& p, int alpha) {
   std::size_t n = 0;
   for (std::size_t i = 3; i < p.rgba.size(); i += 4) n += p.rgba[i] < alpha;
@@ -55,13 +55,6 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-// The window's AppState at a lesson and step, recording on the calling thread.
-void open_at(AppState& app, const char* lesson, int step) {
-  app.background_allowed = false;
-  REQUIRE(app.open_lesson(lesson));
-  REQUIRE(app.timeline.count() >= 8);
-  app.seek(step);
-}
 
 ExportRequest picture(const std::string& path, float scale = 1.0f) {
   ExportRequest r;

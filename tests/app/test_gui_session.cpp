@@ -3,6 +3,7 @@
 // Runs the real executable in a config folder of its own (needs a display: Xvfb in the suite).
 #include "app/files.h"
 #include "core/report.h"
+#include "tests/display.h"
 
 #include <doctest/doctest.h>
 
@@ -75,8 +76,6 @@ struct ConfigHome {
     REQUIRE(flashstep::write_file_atomic((dir() / name).string(), text).empty());
   }
 };
-
-bool have_display() { return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY"); }
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 // The Inputs form and the AppState behind it, without a window: typing, presets, the SRAM
 // check, and that bad input never loses the last valid recording.
+#include "tests/app/drive.h"
 #include "app/ui/model/app_state.h"
 #include "app/ui/model/inputs.h"
 #include "core/engine.h"
@@ -298,13 +299,6 @@ bool logged(const AppState& app, const std::string& part) {
   return false;
 }
 
-void wait_for_job(AppState& app) {
-  for (int i = 0; i < 4000 && app.job.busy(); ++i) {
-    app.tick(0.0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  app.tick(0.0);
-}
 
 }  // namespace
 

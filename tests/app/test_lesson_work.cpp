@@ -1,6 +1,7 @@
 // Each lesson keeps its work while others are visited: opened again it shows its own recording
 // at once, without recording it again, and never another lesson's under its name; the
 // recordings kept stay within a memory budget, and one let go is said in the status line.
+#include "tests/app/drive.h"
 #include "app/ui/model/app_state.h"
 #include "app/ui/model/inputs.h"
 
@@ -14,13 +15,6 @@ using namespace flashstep::ui;
 
 namespace {
 
-void wait_for_job(AppState& app) {
-  for (int i = 0; i < 4000 && app.job.busy(); ++i) {
-    app.tick(0.0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  app.tick(0.0);
-}
 
 // Online softmax over 90,000 values: 180,000 steps, recorded in the background.
 void record_large(AppState& app) {

@@ -1,6 +1,7 @@
 // What the window shows belongs to its moment: the status line says what is true now (not a
 // recording that ended, not an input error that was fixed, not a message from another lesson),
 // pictures never carry it, and each lesson opens on its own view, whatever the last one showed.
+#include "tests/app/drive.h"
 #include "tests/app/headless.h"
 
 #include "app/ui/model/app_state.h"
@@ -27,13 +28,6 @@ void start_background_recording(AppState& app) {
   app.inputs_changed();
 }
 
-// Ticks the window until the background job has ended (at most 30 s).
-void wait_for_job(AppState& app) {
-  for (int i = 0; i < 3000 && app.job.busy(); ++i) {
-    app.tick(0.0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
 
 bool says(const AppState& app, std::string_view words) {
   return app.status_line().text.find(words) != std::string::npos;

@@ -3,6 +3,7 @@
 // playhead changes it.
 #include "app/ui/offscreen.h"
 #include "core/lessons.h"
+#include "tests/display.h"
 
 #include <doctest/doctest.h>
 
@@ -19,8 +20,6 @@ OffscreenRenderer* renderer() {
   if (!r) r = std::make_unique<OffscreenRenderer>();
   return r.get();
 }
-
-bool have_display() { return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY"); }
 
 }  // namespace
 

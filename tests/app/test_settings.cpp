@@ -1,6 +1,7 @@
 // The settings file: what is saved comes back; a file that cannot be used is moved aside with
 // its bytes intact and the defaults are used; a bad value costs only its own key; the config
 // folder follows the XDG base directory rules.
+#include "tests/app/drive.h"
 #include "tests/temp_dir.h"
 #include "app/files.h"
 #include "app/settings.h"
@@ -34,8 +35,6 @@ struct EnvVar {
     else unsetenv(name.c_str());
   }
 };
-
-void write(const std::string& path, const std::string& text) { REQUIRE(write_file_atomic(path, text).empty()); }
 
 std::string read(const std::string& path) {
   std::string text, error;

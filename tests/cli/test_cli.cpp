@@ -2,6 +2,7 @@
 #include "core/fast.h"
 #include "core/lessons.h"
 #include "core/report.h"
+#include "tests/invoke.h"
 
 #include <doctest/doctest.h>
 
@@ -15,46 +16,20 @@
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
+using exe::capture;
+using exe::lines;
+using exe::Result;
 
 std::string tmp_path() {
   static int counter = 0;
   return "/tmp/flashstep-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
 }
 
-// Runs flashstep with `args` (shell-quoted by the caller); captures stdout and stderr.
-Result invoke(const std::string& args) {
-  const std::string err_file = std::string(tmp_path());
-  const std::string cmd = std::string(FLASHSTEP_EXE) + " " + args + " 2>" + err_file;
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  if (FILE* e = std::fopen(err_file.c_str(), "r")) {
-    while ((n = std::fread(buf.data(), 1, buf.size(), e)) > 0) r.err.append(buf.data(), n);
-    std::fclose(e);
-  }
-  std::remove(err_file.c_str());
-  return r;
-}
-
-int lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
 
 }  // namespace
 
 TEST_CASE("run --algo online writes the schema") {
-  const Result r = invoke("run --algo online --input '3,2,5,1'");
+  const Result r = capture("run --algo online --input '3,2,5,1'");
   REQUIRE(r.status == 0);
   const auto j = flashstep::Json::parse(r.out);
   CHECK(j["algorithm"] == "online");
@@ -73,7 +48,7 @@ TEST_CASE("run --algo online writes the schema") {
 }
 
 TEST_CASE("non-finite numbers are strings and undefined m is null") {
-  const Result r = invoke("run --algo naive --input '1000,2000,3000' --steps none");
+  const Result r = capture("run --algo naive --input '1000,2000,3000' --steps none");
   REQUIRE(r.status == 0);
   const auto j = flashstep::Json::parse(r.out);
   CHECK(j["output"][0] == "nan");
@@ -84,7 +59,7 @@ TEST_CASE("non-finite numbers are strings and undefined m is null") {
 }
 
 TEST_CASE("steps of a safe softmax carry m and l as they stand after each step") {
-  const Result r = invoke("run --algo safe --input '3,2,5,1'");
+  const Result r = capture("run --algo safe --input '3,2,5,1'");
   REQUIRE(r.status == 0);
   const auto j = flashstep::Json::parse(r.out);
   CHECK(j["steps"][0]["m"][0] == 3.0);
@@ -93,7 +68,7 @@ TEST_CASE("steps of a safe softmax carry m and l as they stand after each step")
 }
 
 TEST_CASE("matrix input gives one m and l per row") {
-  const Result r = invoke("run --algo online --input '1,2;3,4;5,6'");
+  const Result r = capture("run --algo online --input '1,2;3,4;5,6'");
   REQUIRE(r.status == 0);
   const auto j = flashstep::Json::parse(r.out);
   CHECK(j["output"].size() == 3);
@@ -106,20 +81,20 @@ TEST_CASE("matrix input gives one m and l per row") {
 
 TEST_CASE("--json FILE writes the file and an unwritable path is one clear line, exit 2") {
   const std::string path = std::string(tmp_path()) + ".json";
-  Result r = invoke("run --algo safe --input 1,2 --json " + path);
+  Result r = capture("run --algo safe --input 1,2 --json " + path);
   CHECK(r.status == 0);
   FILE* f = std::fopen(path.c_str(), "r");
   CHECK(f != nullptr);
   if (f) std::fclose(f);
   std::remove(path.c_str());
-  r = invoke("run --algo safe --input 1,2 --json /nonexistent-dir/x.json");
+  r = capture("run --algo safe --input 1,2 --json /nonexistent-dir/x.json");
   CHECK(r.status == 2);
   CHECK(lines(r.err) == 1);
   CHECK(r.err.find("/nonexistent-dir/x.json") != std::string::npos);
 }
 
 TEST_CASE("--steps none reports the kernel time and peak memory, --output none leaves the output out") {
-  Result r = invoke("run --algo attn-tiled-v2 --n 300 --d 16 --steps none --repeat 2");
+  Result r = capture("run --algo attn-tiled-v2 --n 300 --d 16 --steps none --repeat 2");
   REQUIRE(r.status == 0);
   auto j = flashstep::Json::parse(r.out);
   CHECK(j["kernel"] == "fast");
@@ -127,21 +102,21 @@ TEST_CASE("--steps none reports the kernel time and peak memory, --output none l
   CHECK(j["peak_bytes"].get<double>() >= 0);
   CHECK(j["output"].size() == 300);
   CHECK(j["io"]["hbm_writes"] == 300 * 16 + 300);  // Nd + N
-  r = invoke("run --algo online --n 100000 --steps none --output none");
+  r = capture("run --algo online --n 100000 --steps none --output none");
   REQUIRE(r.status == 0);
   j = flashstep::Json::parse(r.out);
   CHECK_FALSE(j.contains("output"));
   CHECK(j["nonfinite"] == 0);
   CHECK(j["io"]["hbm_reads"] == 200000);
   // A precision without a fast kernel is timed through the reference engine.
-  r = invoke("run --algo online --n 1000 --precision fp16 --steps none");
+  r = capture("run --algo online --n 1000 --precision fp16 --steps none");
   REQUIRE(r.status == 0);
   CHECK(flashstep::Json::parse(r.out)["kernel"] == "reference");
 }
 
 TEST_CASE("a timed CPU run that asks for no blocks takes the fast kernel's own, says so, and counts IO for them") {
   const int N = 1000, d = 64;
-  Result r = invoke("run --algo attn-tiled-v2 --n 1000 --d 64 --steps none --output none --repeat 3");
+  Result r = capture("run --algo attn-tiled-v2 --n 1000 --d 64 --steps none --output none --repeat 3");
   REQUIRE(r.status == 0);
   auto j = flashstep::Json::parse(r.out);
   const flashstep::fast::KernelBlocks b = flashstep::fast::kernel_blocks(N, d);
@@ -168,7 +143,7 @@ TEST_CASE("a timed CPU run that asks for no blocks takes the fast kernel's own, 
   for (const char* asked : {"--block-rows 32", "--block-cols 32", "--sram 16384", "--precision fp16", ""}) {
     CAPTURE(asked);
     const std::string steps = *asked ? " --steps none" : " --steps all";
-    r = invoke(std::string("run --algo attn-tiled --n 200 --d 64 --output none ") + asked + steps);
+    r = capture(std::string("run --algo attn-tiled --n 200 --d 64 --output none ") + asked + steps);
     REQUIRE(r.status == 0);
     j = flashstep::Json::parse(r.out);
     CHECK_FALSE(j["blocks"].contains("chosen_by"));
@@ -177,13 +152,13 @@ TEST_CASE("a timed CPU run that asks for no blocks takes the fast kernel's own, 
 }
 
 TEST_CASE("run --scenario FILE, with options on top") {
-  Result r = invoke("run --scenario " FLASHSTEP_TEST_DATA "/scenarios/online_3251.json --steps none");
+  Result r = capture("run --scenario " FLASHSTEP_TEST_DATA "/scenarios/online_3251.json --steps none");
   REQUIRE(r.status == 0);
   auto j = flashstep::Json::parse(r.out);
   CHECK(j["algorithm"] == "online");
   CHECK(j["shape"]["n"] == 4);
   CHECK(j["stats"]["m"][0] == 5.0);
-  r = invoke("run --scenario " FLASHSTEP_TEST_DATA "/scenarios/online_3251.json --precision fp16 --algo safe --steps none");
+  r = capture("run --scenario " FLASHSTEP_TEST_DATA "/scenarios/online_3251.json --precision fp16 --algo safe --steps none");
   REQUIRE(r.status == 0);
   j = flashstep::Json::parse(r.out);
   CHECK(j["algorithm"] == "safe");
@@ -192,7 +167,7 @@ TEST_CASE("run --scenario FILE, with options on top") {
 }
 
 TEST_CASE("run --scenario FILE with no \"scenario\" in it runs the lesson's own example") {
-  const Result r = invoke("run --scenario " FLASHSTEP_TEST_DATA "/scenarios/lesson_only.json --steps none");
+  const Result r = capture("run --scenario " FLASHSTEP_TEST_DATA "/scenarios/lesson_only.json --steps none");
   REQUIRE(r.status == 0);
   const auto j = flashstep::Json::parse(r.out);
   const flashstep::Lesson* tiled = nullptr;
@@ -205,7 +180,7 @@ TEST_CASE("run --scenario FILE with no \"scenario\" in it runs the lesson's own 
 }
 
 TEST_CASE("lessons lists id<TAB>title") {
-  const Result r = invoke("lessons");
+  const Result r = capture("lessons");
   REQUIRE(r.status == 0);
   CHECK(r.out.find("online\t") != std::string::npos);
   CHECK(r.out.find("attn-tiled-v2\t") != std::string::npos);
@@ -288,7 +263,7 @@ TEST_CASE("bad input: exit 2 and one line naming the problem") {
   };
   for (const Case& c : cases) {
     CAPTURE(c.args);
-    const Result r = invoke(c.args);
+    const Result r = capture(c.args);
     CHECK(r.status == 2);
     CHECK(lines(r.err) == 1);
     CHECK(r.err.find(c.mentions) != std::string::npos);
@@ -298,14 +273,14 @@ TEST_CASE("bad input: exit 2 and one line naming the problem") {
 TEST_CASE("one comma may end the input, and spaces and brackets separate values") {
   for (const char* input : {"'3,2,5,1,'", "'3 2 5 1'", "'[3, 2, 5, 1]'"}) {
     CAPTURE(input);
-    const Result r = invoke(std::string("run --algo online --steps none --input ") + input);
+    const Result r = capture(std::string("run --algo online --steps none --input ") + input);
     REQUIRE(r.status == 0);
     CHECK(flashstep::Json::parse(r.out)["shape"]["n"] == 4);
   }
 }
 
 TEST_CASE("attn-naive too large for memory names S and P, their size and what to run instead") {
-  const Result r = invoke("run --algo attn-naive --n 1000000 --d 1 --steps none");
+  const Result r = capture("run --algo attn-naive --n 1000000 --d 1 --steps none");
   CHECK(r.status == 2);
   CHECK(lines(r.err) == 1);
   CHECK(r.err.rfind("flashstep: attn-naive at N = 1000000 needs S and P, 2·N² fp32 values = 7.3 TiB, more than "
@@ -323,7 +298,7 @@ TEST_CASE("chunked with more workers than elements uses one per element, with a 
   // The seed example: three elements and the default four workers.
   for (const char* extra : {"", " --chunks 4"}) {
     CAPTURE(extra);
-    const Result r = invoke(std::string("run --algo chunked --input 1000,2000,3000 --steps none") + extra);
+    const Result r = capture(std::string("run --algo chunked --input 1000,2000,3000 --steps none") + extra);
     REQUIRE(r.status == 0);
     const auto j = flashstep::Json::parse(r.out);
     CHECK(j["chunks"] == 3);
@@ -331,7 +306,7 @@ TEST_CASE("chunked with more workers than elements uses one per element, with a 
     CHECK(j["notices"][0] == "4 workers are more than the n = 3 elements; using 3 workers");
     CHECK(r.err == "flashstep: note: 4 workers are more than the n = 3 elements; using 3 workers\n");
   }
-  const Result r = invoke("run --algo chunked --input 1,2,3,4,5 --chunks 2 --steps none");
+  const Result r = capture("run --algo chunked --input 1,2,3,4,5 --chunks 2 --steps none");
   REQUIRE(r.status == 0);
   CHECK(flashstep::Json::parse(r.out)["notices"].empty());
 }
@@ -340,7 +315,7 @@ TEST_CASE("block sizes of 0 or left out are derived from M, and the notices say 
   // 0 given, and absent: the same blocks and the same notice.
   for (const char* blocks : {"--block-rows 0 --block-cols 0", ""}) {
     CAPTURE(blocks);
-    const Result r = invoke(std::string("run --algo attn-tiled --n 256 --d 16 --sram 1024 --steps none ") + blocks);
+    const Result r = capture(std::string("run --algo attn-tiled --n 256 --d 16 --sram 1024 --steps none ") + blocks);
     REQUIRE(r.status == 0);
     const auto j = flashstep::Json::parse(r.out);
     CHECK(j["blocks"]["Br"] == 16);
@@ -349,7 +324,7 @@ TEST_CASE("block sizes of 0 or left out are derived from M, and the notices say 
     CHECK(j["notices"][0] == "Br = 16, Bc = 16 derived from M = 1024: Bc = ⌈M/4d⌉ = 16; Br = min(Bc, d) = 16");
   }
   // One given: the other is derived, and said to be.
-  Result r = invoke("run --algo attn-tiled-v2 --n 64 --d 8 --block-rows 4 --steps none");
+  Result r = capture("run --algo attn-tiled-v2 --n 64 --d 8 --block-rows 4 --steps none");
   REQUIRE(r.status == 0);
   auto j = flashstep::Json::parse(r.out);
   CHECK(j["blocks"]["Br"] == 4);
@@ -357,16 +332,16 @@ TEST_CASE("block sizes of 0 or left out are derived from M, and the notices say 
   REQUIRE(j["notices"].size() == 1);
   CHECK(j["notices"][0] == "Bc = 64 derived from M = 16384 (the default): Bc = ⌈M/4d⌉ = 512, capped at N = 64");
   // Both given: nothing derived, nothing said.
-  r = invoke("run --algo attn-tiled --n 64 --d 8 --block-rows 4 --block-cols 8 --steps none");
+  r = capture("run --algo attn-tiled --n 64 --d 8 --block-rows 4 --block-cols 8 --steps none");
   REQUIRE(r.status == 0);
   CHECK(flashstep::Json::parse(r.out)["notices"].empty());
   CHECK(r.err.empty());
-  r = invoke("run --help");
+  r = capture("run --help");
   CHECK(r.out.find("0 or absent: derived from M") != std::string::npos);
 }
 
 TEST_CASE("M at the largest int derives its blocks without overflow") {
-  const Result r = invoke("run --algo attn-tiled --sram 2147483647 --n 8 --d 8 --steps none");
+  const Result r = capture("run --algo attn-tiled --sram 2147483647 --n 8 --d 8 --steps none");
   REQUIRE(r.status == 0);
   const auto j = flashstep::Json::parse(r.out);
   CHECK(j["blocks"]["Bc"] == 8);  // ceil((2^31 − 1) / 32) = 2^26, capped at N
@@ -374,7 +349,7 @@ TEST_CASE("M at the largest int derives its blocks without overflow") {
 }
 
 TEST_CASE("a block size larger than N is clamped with a note") {
-  const Result r = invoke("run --algo attn-tiled --n 5 --d 2 --block-rows 8 --block-cols 3 --steps none");
+  const Result r = capture("run --algo attn-tiled --n 5 --d 2 --block-rows 8 --block-cols 3 --steps none");
   REQUIRE(r.status == 0);
   const auto j = flashstep::Json::parse(r.out);
   CHECK(j["blocks"]["Br"] == 5);
@@ -385,7 +360,7 @@ TEST_CASE("a block size larger than N is clamped with a note") {
 }
 
 TEST_CASE("--qkv reads Q, K, V from JSON, and a --d that agrees with the file is accepted") {
-  const Result r = invoke("run --algo attn-naive --qkv " FLASHSTEP_TEST_DATA "/qkv_2x2.json --d 2 --steps none");
+  const Result r = capture("run --algo attn-naive --qkv " FLASHSTEP_TEST_DATA "/qkv_2x2.json --d 2 --steps none");
   REQUIRE(r.status == 0);
   const auto j = flashstep::Json::parse(r.out);
   CHECK(j["shape"]["n"] == 2);
@@ -397,8 +372,8 @@ TEST_CASE("--qkv reads Q, K, V from JSON, and a --d that agrees with the file is
 }
 
 TEST_CASE("--heads H runs H heads with --steps none: head 0 is the single-head run, the JSON says heads") {
-  const Result one = invoke("run --algo attn-tiled-v2 --n 20 --d 4 --seed 5 --steps none");
-  const Result three = invoke("run --algo attn-tiled-v2 --n 20 --d 4 --seed 5 --steps none --heads 3");
+  const Result one = capture("run --algo attn-tiled-v2 --n 20 --d 4 --seed 5 --steps none");
+  const Result three = capture("run --algo attn-tiled-v2 --n 20 --d 4 --seed 5 --steps none --heads 3");
   REQUIRE(one.status == 0);
   REQUIRE(three.status == 0);
   const auto j1 = flashstep::Json::parse(one.out), j3 = flashstep::Json::parse(three.out);
@@ -411,7 +386,7 @@ TEST_CASE("--heads H runs H heads with --steps none: head 0 is the single-head r
   CHECK(j3["output"][20] != j1["output"][0]);  // head 1 has inputs of its own
   CHECK(j3["io"]["flops"].get<double>() == 3 * j1["io"]["flops"].get<double>());
   // --heads 1 is the run without --heads, steps and all.
-  const Result kept = invoke("run --algo attn-tiled --n 6 --d 2 --heads 1");
+  const Result kept = capture("run --algo attn-tiled --n 6 --d 2 --heads 1");
   REQUIRE(kept.status == 0);
   CHECK(flashstep::Json::parse(kept.out)["steps"].size() > 0);
 }
@@ -433,7 +408,7 @@ TEST_CASE("--heads is refused with one line where it cannot apply") {
        }) {
     const std::string args = std::string("run ") + c.args;
     CAPTURE(args);
-    const Result r = invoke(args);
+    const Result r = capture(args);
     CHECK(r.status == 2);
     CHECK(lines(r.err) == 1);
     CHECK(r.err.find(c.says) != std::string::npos);
@@ -442,7 +417,7 @@ TEST_CASE("--heads is refused with one line where it cannot apply") {
 
 TEST_CASE("attn-naive at N = 65536 with 16 heads is refused naming S and P's 550 GB") {
   // 2·16·65536²·4 B = 512 GiB: more than any machine this runs on.
-  const Result r = invoke("run --algo attn-naive --n 65536 --d 64 --heads 16 --steps none");
+  const Result r = capture("run --algo attn-naive --n 65536 --d 64 --heads 16 --steps none");
   CHECK(r.status == 2);
   CHECK(lines(r.err) == 1);
   CHECK(r.err.find("S and P of every head at once, 2·H·N² fp32 values = 512.0 GiB (550 GB)") != std::string::npos);
@@ -452,13 +427,13 @@ TEST_CASE("attn-naive at N = 65536 with 16 heads is refused naming S and P's 550
 TEST_CASE("run's stats name only what the algorithm computes, with every kernel: no lse where none is stored") {
   for (const char* steps : {"all", "none"}) {
     CAPTURE(steps);
-    const Result online = invoke(std::string("run --algo online --input '3,2,5,1' --steps ") + steps);
+    const Result online = capture(std::string("run --algo online --input '3,2,5,1' --steps ") + steps);
     REQUIRE(online.status == 0);
     const auto j = flashstep::Json::parse(online.out);
     CHECK(j["stats"].contains("m"));
     CHECK(j["stats"].contains("l"));
     CHECK_FALSE(j["stats"].contains("lse"));  // online softmax keeps no log-sum-exp
-    const Result v2 = invoke(std::string("run --algo attn-tiled-v2 --n 8 --d 4 --steps ") + steps);
+    const Result v2 = capture(std::string("run --algo attn-tiled-v2 --n 8 --d 4 --steps ") + steps);
     REQUIRE(v2.status == 0);
     const auto k = flashstep::Json::parse(v2.out);
     REQUIRE(k["stats"].contains("lse"));  // FlashAttention-2 stores L
@@ -471,8 +446,8 @@ TEST_CASE("run --compare lists every result run's JSON has, beside its old keys"
   // The CPU against itself: every difference is 0, and every result of the run is there, laid
   // out as run's JSON lays it out (matrices at the top or in their group, statistics in "stats").
   const std::string scenario = "--algo attn-tiled-v2 --n 10 --d 4 --causal --block-rows 4 --block-cols 3";
-  const Result run = invoke("run " + scenario);
-  const Result cmp = invoke("run " + scenario + " --compare cpu,cpu");
+  const Result run = capture("run " + scenario);
+  const Result cmp = capture("run " + scenario + " --compare cpu,cpu");
   INFO(cmp.err);
   REQUIRE(run.status == 0);
   REQUIRE(cmp.status == 0);
@@ -496,7 +471,7 @@ TEST_CASE("run --compare lists every result run's JSON has, beside its old keys"
 
 TEST_CASE("run's JSON says the mask by name beside its causal flag") {
   for (const bool causal : {false, true}) {
-    const Result r = invoke(std::string("run --algo attn-tiled --n 6 --d 2 --steps none") + (causal ? " --causal" : ""));
+    const Result r = capture(std::string("run --algo attn-tiled --n 6 --d 2 --steps none") + (causal ? " --causal" : ""));
     REQUIRE(r.status == 0);
     const auto j = flashstep::Json::parse(r.out);
     CHECK(j["causal"].get<bool>() == causal);

@@ -4,6 +4,7 @@
 #include "core/report.h"
 #include "core/scenario.h"
 #include "core/text.h"
+#include "tests/invoke.h"
 #include "tests/tolerance.h"
 
 #include <doctest/doctest.h>
@@ -22,35 +23,11 @@ using namespace flashstep;
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
+using exe::capture;
+using exe::lines;
+using exe::Result;
 
 std::string tmp_path(const char* tag) { return "/tmp/flashstep-bwd-" + std::to_string(getpid()) + "-" + tag; }
-
-Result invoke(const std::string& args) {
-  const std::string err_file = tmp_path("err");
-  const std::string cmd = std::string(FLASHSTEP_EXE) + " " + args + " 2>" + err_file;
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  std::ifstream e(err_file);
-  r.err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
-  std::remove(err_file.c_str());
-  return r;
-}
-
-int lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
 
 using LMat = std::vector<std::vector<long double>>;
 
@@ -84,7 +61,7 @@ long double loss(const LMat& Q, const LMat& K, const LMat& V, const LMat& dO, lo
 }  // namespace
 
 TEST_CASE("run --algo attn-flash-backward --n 32 --d 8 --causal --scale sqrt --seed 3 gives the finite differences' grads") {
-  const Result r = invoke("run --algo attn-flash-backward --n 32 --d 8 --causal --scale sqrt --seed 3 --steps none --json -");
+  const Result r = capture("run --algo attn-flash-backward --n 32 --d 8 --causal --scale sqrt --seed 3 --steps none --json -");
   REQUIRE(r.status == 0);
   const Json j = Json::parse(r.out);
   REQUIRE(j.contains("grads"));
@@ -144,7 +121,7 @@ TEST_CASE("--do FILE gives dO: the wrong shape, a non-number or a row that takes
     w << "[[1, 0], [0, \"x\"], [0, 0]]";
   }
   // Given: the D of row 1 is dO₁ · O₁ = O₁₁ (dO₁ = [1, 0]).
-  const Result ok = invoke("run --algo attn-backward --n 3 --d 2 --steps none --do " + good + " --json -");
+  const Result ok = capture("run --algo attn-backward --n 3 --d 2 --steps none --do " + good + " --json -");
   REQUIRE(ok.status == 0);
   const Json j = Json::parse(ok.out);
   CHECK(std::fabs(j["stats"]["D"][0].get<double>() - j["output"][0][0].get<double>()) <= 1e-6 * (1 + std::fabs(j["output"][0][0].get<double>())));
@@ -161,7 +138,7 @@ TEST_CASE("--do FILE gives dO: the wrong shape, a non-number or a row that takes
   };
   for (const Case& c : cases) {
     CAPTURE(c.args);
-    const Result r = invoke(c.args + " --json -");
+    const Result r = capture(c.args + " --json -");
     CAPTURE(r.err);
     CHECK(r.status == 2);
     CHECK(lines(r.err) == 1);
@@ -172,7 +149,7 @@ TEST_CASE("--do FILE gives dO: the wrong shape, a non-number or a row that takes
 
 TEST_CASE("attn-backward too large for memory names P, dP and dS and the flash backward to run instead") {
   // 3·N² fp32 values at N = 300000 are about 1 TiB.
-  const Result r = invoke("run --algo attn-backward --n 300000 --d 8 --steps none --json -");
+  const Result r = capture("run --algo attn-backward --n 300000 --d 8 --steps none --json -");
   CHECK(r.status == 2);
   CHECK(lines(r.err) == 1);
   CAPTURE(r.err);
@@ -188,22 +165,22 @@ TEST_CASE("--qkv with --seed: the seed still draws the backward's dO, so it is t
     std::ofstream g(d_o);
     g << "[[1, 0], [0, 1]]";
   }
-  const Result a = invoke("run --algo attn-backward --qkv " + qkv + " --seed 5 --steps none --json -");
-  const Result b = invoke("run --algo attn-backward --qkv " + qkv + " --seed 6 --steps none --json -");
+  const Result a = capture("run --algo attn-backward --qkv " + qkv + " --seed 5 --steps none --json -");
+  const Result b = capture("run --algo attn-backward --qkv " + qkv + " --seed 6 --steps none --json -");
   REQUIRE(a.status == 0);
   REQUIRE(b.status == 0);
   CHECK(Json::parse(a.out)["grads"] != Json::parse(b.out)["grads"]);  // another seed, another dO
-  const Result c = invoke("run --algo attn-backward --qkv " + qkv + " --do " + d_o + " --seed 5 --json -");
+  const Result c = capture("run --algo attn-backward --qkv " + qkv + " --do " + d_o + " --seed 5 --json -");
   CHECK(c.status == 2);
   CHECK(c.err.find("--seed with --qkv") != std::string::npos);
-  const Result d = invoke("run --algo attn-naive --qkv " + qkv + " --seed 5 --json -");
+  const Result d = capture("run --algo attn-naive --qkv " + qkv + " --seed 5 --json -");
   CHECK(d.status == 2);
   std::remove(qkv.c_str());
   std::remove(d_o.c_str());
 }
 
 TEST_CASE("the flash backward's own blocks are fitted to its tile step, and its notice names the backward's tiles") {
-  const Result r = invoke("run --algo attn-flash-backward --n 512 --d 64 --steps none --output none");
+  const Result r = capture("run --algo attn-flash-backward --n 512 --d 64 --steps none --output none");
   REQUIRE(r.status == 0);
   const Json j = Json::parse(r.out);
   REQUIRE(j["notices"].size() == 1);

@@ -7,7 +7,7 @@
 #include "core/lessons.h"
 #include "core/scenario_json.h"
 
-#include "tests/export/invoke.h"
+#include "tests/invoke.h"
 #include "tests/images.h"
 
 #include <doctest/doctest.h>
@@ -28,14 +28,14 @@ namespace {
 
 using exe::invoke;
 
-std::string tmp(const std::string& name) { return "/tmp/flashstep-shot-" + std::to_string(getpid()) + "-" + name; }
+std::string shot_file(const std::string& name) { return "/tmp/flashstep-shot-" + std::to_string(getpid()) + "-" + name; }
 
 using images::load_png;
 using images::Png;
 
 // Writes `text` to a scratch file and returns its path.
 std::string scratch_file(const std::string& name, const std::string& text) {
-  const std::string path = tmp(name);
+  const std::string path = shot_file(name);
   std::ofstream(path) << text;
   return path;
 }
@@ -75,7 +75,7 @@ TEST_CASE("shot renders every lesson, at its first and last step, and the two di
   std::string err;
   for (const auto& lesson : flashstep::lessons()) {
     CAPTURE(lesson.id);
-    const std::string first = tmp(lesson.id + "-first.png"), last = tmp(lesson.id + "-last.png");
+    const std::string first = shot_file(lesson.id + "-first.png"), last = shot_file(lesson.id + "-last.png");
     REQUIRE(invoke("shot --lesson " + lesson.id + " --step 1 --width 640 --height 400 --out " + first, err) == 0);
     REQUIRE(invoke("shot --lesson " + lesson.id + " --step last --width 640 --height 400 --out " + last, err) == 0);
     const Png a = load_png(first), b = load_png(last);
@@ -90,7 +90,7 @@ TEST_CASE("shot renders every lesson, at its first and last step, and the two di
 
 TEST_CASE("shot --scale renders W·S × H·S pixels, --transparent leaves the background clear") {
   std::string err;
-  const std::string path = tmp("scaled.png");
+  const std::string path = shot_file("scaled.png");
   REQUIRE(invoke("shot --lesson online --step 3 --width 400 --height 300 --scale 2 --transparent --out " + path, err) == 0);
   const Png p = load_png(path);
   CHECK(p.w == 800);
@@ -103,7 +103,7 @@ TEST_CASE("shot --scale renders W·S × H·S pixels, --transparent leaves the ba
 
 TEST_CASE("shot --panel gives the panel alone, cropped to what it draws with a margin of background") {
   std::string err;
-  const std::string path = tmp("panel.png");
+  const std::string path = shot_file("panel.png");
   REQUIRE(invoke("shot --lesson online --step 3 --width 1280 --height 800 --panel view --out " + path, err) == 0);
   const Png p = load_png(path);
   CHECK(p.w < 1280);
@@ -124,7 +124,7 @@ TEST_CASE("shot --panel gives the panel alone, cropped to what it draws with a m
 
 TEST_CASE("shot --panel view of an attention lesson is cropped too: the legend sits under the matrices, not at the window's bottom") {
   std::string err;
-  const std::string path = tmp("attn-panel.png");
+  const std::string path = shot_file("attn-panel.png");
   REQUIRE(invoke("shot --lesson attn-tiled --step 6 --scale 2 --transparent --panel view --out " + path, err) == 0);
   const Png p = load_png(path);
   CAPTURE(p.w);
@@ -143,7 +143,7 @@ TEST_CASE("shot --panel view of an attention lesson is cropped too: the legend s
 
 TEST_CASE("gif writes one frame per step of the range") {
   std::string err;
-  const std::string path = tmp("range.gif");
+  const std::string path = shot_file("range.gif");
   REQUIRE(invoke("gif --lesson safe --from 2 --to 6 --fps 5 --width 320 --height 240 --out " + path, err) == 0);
   int e = 0;
   GifFileType* g = DGifOpenFileName(path.c_str(), &e);
@@ -158,7 +158,7 @@ TEST_CASE("gif writes one frame per step of the range") {
 
 TEST_CASE("gif --parts adds a frame for each part of a tiled step: S, P~ and the merge") {
   std::string err;
-  const std::string path = tmp("parts.gif");
+  const std::string path = shot_file("parts.gif");
   // Steps 5 and 6 of FlashAttention-1 are tile steps of three parts each.
   REQUIRE(invoke("gif --lesson attn-tiled --from 5 --to 6 --parts --width 480 --height 320 --out " + path, err) == 0);
   int e = 0;
@@ -181,7 +181,7 @@ TEST_CASE("shot --scenario draws what shot --lesson draws: the preset at the fil
   for (const auto& [id, playhead] : {std::pair<std::string, int>{"attn-tiled", 4}, {"online", 2}, {"chunked", 0}}) {
     CAPTURE(id);
     const std::string file = preset_file(id, playhead);
-    const std::string a = tmp("scenario.png"), b = tmp("lesson.png");
+    const std::string a = shot_file("scenario.png"), b = shot_file("lesson.png");
     REQUIRE(invoke("shot --scenario " + file + " --width 640 --height 400 --out " + a, err) == 0);
     REQUIRE(invoke("shot --lesson " + id + " --step " + std::to_string(playhead + 1) + " --width 640 --height 400 --out " + b, err) == 0);
     const Png from_file = load_png(a), from_lesson = load_png(b);
@@ -211,12 +211,12 @@ TEST_CASE("one step numbering: the window's step 9, the export dialog's name for
   // What the window shows there (a scenario file saved at that playhead) is what --step 9 draws.
   std::string err;
   const std::string file = preset_file("attn-tiled", app.timeline.playhead());
-  const std::string a = tmp("window-step.png"), b = tmp("shot-step.png");
+  const std::string a = shot_file("window-step.png"), b = shot_file("shot-step.png");
   REQUIRE(invoke("shot --scenario " + file + " --width 640 --height 400 --out " + a, err) == 0);
   REQUIRE(invoke("shot --lesson attn-tiled --step 9 --width 640 --height 400 --out " + b, err) == 0);
   CHECK(load_png(a).rgba == load_png(b).rgba);
   // A GIF of steps 2 to 5 has their four frames.
-  const std::string gif = tmp("steps2-5.gif");
+  const std::string gif = shot_file("steps2-5.gif");
   REQUIRE(invoke("gif --lesson attn-tiled --from 2 --to 5 --width 320 --height 240 --out " + gif, err) == 0);
   int e = 0;
   GifFileType* g = DGifOpenFileName(gif.c_str(), &e);
@@ -232,7 +232,7 @@ TEST_CASE("gif --scenario renders the file's scenario, one frame per step") {
   const std::string file = scratch_file("chunked-k3.json",
                                         R"({"flashstep_scenario": 1, "lesson": "chunked", "playhead": 5,
                                             "scenario": {"algorithm": "chunked", "input": [[3, 2, 5, 1, 7, 0]], "chunks": 3}})");
-  const std::string path = tmp("scenario.gif");
+  const std::string path = shot_file("scenario.gif");
   REQUIRE(invoke("gif --scenario " + file + " --from 1 --to 4 --width 320 --height 240 --theme projector --out " + path, err) == 0);
   int e = 0;
   GifFileType* g = DGifOpenFileName(path.c_str(), &e);
@@ -249,7 +249,7 @@ TEST_CASE("--theme light draws a light window, dark a dark one, projector a blac
   Png pictures[3];
   const char* themes[] = {"dark", "light", "projector"};
   for (int t = 0; t < 3; ++t) {
-    const std::string path = tmp(std::string(themes[t]) + ".png");
+    const std::string path = shot_file(std::string(themes[t]) + ".png");
     REQUIRE(invoke(std::string("shot --lesson online --step 3 --theme ") + themes[t] + " --out " + path, err) == 0);
     pictures[t] = load_png(path);
     REQUIRE(pictures[t].w == 1280);
@@ -264,7 +264,7 @@ TEST_CASE("--theme light draws a light window, dark a dark one, projector a blac
   CHECK(brightness(light) > 150);
   CHECK(brightness(projector) < brightness(dark));
   // Without --theme: dark.
-  const std::string path = tmp("default.png");
+  const std::string path = shot_file("default.png");
   REQUIRE(invoke("shot --lesson online --step 3 --out " + path, err) == 0);
   CHECK(load_png(path).rgba == dark.rgba);
   std::remove(path.c_str());
@@ -274,7 +274,7 @@ TEST_CASE("bad shot and gif arguments: exit 2, one line, no file left behind") {
   struct Case {
     std::string args, mentions;
   };
-  const std::string out = tmp("bad.png");
+  const std::string out = shot_file("bad.png");
   const std::string not_json = scratch_file("not-json.json", "this is not JSON");
   const std::string newer = scratch_file("version99.json", R"({"flashstep_scenario": 99, "scenario": {}})");
   const std::string unknown = scratch_file("unknown.json", R"({"flashstep_scenario": 1, "lesson": "quicksort", "scenario": {}})");
@@ -307,8 +307,8 @@ TEST_CASE("bad shot and gif arguments: exit 2, one line, no file left behind") {
       {"shot --lesson online --scale 0 --out " + out, "--scale"},
       {"shot --lesson online --out /nonexistent-dir/x.png", "/nonexistent-dir/x.png: No such file or directory"},
       // The system's reason, not a guess: a name longer than the file system allows.
-      {"shot --lesson online --out " + tmp(std::string(300, 'a') + ".png"), "File name too long"},
-      {"gif --lesson online --to 1 --out " + tmp(std::string(300, 'a') + ".gif"), "File name too long"},
+      {"shot --lesson online --out " + shot_file(std::string(300, 'a') + ".png"), "File name too long"},
+      {"gif --lesson online --to 1 --out " + shot_file(std::string(300, 'a') + ".gif"), "File name too long"},
       {"gif --lesson online --fps 1e-30 --out " + out, "--fps"},
       {"gif --lesson online --fps 1000 --out " + out, "--fps"},
       {"gif --lesson online --from 5 --to 2 --out " + out, "--from"},
@@ -345,10 +345,10 @@ TEST_CASE("bad shot and gif arguments: exit 2, one line, no file left behind") {
 
 TEST_CASE("with no display, shot and gif draw in an EGL context, and the CPU vs GPU lesson is drawn from its GPU run") {
   std::string err;
-  const std::string png = tmp("cpu-vs-gpu.png"), gif = tmp("cpu-vs-gpu.gif");
+  const std::string png = shot_file("cpu-vs-gpu.png"), gif = shot_file("cpu-vs-gpu.gif");
   const std::string no_display = "env -u DISPLAY -u WAYLAND_DISPLAY ";
   const std::string exe = std::string(FLASHSTEP_EXE);
-  const std::string err_file = tmp("egl-stderr");
+  const std::string err_file = shot_file("egl-stderr");
   auto run = [&](const std::string& args) {
     const int st = std::system((no_display + exe + " " + args + " >/dev/null 2>" + err_file).c_str());
     std::ifstream in(err_file);
@@ -382,7 +382,7 @@ TEST_CASE("with no display, shot and gif draw in an EGL context, and the CPU vs 
 
 TEST_CASE("shot --gl glfw (a hidden window on the display) draws the same picture as EGL") {
   std::string err;
-  const std::string a = tmp("glfw.png"), b = tmp("egl.png");
+  const std::string a = shot_file("glfw.png"), b = shot_file("egl.png");
   REQUIRE(invoke("shot --lesson attn-tiled --step 5 --gl glfw --out " + a, err) == 0);
   REQUIRE(invoke("shot --lesson attn-tiled --step 5 --gl egl --out " + b, err) == 0);
   const Png pa = load_png(a), pb = load_png(b);
@@ -394,8 +394,8 @@ TEST_CASE("shot --gl glfw (a hidden window on the display) draws the same pictur
 
 TEST_CASE("shot --ask draws the question over the step before it, --answer its step scored, misuse in one line") {
   std::string err;
-  const std::string plain = tmp("ask-plain.png"), ask = tmp("ask.png"), right = tmp("ask-right.png"),
-                    wrong = tmp("ask-wrong.png"), step2 = tmp("ask-step2.png");
+  const std::string plain = shot_file("ask-plain.png"), ask = shot_file("ask.png"), right = shot_file("ask-right.png"),
+                    wrong = shot_file("ask-wrong.png"), step2 = shot_file("ask-step2.png");
   const std::string size = " --width 640 --height 400 --out ";
   // The online lesson's first question is l after step 2 ([3, 2, 5, 1]: l₂ = 1 + e⁻¹ = 1.3679).
   REQUIRE(invoke("shot --lesson online --step 1" + size + plain, err) == 0);
@@ -414,12 +414,12 @@ TEST_CASE("shot --ask draws the question over the step before it, --answer its s
   CHECK(differ(p, a) > 0);   // the question box over step 1
   CHECK(differ(s2, r) > 0);  // the answer box over step 2
   CHECK(differ(r, w) > 0);   // ✓ in green, ✗ in red, and the typed value
-  CHECK(invoke("shot --lesson online --answer 1.37 --out " + tmp("x.png"), err) == 2);
+  CHECK(invoke("shot --lesson online --answer 1.37 --out " + shot_file("x.png"), err) == 2);
   CHECK(err == "flashstep: --answer needs --ask\n");
-  CHECK(invoke("shot --lesson online --ask --step 1 --out " + tmp("x.png"), err) == 2);
+  CHECK(invoke("shot --lesson online --ask --step 1 --out " + shot_file("x.png"), err) == 2);
   CHECK(err.find("flashstep: --ask: step 1 has no question; lesson 'online' asks at steps 2") == 0);
-  CHECK(invoke("shot --lesson online --ask --answer 1.4 --out " + tmp("x.png"), err) == 2);
+  CHECK(invoke("shot --lesson online --ask --answer 1.4 --out " + shot_file("x.png"), err) == 2);
   CHECK(err == "flashstep: --answer '1.4': give at least 3 significant digits (the screen shows 5)\n");
-  CHECK(invoke("shot --lesson online --ask --panel view --out " + tmp("x.png"), err) == 2);
+  CHECK(invoke("shot --lesson online --ask --panel view --out " + shot_file("x.png"), err) == 2);
   for (const std::string& f : {plain, ask, right, wrong, step2}) std::remove(f.c_str());
 }

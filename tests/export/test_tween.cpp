@@ -4,7 +4,7 @@
 #include "app/export/commands.h"
 #include "tests/images.h"
 
-#include "tests/export/invoke.h"
+#include "tests/invoke.h"
 
 #include <doctest/doctest.h>
 
@@ -26,7 +26,7 @@ using images::gif_frames;
 using images::load_png;
 using images::Png;
 
-std::string tmp(const std::string& name) { return "/tmp/flashstep-tween-" + std::to_string(getpid()) + "-" + name; }
+std::string tween_file(const std::string& name) { return "/tmp/flashstep-tween-" + std::to_string(getpid()) + "-" + name; }
 
 // Pixels close to the pen's ink, a strong magenta (236, 0, 140).
 std::size_t ink_pixels(const Png& p) {
@@ -40,7 +40,7 @@ std::size_t ink_pixels(const Png& p) {
 
 TEST_CASE("a tweened GIF's first and last frames are shot's pictures of those steps") {
   std::string err;
-  const std::string tweened = tmp("ends.gif"), first = tmp("first.png"), last = tmp("last.png");
+  const std::string tweened = tween_file("ends.gif"), first = tween_file("first.png"), last = tween_file("last.png");
   const std::string size = "--lesson online --width 640 --height 400 --panel view";
   REQUIRE(invoke("gif " + size + " --from 2 --to 4 --tween 3 --out " + tweened, err) == 0);
   REQUIRE(invoke("shot " + size + " --step 2 --out " + first, err) == 0);
@@ -60,7 +60,7 @@ TEST_CASE("a tweened GIF's first and last frames are shot's pictures of those st
 
 TEST_CASE("gif --tween adds the moves between steps, and the steps' own frames stay as without it") {
   std::string err;
-  const std::string exact = tmp("exact.gif"), tweened = tmp("tweened.gif");
+  const std::string exact = tween_file("exact.gif"), tweened = tween_file("tweened.gif");
   // The online sweep over [3, 2, 5, 1]'s preset: steps 2 to 4 include a rescale (m grows).
   const std::string common = "--lesson online --from 2 --to 4 --width 640 --height 400 --panel view";
   REQUIRE(invoke("gif " + common + " --out " + exact, err) == 0);
@@ -85,7 +85,7 @@ TEST_CASE("gif --tween adds the moves between steps, and the steps' own frames s
 }
 
 TEST_CASE("gif --tween with a bad count, or with --parts: exit 2, one line, no file") {
-  const std::string out = tmp("bad.gif");
+  const std::string out = tween_file("bad.gif");
   for (const char* args : {"--tween -1", "--tween 31", "--tween abc", "--tween 2 --parts"}) {
     std::string err;
     CAPTURE(args);
@@ -98,7 +98,7 @@ TEST_CASE("gif --tween with a bad count, or with --parts: exit 2, one line, no f
 
 TEST_CASE("shot --pen draws a stroke over the presented view in the pen's ink, and bad points are refused") {
   std::string err;
-  const std::string plain = tmp("plain.png"), pen = tmp("pen.png");
+  const std::string plain = tween_file("plain.png"), pen = tween_file("pen.png");
   const std::string common = "--lesson online --step 3 --present --theme projector --width 960 --height 540";
   REQUIRE(invoke("shot " + common + " --out " + plain, err) == 0);
   REQUIRE(invoke("shot " + common + " --pen \"0.2,0.3 0.5,0.35 0.8,0.3\" --pen \"0.3,0.6 0.6,0.6\" --out " + pen, err) ==
@@ -122,7 +122,7 @@ TEST_CASE("shot --pen draws a stroke over the presented view in the pen's ink, a
 
 TEST_CASE("shot --panel view --pen draws the strokes over the exported view as the whole window does") {
   std::string err;
-  const std::string plain = tmp("panel-plain.png"), pen = tmp("panel-pen.png");
+  const std::string plain = tween_file("panel-plain.png"), pen = tween_file("panel-pen.png");
   const std::string common = "--lesson online --step 3 --panel view --theme projector --width 960 --height 540";
   REQUIRE(invoke("shot " + common + " --out " + plain, err) == 0);
   REQUIRE(invoke("shot " + common + " --pen \"0.2,0.3 0.5,0.35 0.8,0.3\" --pen \"0.3,0.6 0.6,0.6\" --out " + pen,

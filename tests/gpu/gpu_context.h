@@ -3,6 +3,7 @@
 // any context they fail with the reason, they do not skip.
 #pragma once
 
+#include "core/engine.h"
 #include "gpu/gpu_engine.h"
 
 #include <doctest/doctest.h>
@@ -23,6 +24,13 @@ inline flashstep::gpu::Engine& engine() {
   if (!context) FAIL("no OpenGL 4.3 context for the GPU tests: " << error);
   static flashstep::gpu::Engine gpu;
   return gpu;
+}
+
+// The scenario recorded on the GPU (`keep_steps`: with its steps, or the output alone).
+inline flashstep::Recording on_gpu(const flashstep::Scenario& s, bool keep_steps = true) {
+  flashstep::RecordOptions opt;
+  opt.keep_steps = keep_steps;
+  return engine().record(flashstep::resolve(s), opt);
 }
 
 // rows x n standard-normal scores times `spread`, with a few large outliers (+-30) so the

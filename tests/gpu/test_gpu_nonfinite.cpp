@@ -13,11 +13,7 @@ namespace {
 
 constexpr Precision kGpuPrecisions[] = {Precision::fp32, Precision::fp16, Precision::bf16};
 
-Recording on_gpu(const Scenario& s, bool keep_steps) {
-  RecordOptions opt;
-  opt.keep_steps = keep_steps;
-  return gpu_test::engine().record(resolve(s), opt);
-}
+using gpu_test::on_gpu;
 
 }  // namespace
 

@@ -18,11 +18,7 @@ using namespace flashstep;
 
 namespace {
 
-Recording on_gpu(const Scenario& s, bool keep_steps = true) {
-  RecordOptions opt;
-  opt.keep_steps = keep_steps;
-  return gpu_test::engine().record(resolve(s), opt);
-}
+using gpu_test::on_gpu;
 
 Scenario softmax_of(Algorithm a, std::vector<std::vector<double>> x, Precision p = Precision::fp32) {
   Scenario s;
