@@ -112,7 +112,11 @@ ML online_ml(const float* x, std::int64_t n) {
       m = m_new;
       base = ei::pselect(ei::pcmp_eq(m, neg), zero, m);
     }
-    for (std::int64_t u = 0; u < kUnroll; ++u) l = ei::padd(l, vexp(ei::psub(v[u], base)));
+    // The step's four exponentials summed as a tree and then added to l: one addition per step
+    // waits for the last one, not four.
+    const Packet e01 = ei::padd(vexp(ei::psub(v[0], base)), vexp(ei::psub(v[1], base)));
+    const Packet e23 = ei::padd(vexp(ei::psub(v[2], base)), vexp(ei::psub(v[3], base)));
+    l = ei::padd(l, ei::padd(e01, e23));
   }
   // The lanes merged at once: the largest max, and every lane's sum rescaled to it with one
   // vector exp (a lane still at −∞ has sum 0 and adds 0).
