@@ -66,8 +66,12 @@ std::string machine_line() {
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-  return strf("%s, %d threads, g++ %s, -O3 -march=native, %s", model.c_str(), flashstep::fast::threads(),
-              __VERSION__, date);
+  // The instruction set the kernels were compiled for, from their vector width (the build may be
+  // native or not: FLASHSTEP_NATIVE, or -march given by hand as bench/run_isa_table.sh does).
+  const int floats = flashstep::fast::vector_floats();
+  const char* isa = floats == 16 ? "AVX-512" : floats == 8 ? "AVX2" : floats == 4 ? "SSE2" : "scalar";
+  return strf("%s, %d threads, g++ %s, -O3, kernels for %s (%d-float vectors), %s", model.c_str(),
+              flashstep::fast::threads(), __VERSION__, isa, floats, date);
 }
 
 namespace {
