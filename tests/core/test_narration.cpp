@@ -90,10 +90,12 @@ std::string plain(const std::string& s) { return plain_text(s); }
 
 TEST_CASE("every printed score is q·k·s with the scale included: attn-online and the FA-1 and FA-2 tiles") {
   for (Algorithm a : rows::where([](const AlgorithmInfo& row) { return takes_qkv(row.algorithm) && row.rescales; })) {
-    for (auto [mode, value] : {std::pair{ScaleMode::inv_sqrt_d, 1.0}, std::pair{ScaleMode::value, 0.25},
-                               std::pair{ScaleMode::none, 1.0}}) {
+    for (const auto& case_ : {std::pair{ScaleMode::inv_sqrt_d, 1.0}, std::pair{ScaleMode::value, 0.25},
+                              std::pair{ScaleMode::none, 1.0}}) {
+      const auto [mode, value] = case_;
+      const double scale_value = value;  // a named copy: clang 14 cannot capture a structured binding
       CAPTURE(algorithm_id(a));
-      CAPTURE(value);
+      CAPTURE(scale_value);
       const Resolved r = resolve(attention(a, mode, value));
       REQUIRE((mode == ScaleMode::none) == (r.scale == 1.0));
       const Recording rec = record(r);
