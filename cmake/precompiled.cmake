@@ -15,8 +15,9 @@ function(flashstep_precompile target)
   endif()
 endfunction()
 
-# flashstep_precompile_like(TARGET FROM): TARGET reuses FROM's precompiled headers (compiled with
-# the same flags; GCC and clang read a header themselves where a precompiled one does not fit).
+# flashstep_precompile_like(TARGET FROM): TARGET reuses FROM's precompiled headers, which needs the
+# same compile flags (CMake adds -Winvalid-pch: under -Werror a header that does not fit fails the
+# build rather than being parsed again unnoticed).
 function(flashstep_precompile_like target from)
   if(FLASHSTEP_PCH)
     target_precompile_headers(${target} REUSE_FROM ${from})

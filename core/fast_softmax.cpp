@@ -96,7 +96,7 @@ ML online_ml_blocks(const float* x, std::int64_t n) {
 // a −∞ weighs exactly 0 (vexp(−∞) = 0). kAhead: x is in memory, not in cache (read_ahead).
 template <bool kAhead>
 ML online_ml(const float* x, std::int64_t n) {
-  constexpr std::int64_t kUnroll = 4;  // the step's max below is written out for four vectors
+  constexpr std::int64_t kUnroll = 4;  // the step's max and sum below are written out for four vectors
   const Packet neg = ei::pset1<Packet>(kNegInf), zero = ei::pset1<Packet>(0.0f), one = ei::pset1<Packet>(1.0f);
   Packet m = neg, l = zero, base = zero;
   std::int64_t i = 0;

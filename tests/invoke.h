@@ -31,20 +31,6 @@ inline void read_all(FILE* f, std::string& out) {
   while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), n);
 }
 
-// Runs `flashstep ARGS` (stdout discarded); returns its exit status (−1: it did not exit) and
-// fills `err` with what it wrote to stderr.
-inline int invoke(const std::string& args, std::string& err) {
-  const std::string err_file = stderr_file();
-  const int st = std::system((path() + " " + args + " >/dev/null 2>" + err_file).c_str());
-  err.clear();
-  if (FILE* f = std::fopen(err_file.c_str(), "r")) {
-    read_all(f, err);
-    std::fclose(f);
-  }
-  std::remove(err_file.c_str());
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 // What a run wrote and how it ended (status −1: it did not exit, or could not start).
 struct Result {
   int status = -1;
@@ -71,6 +57,14 @@ inline Result capture(const std::string& args, const std::string& env_prefix = "
   }
   std::remove(err_file.c_str());
   return r;
+}
+
+// Runs `flashstep ARGS` (stdout discarded); returns its exit status (−1: it did not exit) and
+// fills `err` with what it wrote to stderr.
+inline int invoke(const std::string& args, std::string& err) {
+  const Result r = capture(args + " >/dev/null");
+  err = r.err;
+  return r.status;
 }
 
 // The number of lines in `s` (its newlines).
