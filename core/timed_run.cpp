@@ -218,11 +218,15 @@ TimedRun run_timed(const Resolved& asked, int repeat, bool keep_output, bool war
   }
   run.kernel = "fast";
   run.kernel_blocks = own_blocks;
-  if (warm && repeat > 1) fast::warm_up(fast::kWarmUpSeconds);
   FastRun fr;
   fr.m.resize(static_cast<std::size_t>(r.rows));
   fr.l.resize(static_cast<std::size_t>(r.rows));
-  fr.time = [&](const std::function<void()>& body) { time_best(repeat, run, body); };
+  // The cores are woken just before the first repeat, after the inputs (and a backward's forward)
+  // are prepared: a core that idled while one thread prepared them would start slow again.
+  fr.time = [&](const std::function<void()>& body) {
+    if (warm && repeat > 1) fast::warm_up(fast::kWarmUpSeconds);
+    time_best(repeat, run, body);
+  };
   info(r.scenario.algorithm).fast(r, fr);
   fill_summary(run.rec, r, fr.out, fr.m, fr.l, keep_output);
   if (!fr.lse.empty()) run.rec.lse().assign(fr.lse.begin(), fr.lse.end());  // FlashAttention-2 stores L

@@ -44,8 +44,6 @@ void fast_attn_flash_backward(const Resolved& r, FastRun& run);
 // True where a fast kernel computes this scenario: fp32, and a row with a `fast` kernel.
 bool has_fast_kernel(const Resolved& r);
 
-// With more than one repeat, the cores are woken first (fast::warm_up), unless `warm` is false
-// (the caller woke them).
 // Whether a timed run of r takes the fast tiled kernel's own blocks (fast::kernel_blocks): fp32
 // tiled attention with none of Br, Bc and M given. The lesson's blocks come from M, sized for a
 // GPU's shared memory; the CPU kernel is faster with larger ones.
@@ -55,6 +53,8 @@ std::string kernel_blocks_notice(const Resolved& r);
 // r with those blocks, and that notice in place of the one that derived r's from M.
 Resolved with_kernel_blocks(const Resolved& r);
 
+// With more than one repeat, the cores are woken (fast::warm_up) after the inputs are prepared,
+// just before the first repeat, unless `warm` is false (the caller woke them).
 TimedRun run_timed(const Resolved& r, int repeat, bool keep_output, bool warm = true);
 
 // H heads of r (core/heads.h), each run as run_timed runs one, one after another: time_ms is
