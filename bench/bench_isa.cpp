@@ -10,6 +10,9 @@
 //                                      and the minor page faults of the call
 //   bench_isa softmax ROUNDS           2^26 fp32 elements as one row: safe, online and online's
 //                                      traffic alone, taking turns ROUNDS times, best of each
+//   bench_isa steady MS REPEAT         REPEAT runs of the FMA peak's register-only loop on every
+//                                      core, each about MS ms long: the cores' own steadiness, to
+//                                      set beside a kernel's spread over as many repeats as long
 // Each figure is one line "name value".
 #include "bench/roof.h"
 #include "core/engine.h"
@@ -45,7 +48,7 @@ long minor_faults() {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: bench_isa roof | attn ALGO D full|causal REPEAT | softmax ROUNDS\n");
+  std::fprintf(stderr, "usage: bench_isa roof | attn ALGO D full|causal REPEAT | softmax ROUNDS | steady MS REPEAT\n");
   return 2;
 }
 
@@ -120,6 +123,14 @@ int softmax(int rounds) {
   return y[0] == 12345.0f ? 1 : 0;
 }
 
+int steady(double ms, int repeat) {
+  fast::warm_up(fast::kWarmUpSeconds);
+  const std::vector<double> times = bench::fma_repeats_ms(ms, repeat);
+  for (double t : times) std::printf("ms %.3f\n", t);
+  std::printf("best_ms %.3f\n", *std::min_element(times.begin(), times.end()));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -133,5 +144,7 @@ int main(int argc, char** argv) {
     return attn(argv[2], d, mask == "causal", repeat);
   }
   if (what == "softmax" && argc == 3 && std::atoi(argv[2]) > 0) return softmax(std::atoi(argv[2]));
+  if (what == "steady" && argc == 4 && std::atof(argv[2]) > 0 && std::atoi(argv[3]) > 0)
+    return steady(std::atof(argv[2]), std::atoi(argv[3]));
   return usage();
 }

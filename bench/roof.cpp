@@ -96,6 +96,29 @@ double fma_peak_flops(double seconds, int rounds) {
   return best;
 }
 
+std::vector<double> fma_repeats_ms(double ms, int repeats) {
+  const int T = flashstep::fast::threads();
+  // Every core runs `iters` steps of the chains; returns the milliseconds of the slowest.
+  auto run = [T](std::int64_t iters) {
+    float total = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for reduction(+ : total) schedule(static, 1)
+    for (int t = 0; t < T; ++t) total += fma_chains(iters);
+    const double s = seconds_since(t0);
+    volatile float sink = total;
+    (void)sink;
+    return 1e3 * s;
+  };
+  // Sized from the best of three trials of a tenth of the length.
+  std::int64_t trial = 1 << 14;
+  while (run(trial) < ms / 10 && trial < (std::int64_t{1} << 34)) trial *= 2;
+  const double per_iter = std::min({run(trial), run(trial), run(trial)}) / static_cast<double>(trial);
+  const auto iters = std::max<std::int64_t>(1, static_cast<std::int64_t>(ms / per_iter));
+  std::vector<double> out;
+  for (int r = 0; r < repeats; ++r) out.push_back(run(iters));
+  return out;
+}
+
 double read_bandwidth(std::int64_t floats, int rounds) {
   std::vector<float> x(static_cast<std::size_t>(floats));
   const int T = flashstep::fast::threads();

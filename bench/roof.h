@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace bench {
 
@@ -17,6 +18,11 @@ int vector_floats();
 // (2 FLOPs per lane and multiply-add): the arithmetic peak a kernel of this build can reach.
 // Best of `rounds` rounds of about `seconds` each.
 double fma_peak_flops(double seconds = 0.2, int rounds = 5);
+
+// Milliseconds of each of `repeats` runs of the same chains on every core, each run sized to take
+// about `ms`: how steady the cores themselves are over a run as long as a kernel's, measured beside
+// the kernel's own repeats (a register-only loop has no memory, deal or page fault to vary).
+std::vector<double> fma_repeats_ms(double ms, int repeats);
 
 // Bytes/s of every core reading its share of `floats` floats once (a vector sum): the
 // bandwidth a pass over memory can reach. Best of `rounds`.

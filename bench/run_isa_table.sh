@@ -98,6 +98,8 @@ for isa in native avx2; do
       "$bi" attn attn-tiled-v2 "$d" causal 5 >"$raw/$isa-v2c-$d-$r"
     done
     "$bi" attn attn-tiled-v2 "$d" full 10 >"$raw/$isa-spread-$d"
+    # The cores' own spread right after it: as many register-only runs, as long as FA-2's best.
+    "$bi" steady "$(fig "$raw/$isa-spread-$d" best_ms)" 10 >"$raw/$isa-steady-$d"
     "$bi" roof >"$raw/$isa-roof-after-$d"  # the roof again between the kernels
   done
   "$bi" softmax "$rounds" >"$raw/$isa-softmax"
@@ -211,6 +213,19 @@ ggml_commit=${GGML_COMMIT:-$(git -C "$ggml_src" rev-parse --short HEAD 2>/dev/nu
         "$raw/$isa-spread-$d")")
     done
     row "spread of 10 repeats of FA-2 (worst / best − 1), d = $d" "${cells[0]}" "${cells[1]}" "≤ 10%"
+  done
+  for d in 64 128; do
+    cells=()
+    for isa in avx2 native; do
+      f="$raw/$isa-steady-$d"
+      if [[ -f $f ]]; then
+        cells+=("$(awk '$1 == "ms" { v = $2; if (n == 0 || v < lo) lo = v; if (n == 0 || v > hi) hi = v; n++ }
+          END { printf "%.1f%% (%.2f–%.2f ms)", 100 * (hi / lo - 1), lo, hi }' "$f")")
+      else
+        cells+=("not measured in this run")
+      fi
+    done
+    row "the cores' own spread, right after: 10 repeats of the FMA peak's register-only loop on every core, each as long as FA-2's best, d = $d" "${cells[0]}" "${cells[1]}" "—"
   done
   cells=()
   cells2=()
