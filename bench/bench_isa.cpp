@@ -2,7 +2,7 @@
 // turns with ggml's program (bench/ggml/) in separate processes. Needs only flashstep_core.
 //
 //   bench_isa roof                     the build's instruction set, its FMA peak on every core,
-//                                      the read bandwidth, online softmax's rate on rows in L1,
+//                                      the read bandwidth, online softmax's rate on rows in cache,
 //                                      an Eigen SGEMM 2048³
 //   bench_isa attn ALGO D MASK REPEAT  `flashstep run --algo ALGO --n 4096 --d D --scale sqrt
 //                                      --steps none --repeat REPEAT` (MASK: full or causal) through
@@ -58,7 +58,7 @@ int roof() {
               fast::threads());
   std::printf("fma_peak_gflops %.2f\n", bench::fma_peak_flops() / 1e9);
   std::printf("read_gbs %.2f\n", bench::read_bandwidth() / 1e9);
-  std::printf("l1_online_gelems %.3f\n", bench::l1_online_rate() / 1e9);
+  std::printf("cached_online_gelems %.3f\n", bench::cached_online_rate() / 1e9);
   // Eigen's GEMM runs on every OpenMP thread (Eigen::nbThreads()), as the backward's GEMMs do.
   const int n = 2048;
   MatRM<float> A = MatRM<float>::Random(n, n), B = MatRM<float>::Random(n, n), C(n, n);
@@ -116,9 +116,9 @@ int softmax(int rounds) {
     bench::online_traffic(x.data(), y.data(), 1, n);
     traffic = std::min(traffic, ms_since(t0));
   }
-  // Its exp bound: the same elements at the rate online softmax reaches on rows in L1, where its
+  // Its exp bound: the same elements at the rate online softmax reaches on rows in cache, where its
   // two exponentials per element are all that is left.
-  const double exp_bound = static_cast<double>(n) / bench::l1_online_rate() * 1e3;
+  const double exp_bound = static_cast<double>(n) / bench::cached_online_rate() * 1e3;
   std::printf("safe_ms %.3f\nonline_ms %.3f\ntraffic_ms %.3f\nexp_bound_ms %.3f\n", safe, online, traffic, exp_bound);
   return y[0] == 12345.0f ? 1 : 0;
 }

@@ -33,10 +33,11 @@ double read_bandwidth(std::int64_t floats = std::int64_t{1} << 26, int rounds = 
 // long row split across the threads, as the kernel splits it.
 void online_traffic(const float* x, float* y, std::int64_t rows, std::int64_t n);
 
-// Elements per second of online softmax (fast::softmax_online) on every core with each core's row
-// and its output in L1 (a row that small is neither read ahead nor written past the cache): its
-// arithmetic (two exponentials per element) with no memory traffic, the bound that exp sets on a
+// Elements per second of online softmax (fast::softmax_online) on every core, each core's row of
+// normal numbers (as bench_isa softmax's input) and its output in its L2 cache (a row that small is
+// neither read ahead nor written past the cache): its arithmetic (two exponentials per element,
+// and a rescale where the running max moves) with no memory traffic, the bound that exp sets on a
 // pass over memory.
-double l1_online_rate(int rounds = 3);
+double cached_online_rate(int rounds = 3);
 
 }  // namespace bench

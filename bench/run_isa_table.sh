@@ -244,6 +244,6 @@ ggml_commit=${GGML_COMMIT:-$(git -C "$ggml_src" rev-parse --short HEAD 2>/dev/nu
         o, t, 3 * 4 * 67108864 / t / 1e6, bw, e, a, v }')")
   done
   row "online / safe softmax, 2^26 fp32" "${cells[0]}" "${cells[1]}" "≥ 1.25×"
-  row "online softmax against its larger bound (traffic: a max pass, then a read and a streaming write; exp: online softmax's own rate on rows in L1, two exps per element)" "${cells2[0]}" "${cells2[1]}" "within 15%"
+  row "online softmax against its larger bound (traffic: a max pass, then a read and a streaming write; exp: online softmax's own rate on rows in L2, two exps per element)" "${cells2[0]}" "${cells2[1]}" "within 15%"
 } | tee "$work/isa-table.md"
 echo "raw figures in $raw; whole run $(($(date +%s) - start)) s" >&2
