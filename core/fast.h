@@ -71,6 +71,10 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
 // over fp32's range with FMA, 1.26 without; exp(−∞) = 0 exactly): what the tests check on each
 // instruction set.
 void vector_exp(const float* x, float* y, std::int64_t n);
+// y_i = exp(x_i) for x_i ≤ 0 as the kernels' sums of exponentials take it: vector_exp's value for
+// x_i ≥ −87.33, and from 0 to about 1.2·10⁻³⁸ below (−∞ included), which no sum that holds an
+// exp(0) = 1 can tell from 0 (fewer than 2¹⁰² terms); fewer operations without AVX-512. NaN stays NaN.
+void vector_exp_term(const float* x, float* y, std::int64_t n);
 
 // How far ahead of their loop the kernels that stream a long row from memory ask for it
 // (software prefetch, one request per 64-byte line): 2048 floats, 8 KiB. The hardware's own

@@ -93,7 +93,9 @@ ML online_ml_blocks(const float* x, std::int64_t n) {
 // what is left past the last whole step goes through online_ml_blocks. Each number is read once
 // and its exponential taken while it is in registers, so the reads of memory and the arithmetic
 // overlap. A lane that has seen only −∞ takes its exponentials against 0 (FlashAttention's guard);
-// a −∞ weighs exactly 0 (vexp(−∞) = 0). kAhead: x is in memory, not in cache (read_ahead).
+// a −∞ adds nothing to a lane's sum (vexp_term's 1.2·10⁻³⁸ beside the 1 of the lane's max, and the
+// sum of a lane that has seen only −∞ is 0 once merged or rescaled). kAhead: x is in memory, not
+// in cache (read_ahead).
 template <bool kAhead>
 ML online_ml(const float* x, std::int64_t n) {
   constexpr std::int64_t kUnroll = 4;  // the step's max and sum below are written out for four vectors
@@ -114,8 +116,8 @@ ML online_ml(const float* x, std::int64_t n) {
     }
     // The step's four exponentials summed as a tree and then added to l: one addition per step
     // waits for the last one, not four.
-    const Packet e01 = ei::padd(vexp(ei::psub(v[0], base)), vexp(ei::psub(v[1], base)));
-    const Packet e23 = ei::padd(vexp(ei::psub(v[2], base)), vexp(ei::psub(v[3], base)));
+    const Packet e01 = ei::padd(vexp_term(ei::psub(v[0], base)), vexp_term(ei::psub(v[1], base)));
+    const Packet e23 = ei::padd(vexp_term(ei::psub(v[2], base)), vexp_term(ei::psub(v[3], base)));
     l = ei::padd(l, ei::padd(e01, e23));
   }
   // The lanes merged at once: the largest max, and every lane's sum rescaled to it with one
@@ -128,7 +130,8 @@ ML online_ml(const float* x, std::int64_t n) {
   if (std::isnan(M)) acc = {kNaN, kNaN};
   else if (M == kPosInf) acc = {M, kNaN};
   else if (M != kNegInf) acc = settle(M, ei::predux(ei::pmul(l, vexp(ei::psub(m, ei::pset1<Packet>(M))))));
-  else acc = settle(M, ei::predux(l));  // only −∞ maxima: the sums are 0, or NaN after a NaN the max passed over
+  else  // only −∞ maxima: the sums are of −∞'s alone (so 0: vexp_term's up to 1.2·10⁻³⁸ each), or NaN after a NaN the max passed over
+    acc = settle(M, std::isnan(ei::predux(l)) ? kNaN : 0.0f);
   if (i < n) acc = merge(acc, online_ml_blocks(x + i, n - i));
   return settle(acc.m, acc.l);
 }
@@ -152,15 +155,28 @@ void for_rows(std::int64_t rows, std::int64_t n, RowKernel row_kernel, SplitKern
 
 }  // namespace
 
-void vector_exp(const float* x, float* y, std::int64_t n) {
+namespace {
+// y = f(x) a vector at a time, the tail through one padded vector, so that every element takes
+// the same exp.
+template <class VectorExp>
+void map_vectors(const float* x, float* y, std::int64_t n, VectorExp f) {
   std::int64_t i = 0;
-  for (; i + kP <= n; i += kP) ei::pstoreu(y + i, vexp(ei::ploadu<Packet>(x + i)));
-  if (i < n) {  // the tail through one padded vector, so that every element takes the same exp
+  for (; i + kP <= n; i += kP) ei::pstoreu(y + i, f(ei::ploadu<Packet>(x + i)));
+  if (i < n) {
     alignas(64) float in[kP] = {}, out[kP];
     std::copy(x + i, x + n, in);
-    ei::pstore(out, vexp(ei::pload<Packet>(in)));
+    ei::pstore(out, f(ei::pload<Packet>(in)));
     std::copy(out, out + (n - i), y + i);
   }
+}
+}  // namespace
+
+void vector_exp(const float* x, float* y, std::int64_t n) {
+  map_vectors(x, y, n, [](Packet v) { return vexp(v); });
+}
+
+void vector_exp_term(const float* x, float* y, std::int64_t n) {
+  map_vectors(x, y, n, [](Packet v) { return vexp_term(v); });
 }
 
 // The kernels' thread count, beside the loops that ask it (for_rows) so that it inlines there.

@@ -141,6 +141,47 @@ TEST_CASE("the kernels' vector exp is within 1 ulp over fp32's range (1.5 withou
   CHECK(e[8] == INFINITY);
 }
 
+TEST_CASE("the sums' exp is within 1 ulp on [-87.33, 0] (1.5 without FMA), at most exp(-87.33) below it and at -inf, NaN kept") {
+  // Every 97th float from −0 down to −110 by bit pattern, against expl.
+  std::vector<float> x;
+  std::uint32_t a, b;
+  const float from = -0.0f, to = -110.0f;
+  std::memcpy(&a, &from, 4);
+  std::memcpy(&b, &to, 4);
+  for (std::uint32_t u = a; u <= b; u += 97) {
+    float v;
+    std::memcpy(&v, &u, 4);
+    x.push_back(v);
+  }
+  for (float v : {0.0f, -87.33f, -87.3301f, -1000.0f, -INFINITY}) x.push_back(v);
+  std::vector<float> y(x.size());
+  fast::vector_exp_term(x.data(), y.data(), static_cast<std::int64_t>(x.size()));
+  const long double floor_value = std::exp(static_cast<long double>(-87.33f));  // what it gives below −87.33
+  double worst = 0;
+  std::int64_t below = 0, below_wrong = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (x[i] < -87.33f) {
+      ++below;
+      // Under the clamp: from 0 to exp(−87.33) (to its own ulp), so 1 + y == 1 in fp32.
+      below_wrong += !(y[i] >= 0.0f && y[i] <= floor_value * (1.0L + 0x1p-22L) && 1.0f + y[i] == 1.0f);
+      continue;
+    }
+    const long double exact = std::exp(static_cast<long double>(x[i]));
+    const long double ulp = exact < 0x1p-126L ? 0x1p-149L : std::ldexp(1.0L, std::ilogb(exact) - 23);
+    worst = std::max(worst, static_cast<double>(std::fabs(static_cast<long double>(y[i]) - exact) / ulp));
+  }
+  MESSAGE("sums' exp: largest error " << worst << " ulp on [-87.33, 0], " << below << " arguments below");
+  CHECK(worst <= (fast::vector_floats() == 4 ? 1.5 : 1.0));
+  CHECK(below > 1000);
+  CHECK(below_wrong == 0);
+  const std::vector<float> special = {NAN, 0.0f, -0.0f};
+  std::vector<float> e(special.size());
+  fast::vector_exp_term(special.data(), e.data(), static_cast<std::int64_t>(special.size()));
+  CHECK(std::isnan(e[0]));
+  CHECK(e[1] == 1.0f);
+  CHECK(e[2] == 1.0f);
+}
+
 TEST_CASE("fast safe and online softmax match the long-double reference") {
   // Short rows (parallel over rows), a long row (split across threads), sizes that are not
   // multiples of the vector width or the online block.
