@@ -24,10 +24,15 @@ constexpr int kP = ei::unpacket_traits<Packet>::size;
 // Enough independent chains to cover the multiply-add's latency on both ports, and few enough
 // to stay in the vector registers (32 with AVX-512, 16 otherwise) beside the two constants.
 constexpr int kChains = kP == 16 ? 24 : 12;
+constexpr std::int64_t kStreams = flashstep::fast::kReadStreams;
 
 // Asks for the cache lines of p[i, i + count) kReadAheadFloats ahead, as the kernels do
 // (core/fast.h): the roofs are then what the kernels' own way of reading reaches.
 inline void read_ahead(const float* p, std::int64_t i, std::int64_t count) {
+  if (count < 16) {  // a step shorter than a line asks once per line
+    if ((i & 15) < count) __builtin_prefetch(p + i + flashstep::fast::kReadAheadFloats);
+    return;
+  }
   for (std::int64_t u = 0; u < count; u += 16) __builtin_prefetch(p + i + flashstep::fast::kReadAheadFloats + u);
 }
 
@@ -134,17 +139,19 @@ double read_bandwidth(std::int64_t floats, int rounds) {
     for (int t = 0; t < T; ++t) {
       const float* p = x.data() + floats * t / T;
       const std::int64_t n = floats * (t + 1) / T - floats * t / T;
-      Packet a0 = ei::pset1<Packet>(0.0f), a1 = a0, a2 = a0, a3 = a0;
-      std::int64_t i = 0;
-      for (; i + 4 * kP <= n; i += 4 * kP) {
-        read_ahead(p, i, 4 * kP);
-        a0 = ei::padd(a0, ei::ploadu<Packet>(p + i));
-        a1 = ei::padd(a1, ei::ploadu<Packet>(p + i + kP));
-        a2 = ei::padd(a2, ei::ploadu<Packet>(p + i + 2 * kP));
-        a3 = ei::padd(a3, ei::ploadu<Packet>(p + i + 3 * kP));
-      }
-      float s = ei::predux(ei::padd(ei::padd(a0, a1), ei::padd(a2, a3)));
-      for (; i < n; ++i) s += p[i];
+      // As the kernels read a long row: kReadStreams parts at once, a vector of each in turn.
+      const std::int64_t h = n / (kStreams * kP) * kP;
+      Packet a[kStreams];
+      for (Packet& v : a) v = ei::pset1<Packet>(0.0f);
+      for (std::int64_t i = 0; i < h; i += kP)
+        for (std::int64_t q = 0; q < kStreams; ++q) {
+          read_ahead(p + q * h, i, kP);
+          a[q] = ei::padd(a[q], ei::ploadu<Packet>(p + q * h + i));
+        }
+      Packet sum = a[0];
+      for (std::int64_t q = 1; q < kStreams; ++q) sum = ei::padd(sum, a[q]);
+      float s = ei::predux(sum);
+      for (std::int64_t i = kStreams * h; i < n; ++i) s += p[i];
       total += s;
     }
     const double s = seconds_since(t0);
@@ -157,30 +164,41 @@ double read_bandwidth(std::int64_t floats, int rounds) {
 
 void online_traffic(const float* x, float* y, std::int64_t rows, std::int64_t n) {
   auto two_passes = [](const float* xr, float* yr, std::int64_t len) {
-    Packet a0 = ei::pset1<Packet>(-INFINITY), a1 = a0;  // pass 1: read
-    std::int64_t i = 0;
-    for (; i + 2 * kP <= len; i += 2 * kP) {
-      read_ahead(xr, i, 2 * kP);
-      a0 = ei::pmax(a0, ei::ploadu<Packet>(xr + i));
-      a1 = ei::pmax(a1, ei::ploadu<Packet>(xr + i + kP));
-    }
-    float m = ei::predux_max(ei::pmax(a0, a1));
-    for (; i < len; ++i) m = std::max(m, xr[i]);
+    // Both passes as the kernels make them over a long row: kReadStreams parts at once.
+    std::int64_t h = len / (kStreams * kP) * kP;
+    Packet a[kStreams];
+    for (Packet& v : a) v = ei::pset1<Packet>(-INFINITY);
+    for (std::int64_t i = 0; i < h; i += kP)  // pass 1: read
+      for (std::int64_t q = 0; q < kStreams; ++q) {
+        read_ahead(xr + q * h, i, kP);
+        a[q] = ei::pmax(a[q], ei::ploadu<Packet>(xr + q * h + i));
+      }
+    Packet mv = a[0];
+    for (std::int64_t q = 1; q < kStreams; ++q) mv = ei::pmax(mv, a[q]);
+    float m = ei::predux_max(mv);
+    for (std::int64_t i = kStreams * h; i < len; ++i) m = std::max(m, xr[i]);
     const Packet pm = ei::pset1<Packet>(m);
-    i = 0;
-    for (; i < len && reinterpret_cast<std::uintptr_t>(yr + i) % (kP * sizeof(float)) != 0; ++i) yr[i] = xr[i] - m;
-    for (; i + kP <= len; i += kP) {  // pass 2: read, write past the cache
-      if ((i & 15) < kP) read_ahead(xr, i, 1);
-      const Packet v = ei::psub(ei::ploadu<Packet>(xr + i), pm);
+    std::int64_t i0 = 0;  // pass 2: read, write past the cache, from y's first vector boundary
+    for (; i0 < len && reinterpret_cast<std::uintptr_t>(yr + i0) % (kP * sizeof(float)) != 0; ++i0) yr[i0] = xr[i0] - m;
+    h = (len - i0) / (kStreams * kP) * kP;
+    const float* xs = xr + i0;
+    float* ys = yr + i0;
+    for (std::int64_t i = 0; i < h; i += kP)
+      for (std::int64_t q = 0; q < kStreams; ++q) {
+        read_ahead(xs + q * h, i, kP);
+        const Packet v = ei::psub(ei::ploadu<Packet>(xs + q * h + i), pm);
 #if defined(__AVX512F__)
-      _mm512_stream_ps(yr + i, v);
+        _mm512_stream_ps(ys + q * h + i, v);
 #elif defined(__AVX__)
-      _mm256_stream_ps(yr + i, v);
+        _mm256_stream_ps(ys + q * h + i, v);
 #else
-      ei::pstoreu(yr + i, v);
+        ei::pstoreu(ys + q * h + i, v);
 #endif
-    }
-    for (; i < len; ++i) yr[i] = xr[i] - m;
+      }
+    for (std::int64_t i = i0 + kStreams * h; i < len; ++i) yr[i] = xr[i] - m;
+#if defined(__AVX__)
+    _mm_sfence();
+#endif
   };
   const int T = flashstep::fast::threads();
   if (rows >= T) {

@@ -82,6 +82,13 @@ void vector_exp_term(const float* x, float* y, std::int64_t n);
 // core of the Intel Xeon of BENCHMARKS.md; asked for this far ahead, 14 and 16 ms (1024 to 4096
 // floats measured alike). The benchmarks' memory roofs read ahead the same way.
 inline constexpr std::int64_t kReadAheadFloats = 2048;
+// How many streams the kernels read a long row in memory as: its parts [s·h, (s + 1)·h) (h a
+// whole number of vectors), a vector of each in turn, the few floats past the last part after
+// them. One core keeps more of the row's reads in flight so: online softmax's first pass over 2^26
+// floats on the two cores of BENCHMARKS.md's Xeon (AVX-512), 9.5–12.0 ms as one stream, 8.2–9.1
+// as two, 7.3–8.0 as four, where reading it alone takes 7.2–8.5; its second pass 12.7–13.8 ms as
+// one, 11.1–12.5 as two or four. The benchmarks' memory roofs read the same way.
+inline constexpr std::int64_t kReadStreams = 4;
 
 int threads();  // how many threads the kernels use
 // Floats in one vector of the instruction set the kernels were compiled for: 4 (SSE2), 8 (AVX2),

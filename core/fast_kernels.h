@@ -147,18 +147,31 @@ template <std::int64_t kStep>
   }
 }
 
+// The length of each of kReadStreams parts of a long row of n floats (fast.h): a whole number of
+// vectors; the parts cover [0, kReadStreams·h), and the rest of the row is left to a plain loop.
+std::int64_t stream_part(std::int64_t n) { return n / (kReadStreams * kP) * kP; }
+
 // The max of n floats, NaN if any of them is NaN. The vector max (maxps) drops a NaN, so a NaN
 // among finite values is caught later, by the sum it turns into NaN (see settle()); only a part
 // whose vector max is −∞, where nothing would be summed, is searched for a NaN here. kAhead: x
-// is a long row in memory (read_ahead), not a tile's row in cache.
+// is a long row in memory (read ahead, as kReadStreams streams), not a tile's row in cache.
 template <bool kAhead = false>
 [[gnu::always_inline]] inline float max_of(const float* x, std::int64_t n) {
   Packet acc = ei::pset1<Packet>(kNegInf);
   std::int64_t i = 0;
-  for (; i + kP <= n; i += kP) {
-    if constexpr (kAhead) read_ahead<kP>(x, i);
-    acc = ei::pmax(acc, ei::ploadu<Packet>(x + i));
+  if constexpr (kAhead) {
+    const std::int64_t h = stream_part(n);
+    Packet part[kReadStreams];
+    for (Packet& a : part) a = acc;
+    for (; i < h; i += kP)
+      for (std::int64_t p = 0; p < kReadStreams; ++p) {
+        read_ahead<kP>(x + p * h, i);
+        part[p] = ei::pmax(part[p], ei::ploadu<Packet>(x + p * h + i));
+      }
+    for (const Packet& a : part) acc = ei::pmax(acc, a);
+    i = kReadStreams * h;
   }
+  for (; i + kP <= n; i += kP) acc = ei::pmax(acc, ei::ploadu<Packet>(x + i));
   float m = ei::predux_max(acc);
   for (; i < n; ++i) m = nan_max(m, x[i]);
   if (m == kNegInf)
@@ -166,7 +179,6 @@ template <bool kAhead = false>
       if (std::isnan(x[k])) return kNaN;
   return m;
 }
-
 
 // The (m, l) of a row or part after its sum: an l that came out NaN while m is finite means a
 // NaN the vector max did not see, and m is NaN too, as numpy's max.
@@ -176,29 +188,43 @@ ML settle(float m, float l) {
 }
 
 // Σ exp(x_i − m) for m at least every x_i and one of them, or beside a sum that holds such a
-// term (vexp_term), reading x ahead (read_ahead), so that the memory reads of a long row overlap
-// the exponentials.
+// term (vexp_term). kAhead: x is a long row in memory, read ahead as kReadStreams streams, so
+// that the memory reads overlap the exponentials.
+template <bool kAhead = false>
 float sum_exp(const float* x, std::int64_t n, float m) {
   const Packet pm = ei::pset1<Packet>(m);
+  auto term = [&](std::int64_t k) { return vexp_term(ei::psub(ei::ploadu<Packet>(x + k), pm)); };
   Packet acc0 = ei::pzero(pm), acc1 = ei::pzero(pm);
   std::int64_t i = 0;
-  for (; i + 2 * kP <= n; i += 2 * kP) {
-    read_ahead<2 * kP>(x, i);
-    acc0 = ei::padd(acc0, vexp_term(ei::psub(ei::ploadu<Packet>(x + i), pm)));
-    acc1 = ei::padd(acc1, vexp_term(ei::psub(ei::ploadu<Packet>(x + i + kP), pm)));
+  if constexpr (kAhead) {
+    const std::int64_t h = stream_part(n);
+    static_assert(kReadStreams % 2 == 0, "the streams' terms go to two sums in pairs");
+    for (; i < h; i += kP)
+      for (std::int64_t p = 0; p < kReadStreams; p += 2) {
+        read_ahead<kP>(x + p * h, i);
+        read_ahead<kP>(x + (p + 1) * h, i);
+        acc0 = ei::padd(acc0, term(p * h + i));
+        acc1 = ei::padd(acc1, term((p + 1) * h + i));
+      }
+    i = kReadStreams * h;
   }
-  for (; i + kP <= n; i += kP) acc0 = ei::padd(acc0, vexp_term(ei::psub(ei::ploadu<Packet>(x + i), pm)));
+  for (; i + 2 * kP <= n; i += 2 * kP) {
+    acc0 = ei::padd(acc0, term(i));
+    acc1 = ei::padd(acc1, term(i + kP));
+  }
+  for (; i + kP <= n; i += kP) acc0 = ei::padd(acc0, term(i));
   float s = ei::predux(ei::padd(acc0, acc1));
   for (; i < n; ++i) s += std::exp(x[i] - m);
   return s;
 }
 
 // Σ exp(x_i − m) for the max m of a whole row: NaN when m is (a NaN in the row) or is +∞
-// (exp(∞ − ∞)), 0 when the row is only −∞.
+// (exp(∞ − ∞)), 0 when the row is only −∞. kAhead as sum_exp's.
+template <bool kAhead = false>
 float row_sum(const float* x, std::int64_t n, float m) {
   if (std::isnan(m) || m == kPosInf) return kNaN;
   if (m == kNegInf) return 0.0f;
-  return sum_exp(x, n, m);
+  return sum_exp<kAhead>(x, n, m);
 }
 
 // Splits [0, n) into `parts` nearly equal ranges; part p is [begin(p), begin(p + 1)).

@@ -7,8 +7,8 @@
 namespace flashstep::fast {
 namespace {
 
-// Pass 1 of the online kernel works on blocks this long: 16 KiB stays in L1 between the
-// block's max and its exponentials, so memory sees x once.
+// online_ml_blocks (what is left past online_ml's last step) works on blocks this long: 16 KiB
+// stays in L1 between the block's max and its exponentials.
 constexpr std::int64_t kBlock = 4096;
 // Rows shorter than this are not split across threads.
 constexpr std::int64_t kSplitRow = 1 << 16;
@@ -38,20 +38,32 @@ void normalize_finite(const float* x, float* y, std::int64_t n, float m, float l
   const float inv_l = 1.0f / l;
   const Packet pm = ei::pset1<Packet>(m), pinv = ei::pset1<Packet>(inv_l);
   auto term = [&](float v) { return std::exp(v - m) * inv_l; };
-  std::int64_t i = 0;
-  if constexpr (kStream)
-    for (; i < n && (reinterpret_cast<std::uintptr_t>(y + i) % (kP * sizeof(float))) != 0; ++i) y[i] = term(x[i]);
-  for (; i + kP <= n; i += kP) {
-    if constexpr (kStream) read_ahead<kP>(x, i);
-    const Packet v = ei::pmul(vexp(ei::psub(ei::ploadu<Packet>(x + i), pm)), pinv);
+  auto store = [&](float* at, const Packet v) {
 #if defined(__AVX512F__)
-    if constexpr (kStream) _mm512_stream_ps(y + i, v); else ei::pstoreu(y + i, v);
+    if constexpr (kStream) _mm512_stream_ps(at, v); else ei::pstoreu(at, v);
 #elif defined(__AVX__)
-    if constexpr (kStream) _mm256_stream_ps(y + i, v); else ei::pstoreu(y + i, v);
+    if constexpr (kStream) _mm256_stream_ps(at, v); else ei::pstoreu(at, v);
 #else
-    ei::pstoreu(y + i, v);
+    ei::pstoreu(at, v);
 #endif
+  };
+  auto value = [&](std::int64_t k) { return ei::pmul(vexp(ei::psub(ei::ploadu<Packet>(x + k), pm)), pinv); };
+  std::int64_t i = 0;
+  if constexpr (kStream) {
+    // Up to y's first vector boundary one by one; then x as kReadStreams streams (every part of y
+    // starts on a boundary too: a part is a whole number of vectors).
+    for (; i < n && (reinterpret_cast<std::uintptr_t>(y + i) % (kP * sizeof(float))) != 0; ++i) y[i] = term(x[i]);
+    const std::int64_t h = stream_part(n - i);
+    const float* xs = x + i;
+    float* ys = y + i;
+    for (std::int64_t k = 0; k < h; k += kP)
+      for (std::int64_t p = 0; p < kReadStreams; ++p) {
+        read_ahead<kP>(xs + p * h, k);
+        store(ys + p * h + k, value(i + p * h + k));
+      }
+    i += kReadStreams * h;
   }
+  for (; i + kP <= n; i += kP) store(y + i, value(i));
   for (; i < n; ++i) y[i] = term(x[i]);
 #if defined(__AVX__)
   if constexpr (kStream) _mm_sfence();
@@ -76,7 +88,7 @@ ML online_ml_blocks(const float* x, std::int64_t n) {
   ML acc;
   for (std::int64_t b = 0; b < n; b += kBlock) {
     const std::int64_t len = std::min(kBlock, n - b);
-    const float m_new = nan_max(acc.m, max_of</*kAhead=*/true>(x + b, len));
+    const float m_new = nan_max(acc.m, max_of(x + b, len));
     if (std::isnan(m_new)) return {kNaN, kNaN};
     if (m_new == kPosInf) return {m_new, kNaN};
     if (m_new == kNegInf) continue;
@@ -90,7 +102,8 @@ ML online_ml_blocks(const float* x, std::int64_t n) {
 // (m, l) of x in one sweep over memory: each vector lane keeps a running max and sum of its own,
 // and a step of kUnroll vectors takes its max, rescales the sums of the lanes whose max moved
 // (after the first steps, seldom) and adds its exponentials; the lanes are merged at the end, and
-// what is left past the last whole step goes through online_ml_blocks. Each number is read once
+// what is left past the last whole step goes through online_ml_blocks. A step's vectors are
+// consecutive, or with kAhead one from each of kReadStreams parts of x (fast.h). Each number is read once
 // and its exponential taken while it is in registers, so the reads of memory and the arithmetic
 // overlap. A lane that has seen only −∞ takes its exponentials against 0 (FlashAttention's guard);
 // a −∞ adds nothing to a lane's sum (vexp_term's 1.2·10⁻³⁸ beside the 1 of the lane's max, and the
@@ -101,11 +114,17 @@ ML online_ml(const float* x, std::int64_t n) {
   constexpr std::int64_t kUnroll = 4;  // the step's max and sum below are written out for four vectors
   const Packet neg = ei::pset1<Packet>(kNegInf), zero = ei::pset1<Packet>(0.0f), one = ei::pset1<Packet>(1.0f);
   Packet m = neg, l = zero, base = zero;
+  static_assert(kReadStreams == kUnroll, "a step reads one vector from each stream");
+  // A step: kUnroll vectors `stride` floats apart, then the next step `advance` floats on.
+  const std::int64_t h = kAhead ? stream_part(n) : 0, stride = kAhead ? h : kP, advance = kAhead ? kP : kUnroll * kP;
+  const std::int64_t steps = kAhead ? h / kP : n / (kUnroll * kP);
   std::int64_t i = 0;
-  for (; i + kUnroll * kP <= n; i += kUnroll * kP) {
-    if constexpr (kAhead) read_ahead<kUnroll * kP>(x, i);
+  for (std::int64_t k = 0; k < steps; ++k, i += advance) {
     Packet v[kUnroll];
-    for (std::int64_t u = 0; u < kUnroll; ++u) v[u] = ei::ploadu<Packet>(x + i + u * kP);
+    for (std::int64_t u = 0; u < kUnroll; ++u) {
+      if constexpr (kAhead) read_ahead<kP>(x + u * stride, i);
+      v[u] = ei::ploadu<Packet>(x + i + u * stride);
+    }
     const Packet step_max = ei::pmax(ei::pmax(v[0], v[1]), ei::pmax(v[2], v[3]));
     const Packet m_new = ei::pmax(m, step_max);
     if (ei::predux_any(ei::pcmp_lt(m, m_new))) {
@@ -132,7 +151,8 @@ ML online_ml(const float* x, std::int64_t n) {
   else if (M != kNegInf) acc = settle(M, ei::predux(ei::pmul(l, vexp(ei::psub(m, ei::pset1<Packet>(M))))));
   else  // only −∞ maxima: the sums are of −∞'s alone (so 0: vexp_term's up to 1.2·10⁻³⁸ each), or NaN after a NaN the max passed over
     acc = settle(M, std::isnan(ei::predux(l)) ? kNaN : 0.0f);
-  if (i < n) acc = merge(acc, online_ml_blocks(x + i, n - i));
+  const std::int64_t done = kAhead ? kUnroll * h : i;
+  if (done < n) acc = merge(acc, online_ml_blocks(x + done, n - done));
   return settle(acc.m, acc.l);
 }
 
@@ -195,10 +215,11 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, f
       rows, n,
       [&](std::int64_t r) {
         const float* xr = x + r * n;
-        const float m0 = max_of<true>(xr, n);           // 1. max
-        const ML ml = settle(m0, row_sum(xr, n, m0));   // 2. sum
+        const bool memory = in_memory(rows * n);
+        const float m0 = memory ? max_of<true>(xr, n) : max_of(xr, n);                              // 1. max
+        const ML ml = settle(m0, memory ? row_sum<true>(xr, n, m0) : row_sum(xr, n, m0));        // 2. sum
         const float m = ml.m, l = ml.l;
-        normalize(xr, y + r * n, n, m, l, in_memory(rows * n));  // 3. normalize
+        normalize(xr, y + r * n, n, m, l, memory);                                               // 3. normalize
         keep_ml(m_out, l_out, r, m, l);
       },
       [&](std::int64_t r) {
@@ -214,11 +235,11 @@ void softmax_safe(const float* x, float* y, std::int64_t rows, std::int64_t n, f
 #endif
           (void)T;
           const std::int64_t b = part_begin(n, nt, t), e = part_begin(n, nt, t + 1);
-          const float mt = max_of<true>(xr + b, e - b);
+          const float mt = max_of<true>(xr + b, e - b);  // a split row is long: in memory
 #pragma omp critical
           m = nan_max(m, mt);
 #pragma omp barrier
-          const float lt = row_sum(xr + b, e - b, m);
+          const float lt = row_sum<true>(xr + b, e - b, m);
 #pragma omp atomic
           l += lt;
 #pragma omp barrier

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <random>
 
 using namespace flashstep;
@@ -190,6 +191,88 @@ TEST_CASE("fast safe and online softmax match the long-double reference") {
     CAPTURE(n);
     check_softmax(fast::softmax_safe, rows, n);
     check_softmax(fast::softmax_online, rows, n);
+  }
+}
+
+TEST_CASE("long rows in memory, read as streams, keep the NaN, -inf and +inf rules in every softmax kernel") {
+  // Rows past 1 MiB take the in-memory paths (kReadStreams parts, streaming stores): one row split
+  // across the threads, and two rows whose second carries the case (the first must stay finite),
+  // of a length with a few floats past the streams and of one with none (a multiple of 64).
+  using tolerance::Exp;
+  struct Case {
+    const char* name;
+    std::function<void(std::vector<float>&)> make;
+  };
+  const std::vector<Case> cases = {
+      {"-inf every 7th", [](std::vector<float>& r) { for (std::size_t i = 3; i < r.size(); i += 7) r[i] = -INFINITY; }},
+      {"-inf in the first half", [](std::vector<float>& r) { std::fill(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(r.size() / 2), -INFINITY); }},
+      {"only -inf", [](std::vector<float>& r) { std::fill(r.begin(), r.end(), -INFINITY); }},
+      {"NaN in the third quarter", [](std::vector<float>& r) { r[r.size() * 5 / 8] = NAN; }},
+      {"NaN last", [](std::vector<float>& r) { r.back() = NAN; }},
+      {"+inf in the second quarter", [](std::vector<float>& r) { r[r.size() * 3 / 8] = INFINITY; }},
+  };
+  const std::vector<std::pair<const char*, std::function<void(const float*, float*, std::int64_t, std::int64_t, float*, float*)>>> kernels = {
+      {"safe", fast::softmax_safe},
+      {"online", fast::softmax_online},
+      {"chunked, K = 3", [](const float* x, float* y, std::int64_t rows, std::int64_t n, float* m, float* l) {
+         fast::softmax_chunked(x, y, rows, n, 3, m, l);
+       }}};
+  for (auto [rows, n] : {std::pair<std::int64_t, std::int64_t>{1, 300001}, {2, 150011}, {2, 150016}}) {
+    for (const Case& c : cases) {
+      std::vector<float> x = scores(rows * n, 7);
+      std::vector<float> row(x.end() - n, x.end());
+      c.make(row);
+      std::copy(row.begin(), row.end(), x.end() - n);
+      for (const auto& [kernel_name, kernel] : kernels) {
+        CAPTURE(rows);
+        CAPTURE(c.name);
+        CAPTURE(kernel_name);
+        std::vector<float> y(x.size()), m(static_cast<std::size_t>(rows)), l(m.size());
+        kernel(x.data(), y.data(), rows, n, m.data(), l.data());
+        if (rows == 2) {  // the first row is untouched by the second's case
+          CHECK(std::isfinite(m[0]));
+          CHECK(std::all_of(y.begin(), y.begin() + n, [](float v) { return std::isfinite(v); }));
+        }
+        const float* yr = y.data() + (rows - 1) * n;
+        const float mr = m.back(), lr = l.back();
+        const bool nan = std::any_of(row.begin(), row.end(), [](float v) { return std::isnan(v); });
+        const bool pos_inf = std::any_of(row.begin(), row.end(), [](float v) { return v == INFINITY; });
+        const bool only_neg_inf = std::all_of(row.begin(), row.end(), [](float v) { return v == -INFINITY; });
+        const bool all_nan_out = std::all_of(yr, yr + n, [](float v) { return std::isnan(v); });
+        if (nan) {
+          CHECK(std::isnan(mr));
+          CHECK(std::isnan(lr));
+          CHECK(all_nan_out);
+        } else if (pos_inf) {
+          CHECK(mr == INFINITY);
+          CHECK(std::isnan(lr));
+          CHECK(all_nan_out);
+        } else if (only_neg_inf) {
+          CHECK(mr == -INFINITY);
+          CHECK(lr == 0.0f);
+          CHECK(all_nan_out);
+        } else {
+          // −∞ weighs exactly 0; the others are the softmax of the finite entries alone.
+          std::vector<double> finite;
+          std::int64_t zero_wrong = 0;
+          for (std::int64_t i = 0; i < n; ++i) {
+            if (row[static_cast<std::size_t>(i)] == -INFINITY) zero_wrong += yr[i] != 0.0f;
+            else finite.push_back(row[static_cast<std::size_t>(i)]);
+          }
+          CHECK(zero_wrong == 0);
+          const auto want = ref::softmax(finite);
+          const tolerance::Bound b =
+              tolerance::softmax_row(Algorithm::online, finite, 1.0, Precision::fp32, Exp::cpu, std::max(3, fast::threads()));
+          CHECK(mr == static_cast<float>(*std::max_element(finite.begin(), finite.end())));
+          CHECK(std::fabs(mr + std::log(lr) - ref::logsumexp(finite)) <= b.lse);
+          long double worst = 0;
+          std::size_t k = 0;
+          for (std::int64_t i = 0; i < n; ++i)
+            if (row[static_cast<std::size_t>(i)] != -INFINITY) worst = std::max(worst, std::fabs(want[k++] - yr[i]));
+          CHECK(worst <= b.output);
+        }
+      }
+    }
   }
 }
 
