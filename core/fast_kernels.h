@@ -47,22 +47,6 @@ struct ML {
 // The larger of a and b, NaN if either is (std::max(a, NaN) is a).
 float nan_max(float a, float b) { return std::isnan(a) || std::isnan(b) ? kNaN : std::max(a, b); }
 
-// exp(x) of a vector, within 1 ulp over all of fp32's range with FMA (AVX2, AVX-512), 1.26
-// without (SSE2), denormal results included (checked over every float in [−110, 95] on each
-// instruction set), exp(−∞) = 0 exactly, exp(+∞) = +∞, NaN stays NaN. The kernels are bound by it, so it is written for the fewest instructions:
-// - the clamp to [−104, 89] keeps a NaN (min and max return their second operand when either is
-//   NaN) and beyond it the result is 0 or +∞ anyway;
-// - n = round(x·log2 e) by adding 1.5·2²³, which rounds to an integer in the FMA itself (no
-//   floor or round instruction, and n's bits are then the sum's low bits);
-// - r = x − n·ln 2 in two FMAs (ln 2 split in a short head and a tail), so r is exact to fp32;
-// - exp(r) on |r| ≤ ln(2)/2 by a degree-6 polynomial, 1 + r + r²/2 + … with the last four
-//   coefficients fitted to g(r) = (exp(r) − 1 − r)/r² at Chebyshev nodes (error 3·10⁻⁹, a
-//   twentieth of an ulp), in Horner's form: six FMAs;
-// - times 2ⁿ: AVX-512 has it as one instruction (vscalefps) that also rounds denormal results
-//   and overflows to +∞; elsewhere 2ⁿ is built as two factors 2^⌊n/2⌋ · 2^(n − ⌊n/2⌋), each a
-//   normal number for n ∈ [−150, 128], so the first product is exact and the second rounds once.
-// Eigen's own packet exp takes 19 operations on AVX-512 (this: 13) and, without AVX-512, returns
-// about 3·10⁻³⁹ at −∞ instead of 0.
 // vexp's steps after its clamp, on t: n = round(t·log2 e) (n_round holds it in its low bits) and
 // p = exp(t − n·ln 2), so that exp(t) = p·2ⁿ.
 struct ExpParts {
@@ -85,6 +69,22 @@ struct ExpParts {
   return {p, n, n_round};
 }
 
+// exp(x) of a vector, within 1 ulp over all of fp32's range with FMA (AVX2, AVX-512), 1.26
+// without (SSE2), denormal results included (checked over every float in [−110, 95] on each
+// instruction set), exp(−∞) = 0 exactly, exp(+∞) = +∞, NaN stays NaN. The kernels are bound by it, so it is written for the fewest instructions:
+// - the clamp to [−104, 89] keeps a NaN (min and max return their second operand when either is
+//   NaN) and beyond it the result is 0 or +∞ anyway;
+// - n = round(x·log2 e) by adding 1.5·2²³, which rounds to an integer in the FMA itself (no
+//   floor or round instruction, and n's bits are then the sum's low bits);
+// - r = x − n·ln 2 in two FMAs (ln 2 split in a short head and a tail), so r is exact to fp32;
+// - exp(r) on |r| ≤ ln(2)/2 by a degree-6 polynomial, 1 + r + r²/2 + … with the last four
+//   coefficients fitted to g(r) = (exp(r) − 1 − r)/r² at Chebyshev nodes (error 3·10⁻⁹, a
+//   twentieth of an ulp), in Horner's form: six FMAs;
+// - times 2ⁿ: AVX-512 has it as one instruction (vscalefps) that also rounds denormal results
+//   and overflows to +∞; elsewhere 2ⁿ is built as two factors 2^⌊n/2⌋ · 2^(n − ⌊n/2⌋), each a
+//   normal number for n ∈ [−150, 128], so the first product is exact and the second rounds once.
+// Eigen's own packet exp takes 19 operations on AVX-512 (this: 13) and, without AVX-512, returns
+// about 3·10⁻³⁹ at −∞ instead of 0.
 [[gnu::always_inline]] inline Packet vexp(const Packet x) {
   auto c = [](float v) { return ei::pset1<Packet>(v); };
 #if defined(__AVX512F__)
@@ -111,11 +111,11 @@ struct ExpParts {
 // exp(x) for x ≤ 0 that only goes into a sum holding a term exp(0) = 1 (x = x_i − m, m a max of
 // the x_i: the sums of sum_exp and online_ml): vexp(x), bit for bit, for x ≥ −87.33; below that,
 // −∞ included, a number from 0 to vexp(−87.33) ≈ 1.2·10⁻³⁸ (vexp(x) with AVX-512, vexp(−87.33)
-// without), which beside that 1 changes no bit of a sum of fewer than 2¹⁰² terms. (A sum with no such 1, that of a lane of
-// online_ml that has seen only −∞, is set to 0 by its caller.) A NaN stays NaN. Without AVX-512,
-// 2ⁿ is then one factor, n ≥ −126 (the bits of n_round, plus the bias, shifted into the exponent
-// field), and x ≤ 0 needs no upper clamp: 14 operations instead of vexp's 22, where the sums are
-// bound by them; with AVX-512, 12 instead of 13 (the upper clamp).
+// without), which beside that 1 changes no bit of a sum of fewer than 2¹⁰² terms. (A sum with no
+// such 1, that of a lane of online_ml that has seen only −∞, is set to 0 by its caller.) A NaN
+// stays NaN. Without AVX-512, 2ⁿ is then one factor, n ≥ −126 (the bits of n_round, plus the bias,
+// shifted into the exponent field), and x ≤ 0 needs no upper clamp: 14 operations instead of
+// vexp's 22, where the sums are bound by them; with AVX-512, 12 instead of 13 (the upper clamp).
 [[gnu::always_inline]] inline Packet vexp_term(const Packet x) {
   auto c = [](float v) { return ei::pset1<Packet>(v); };
 #if defined(__AVX512F__)
@@ -149,7 +149,7 @@ template <std::int64_t kStep>
 
 // The length of each of kReadStreams parts of a long row of n floats (fast.h): a whole number of
 // vectors; the parts cover [0, kReadStreams·h), and the rest of the row is left to a plain loop.
-std::int64_t stream_part(std::int64_t n) { return n / (kReadStreams * kP) * kP; }
+constexpr std::int64_t stream_part(std::int64_t n) { return n / (kReadStreams * kP) * kP; }
 
 // The max of n floats, NaN if any of them is NaN. The vector max (maxps) drops a NaN, so a NaN
 // among finite values is caught later, by the sum it turns into NaN (see settle()); only a part

@@ -149,7 +149,7 @@ ML online_ml(const float* x, std::int64_t n) {
   if (std::isnan(M)) acc = {kNaN, kNaN};
   else if (M == kPosInf) acc = {M, kNaN};
   else if (M != kNegInf) acc = settle(M, ei::predux(ei::pmul(l, vexp(ei::psub(m, ei::pset1<Packet>(M))))));
-  else  // only −∞ maxima: the sums are of −∞'s alone (so 0: vexp_term's up to 1.2·10⁻³⁸ each), or NaN after a NaN the max passed over
+  else  // only −∞ maxima: sums of −∞'s alone (0: vexp_term's 1.2·10⁻³⁸ each is not), or NaN after a NaN
     acc = settle(M, std::isnan(ei::predux(l)) ? kNaN : 0.0f);
   const std::int64_t done = kAhead ? kUnroll * h : i;
   if (done < n) acc = merge(acc, online_ml_blocks(x + done, n - done));

@@ -205,13 +205,15 @@ TEST_CASE("long rows in memory, read as streams, keep the NaN, -inf and +inf rul
   };
   const std::vector<Case> cases = {
       {"-inf every 7th", [](std::vector<float>& r) { for (std::size_t i = 3; i < r.size(); i += 7) r[i] = -INFINITY; }},
-      {"-inf in the first half", [](std::vector<float>& r) { std::fill(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(r.size() / 2), -INFINITY); }},
+      {"-inf in the first half",
+       [](std::vector<float>& r) { std::fill(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(r.size() / 2), -INFINITY); }},
       {"only -inf", [](std::vector<float>& r) { std::fill(r.begin(), r.end(), -INFINITY); }},
       {"NaN in the third quarter", [](std::vector<float>& r) { r[r.size() * 5 / 8] = NAN; }},
       {"NaN last", [](std::vector<float>& r) { r.back() = NAN; }},
       {"+inf in the second quarter", [](std::vector<float>& r) { r[r.size() * 3 / 8] = INFINITY; }},
   };
-  const std::vector<std::pair<const char*, std::function<void(const float*, float*, std::int64_t, std::int64_t, float*, float*)>>> kernels = {
+  using Kernel = std::function<void(const float*, float*, std::int64_t, std::int64_t, float*, float*)>;
+  const std::vector<std::pair<const char*, Kernel>> kernels = {
       {"safe", fast::softmax_safe},
       {"online", fast::softmax_online},
       {"chunked, K = 3", [](const float* x, float* y, std::int64_t rows, std::int64_t n, float* m, float* l) {
