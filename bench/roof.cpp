@@ -58,6 +58,19 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return ei::predux(s);
 }
 
+// Seconds until every core has run `iters` steps of the chains (the slowest core's time).
+double fma_on_every_core(std::int64_t iters) {
+  const int T = flashstep::fast::threads();
+  float total = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for reduction(+ : total) schedule(static, 1)
+  for (int t = 0; t < T; ++t) total += fma_chains(iters);
+  const double s = seconds_since(t0);
+  volatile float sink = total;
+  (void)sink;
+  return s;
+}
+
 }  // namespace
 
 std::string isa_name() {
@@ -89,32 +102,13 @@ double fma_peak_flops(double seconds, int rounds) {
   iters *= 10;
   const int T = flashstep::fast::threads();
   double best = 0;
-  for (int r = 0; r < rounds; ++r) {
-    float total = 0;
-    const auto t0 = std::chrono::steady_clock::now();
-#pragma omp parallel for reduction(+ : total) schedule(static, 1)
-    for (int t = 0; t < T; ++t) total += fma_chains(iters);
-    const double s = seconds_since(t0);
-    volatile float sink = total;
-    (void)sink;
-    best = std::max(best, 2.0 * kP * kChains * static_cast<double>(iters) * T / s);
-  }
+  for (int r = 0; r < rounds; ++r)
+    best = std::max(best, 2.0 * kP * kChains * static_cast<double>(iters) * T / fma_on_every_core(iters));
   return best;
 }
 
 std::vector<double> fma_repeats_ms(double ms, int repeats) {
-  const int T = flashstep::fast::threads();
-  // Every core runs `iters` steps of the chains; returns the milliseconds of the slowest.
-  auto run = [T](std::int64_t iters) {
-    float total = 0;
-    const auto t0 = std::chrono::steady_clock::now();
-#pragma omp parallel for reduction(+ : total) schedule(static, 1)
-    for (int t = 0; t < T; ++t) total += fma_chains(iters);
-    const double s = seconds_since(t0);
-    volatile float sink = total;
-    (void)sink;
-    return 1e3 * s;
-  };
+  auto run = [](std::int64_t iters) { return 1e3 * fma_on_every_core(iters); };
   // Sized from the best of three trials of a tenth of the length.
   std::int64_t trial = 1 << 14;
   while (run(trial) < ms / 10 && trial < (std::int64_t{1} << 34)) trial *= 2;
