@@ -232,9 +232,10 @@ TEST_CASE("presentation at 1920×1080 in the projector theme, font 1×, 1.5× an
           CHECK(d.close_up.shown);
           CHECK(inside(d.close_up, d.area));
         }
-        for (const auto& [b, r] : d.matrices) {
+        for (const auto& matrix : d.matrices) {
+          const auto b = matrix.first;
           CAPTURE(b);
-          CHECK(inside(r, d.area));
+          CHECK(inside(matrix.second, d.area));
         }
       }
     }

@@ -131,7 +131,9 @@ TEST_CASE("export: the Recording as JSON is what recording_json writes, every st
   CHECK(j["steps"].size() == static_cast<std::size_t>(rec.step_count()));
   CHECK(rec.step_count() > 5);
   const nlohmann::json expected = nlohmann::json::parse(recording_json(rec, true).dump());
-  for (const auto& [key, value] : expected.items()) {
+  for (const auto& item : expected.items()) {
+    const std::string key = item.key();
+    const nlohmann::json& value = item.value();
     CAPTURE(key);
     REQUIRE(j.contains(key));
     CHECK(j[key] == value);

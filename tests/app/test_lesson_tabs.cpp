@@ -27,7 +27,9 @@ TEST_CASE("each lesson opens on the tab its file names, and leaving a lab lesson
 }
 
 TEST_CASE("every tab has one name: lesson files, scenario files and --panel use it, and it reads back") {
-  for (const auto& [tab, name] : kTabNames) {
+  for (const auto& named : kTabNames) {
+    const auto tab = named.first;
+    const auto name = named.second;
     CAPTURE(name);
     CHECK(parse_tab(name) == tab);
     CHECK(tab_name(tab) == name);

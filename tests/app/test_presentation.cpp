@@ -279,10 +279,11 @@ TEST_CASE("matrix view: at every step of every attention lesson, the step's numb
         // wherever N rows of such cells fit in the view at all (not N = 64: zoom is for that).
         const Recording& rec = *app.played.rec;
         if (mode == 1 && static_cast<float>(rec.n) * kMinCellTextPx <= d.area.h) {
-          for (const auto& [b, r] : d.matrices) {
-            if (rec.buffers[static_cast<std::size_t>(b)].place == Place::above) continue;
-            CAPTURE(rec.buffers[static_cast<std::size_t>(b)].name);
-            CHECK(r.h / static_cast<float>(rec.n) >= kMinCellTextPx);
+          for (const auto& matrix : d.matrices) {
+            const auto& buffer = rec.buffers[static_cast<std::size_t>(matrix.first)];
+            if (buffer.place == Place::above) continue;
+            CAPTURE(buffer.name);
+            CHECK(matrix.second.h / static_cast<float>(rec.n) >= kMinCellTextPx);
           }
         }
       }

@@ -241,7 +241,8 @@ TEST_CASE("a value of the wrong type costs only its key, with a notice naming ke
         {"\"restore_last\" = 0", "using true"},     {"\"recent_files\" = \"a.json\"", "using none"},
         {"\"play_speed\" = -4", "using 2"},
     };
-    for (const auto& [key, fallback] : expected) {
+    for (const auto& want : expected) {
+      const std::string key = want.first, fallback = want.second;
       const bool found = std::any_of(notices.begin(), notices.end(), [&](const std::string& n) {
         return contains(n, key) && contains(n, fallback) && contains(n, path);
       });
@@ -419,7 +420,8 @@ TEST_CASE("settings that cannot be written give a message and leave no file") {
 
 TEST_CASE("the saved play speed is used by the lesson's and Compare's timelines, as the nearest speed they have") {
   ui::AppState app;
-  for (const auto& [saved, used] : {std::pair{16.0, 16.0}, {3.0, 4.0}, {0.001, 0.25}, {1e9, 1024.0}, {2.0, 2.0}}) {
+  for (const auto& speeds : {std::pair{16.0, 16.0}, {3.0, 4.0}, {0.001, 0.25}, {1e9, 1024.0}, {2.0, 2.0}}) {
+    const double saved = speeds.first, used = speeds.second;
     CAPTURE(saved);
     app.set_play_speed(saved);
     CHECK(app.timeline.speed() == used);

@@ -186,7 +186,8 @@ TEST_CASE("the sums' exp is within 1 ulp on [-87.33, 0] (1.5 without FMA), at mo
 TEST_CASE("fast safe and online softmax match the long-double reference") {
   // Short rows (parallel over rows), a long row (split across threads), sizes that are not
   // multiples of the vector width or the online block.
-  for (auto [rows, n] : {std::pair<std::int64_t, std::int64_t>{7, 1000}, {3, 4097}, {1, 300001}, {1, 5}, {2, 1}}) {
+  for (const auto& shape : {std::pair<std::int64_t, std::int64_t>{7, 1000}, {3, 4097}, {1, 300001}, {1, 5}, {2, 1}}) {
+    const std::int64_t rows = shape.first, n = shape.second;
     CAPTURE(rows);
     CAPTURE(n);
     check_softmax(fast::softmax_safe, rows, n);
@@ -219,13 +220,16 @@ TEST_CASE("long rows in memory, read as streams, keep the NaN, -inf and +inf rul
       {"chunked, K = 3", [](const float* x, float* y, std::int64_t rows, std::int64_t n, float* m, float* l) {
          fast::softmax_chunked(x, y, rows, n, 3, m, l);
        }}};
-  for (auto [rows, n] : {std::pair<std::int64_t, std::int64_t>{1, 300001}, {2, 150011}, {2, 150016}}) {
+  for (const auto& shape : {std::pair<std::int64_t, std::int64_t>{1, 300001}, {2, 150011}, {2, 150016}}) {
+    const std::int64_t rows = shape.first, n = shape.second;
     for (const Case& c : cases) {
       std::vector<float> x = scores(rows * n, 7);
       std::vector<float> row(x.end() - n, x.end());
       c.make(row);
       std::copy(row.begin(), row.end(), x.end() - n);
-      for (const auto& [kernel_name, kernel] : kernels) {
+      for (const auto& named : kernels) {
+        const char* kernel_name = named.first;
+        const Kernel& kernel = named.second;
         CAPTURE(rows);
         CAPTURE(c.name);
         CAPTURE(kernel_name);
@@ -298,7 +302,8 @@ TEST_CASE("fast chunked softmax matches the reference for any K") {
 }
 
 TEST_CASE("fast attention kernels match the reference and the recording engine") {
-  for (auto [N, d] : {std::pair<int, int>{257, 64}, {100, 32}, {33, 8}}) {
+  for (const auto& shape : {std::pair<int, int>{257, 64}, {100, 32}, {33, 8}}) {
+    const int N = shape.first, d = shape.second;
     for (bool causal : {false, true}) {
       CAPTURE(N);
       CAPTURE(d);

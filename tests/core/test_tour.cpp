@@ -199,7 +199,9 @@ TEST_CASE("tour: every stop happens in its lesson's preset, on a step with the e
 
 TEST_CASE("tour: with other inputs every stop still lands on its event, or is skipped because none happens") {
   for (const Lesson& l : lessons()) {
-    for (const auto& [n, seed] : {std::pair<int, std::uint64_t>{5, 3}, {13, 11}}) {
+    for (const auto& input : {std::pair<int, std::uint64_t>{5, 3}, {13, 11}}) {
+      const int n = input.first;
+      const std::uint64_t seed = input.second;
       CAPTURE(l.id);
       CAPTURE(n);
       const Recording rec = record(other_input(l.scenario, n, seed));

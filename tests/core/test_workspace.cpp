@@ -59,7 +59,9 @@ TEST_CASE("workspace: the tiled loops hold their tiles per thread, the same for 
   // row ends per thread; m and l of every row are the caller's outputs.
   const std::int64_t v1_tile = (1LL * B * B + 1LL * B * d + 2LL * B + 1LL * B * d) * static_cast<std::int64_t>(sizeof(float)) +
                                1LL * B * static_cast<std::int64_t>(sizeof(int));
-  for (auto [a, tile] : {std::pair{Algorithm::attn_tiled_v2, v2_tile}, std::pair{Algorithm::attn_tiled, v1_tile}}) {
+  for (const auto& kernel : {std::pair{Algorithm::attn_tiled_v2, v2_tile}, std::pair{Algorithm::attn_tiled, v1_tile}}) {
+    const Algorithm a = kernel.first;
+    const std::int64_t tile = kernel.second;
     CAPTURE(algorithm_id(a));
     const std::int64_t small = workspace_of(a, 256, d, B);
     CHECK(small >= tile);

@@ -178,7 +178,9 @@ TEST_CASE("gif --parts adds a frame for each part of a tiled step: S, P~ and the
 
 TEST_CASE("shot --scenario draws what shot --lesson draws: the preset at the file's playhead, or --step") {
   std::string err;
-  for (const auto& [id, playhead] : {std::pair<std::string, int>{"attn-tiled", 4}, {"online", 2}, {"chunked", 0}}) {
+  for (const auto& preset : {std::pair<std::string, int>{"attn-tiled", 4}, {"online", 2}, {"chunked", 0}}) {
+    const std::string& id = preset.first;
+    const int playhead = preset.second;
     CAPTURE(id);
     const std::string file = preset_file(id, playhead);
     const std::string a = shot_file("scenario.png"), b = shot_file("lesson.png");
