@@ -58,6 +58,28 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return ei::predux(s);
 }
 
+// x[0, n) folded into one vector by `op` (a sum, a max) from `init`, read as the kernels read a
+// long row: kReadStreams parts at once, a vector of each in turn (core/fast.h); `rest`: where the
+// floats past the parts begin, left to the caller.
+struct Folded {
+  Packet value;
+  std::int64_t rest;
+};
+template <class Op>
+Folded fold_streams(const float* x, std::int64_t n, Packet init, Op op) {
+  const std::int64_t h = n / (kStreams * kP) * kP;
+  Packet part[kStreams];
+  for (Packet& v : part) v = init;
+  for (std::int64_t i = 0; i < h; i += kP)
+    for (std::int64_t q = 0; q < kStreams; ++q) {
+      read_ahead(x + q * h, i, kP);
+      part[q] = op(part[q], ei::ploadu<Packet>(x + q * h + i));
+    }
+  Packet value = part[0];
+  for (std::int64_t q = 1; q < kStreams; ++q) value = op(value, part[q]);
+  return {value, kStreams * h};
+}
+
 // Seconds until every core has run `iters` steps of the chains (the slowest core's time).
 double fma_on_every_core(std::int64_t iters) {
   const int T = flashstep::fast::threads();
@@ -133,19 +155,9 @@ double read_bandwidth(std::int64_t floats, int rounds) {
     for (int t = 0; t < T; ++t) {
       const float* p = x.data() + floats * t / T;
       const std::int64_t n = floats * (t + 1) / T - floats * t / T;
-      // As the kernels read a long row: kReadStreams parts at once, a vector of each in turn.
-      const std::int64_t h = n / (kStreams * kP) * kP;
-      Packet a[kStreams];
-      for (Packet& v : a) v = ei::pset1<Packet>(0.0f);
-      for (std::int64_t i = 0; i < h; i += kP)
-        for (std::int64_t q = 0; q < kStreams; ++q) {
-          read_ahead(p + q * h, i, kP);
-          a[q] = ei::padd(a[q], ei::ploadu<Packet>(p + q * h + i));
-        }
-      Packet sum = a[0];
-      for (std::int64_t q = 1; q < kStreams; ++q) sum = ei::padd(sum, a[q]);
-      float s = ei::predux(sum);
-      for (std::int64_t i = kStreams * h; i < n; ++i) s += p[i];
+      const Folded f = fold_streams(p, n, ei::pset1<Packet>(0.0f), [](Packet a, Packet b) { return ei::padd(a, b); });
+      float s = ei::predux(f.value);
+      for (std::int64_t i = f.rest; i < n; ++i) s += p[i];
       total += s;
     }
     const double s = seconds_since(t0);
@@ -159,22 +171,14 @@ double read_bandwidth(std::int64_t floats, int rounds) {
 void online_traffic(const float* x, float* y, std::int64_t rows, std::int64_t n) {
   auto two_passes = [](const float* xr, float* yr, std::int64_t len) {
     // Both passes as the kernels make them over a long row: kReadStreams parts at once.
-    std::int64_t h = len / (kStreams * kP) * kP;
-    Packet a[kStreams];
-    for (Packet& v : a) v = ei::pset1<Packet>(-INFINITY);
-    for (std::int64_t i = 0; i < h; i += kP)  // pass 1: read
-      for (std::int64_t q = 0; q < kStreams; ++q) {
-        read_ahead(xr + q * h, i, kP);
-        a[q] = ei::pmax(a[q], ei::ploadu<Packet>(xr + q * h + i));
-      }
-    Packet mv = a[0];
-    for (std::int64_t q = 1; q < kStreams; ++q) mv = ei::pmax(mv, a[q]);
-    float m = ei::predux_max(mv);
-    for (std::int64_t i = kStreams * h; i < len; ++i) m = std::max(m, xr[i]);
+    auto max = [](Packet a, Packet b) { return ei::pmax(a, b); };
+    const Folded f = fold_streams(xr, len, ei::pset1<Packet>(-INFINITY), max);  // pass 1: read
+    float m = ei::predux_max(f.value);
+    for (std::int64_t i = f.rest; i < len; ++i) m = std::max(m, xr[i]);
     const Packet pm = ei::pset1<Packet>(m);
     std::int64_t i0 = 0;  // pass 2: read, write past the cache, from y's first vector boundary
     for (; i0 < len && reinterpret_cast<std::uintptr_t>(yr + i0) % (kP * sizeof(float)) != 0; ++i0) yr[i0] = xr[i0] - m;
-    h = (len - i0) / (kStreams * kP) * kP;
+    const std::int64_t h = (len - i0) / (kStreams * kP) * kP;
     const float* xs = xr + i0;
     float* ys = yr + i0;
     for (std::int64_t i = 0; i < h; i += kP)
