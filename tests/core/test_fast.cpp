@@ -57,6 +57,19 @@ Scenario attention_scenario(const MatRM<float>& Q, const MatRM<float>& K, const 
   return s;
 }
 
+// Every `step`-th float from `from` to `to` by bit pattern, appended to x (from's pattern the
+// smaller: upward from +0, or downward from −0, where the patterns of negative floats grow with |x|).
+void every_nth_float(float from, float to, std::uint32_t step, std::vector<float>& x) {
+  std::uint32_t a, b;
+  std::memcpy(&a, &from, 4);
+  std::memcpy(&b, &to, 4);
+  for (std::uint32_t u = a; u <= b; u += step) {
+    float v;
+    std::memcpy(&v, &u, 4);
+    x.push_back(v);
+  }
+}
+
 using SoftmaxKernel = void (*)(const float*, float*, std::int64_t, std::int64_t, float*, float*);
 
 void check_softmax(SoftmaxKernel kernel, std::int64_t rows, std::int64_t n) {
@@ -90,18 +103,8 @@ TEST_CASE("the kernels' vector exp is within 1 ulp over fp32's range (1.5 withou
   // both ends of the range among them), against expl. One ulp is that of the float nearest the
   // exact value, 2^-149 for a denormal; an exact value past FLT_MAX must come out +∞.
   std::vector<float> x;
-  auto sweep = [&x](float from, float to) {
-    std::uint32_t a, b;
-    std::memcpy(&a, &from, 4);
-    std::memcpy(&b, &to, 4);
-    for (std::uint32_t u = a; u <= b; u += 193) {
-      float v;
-      std::memcpy(&v, &u, 4);
-      x.push_back(v);
-    }
-  };
-  sweep(0.0f, 95.0f);    // +0 up
-  sweep(-0.0f, -110.0f);  // −0 down (the bit patterns of negative floats grow with |x|)
+  every_nth_float(0.0f, 95.0f, 193, x);     // +0 up
+  every_nth_float(-0.0f, -110.0f, 193, x);  // −0 down
   for (float v : {88.72283f, 88.72284f, 88.7229f, -87.33654f, -103.2789f, -103.9721f, -1e-30f, 1e-30f}) x.push_back(v);
   std::vector<float> y(x.size());
   fast::vector_exp(x.data(), y.data(), static_cast<std::int64_t>(x.size()));
@@ -145,15 +148,7 @@ TEST_CASE("the kernels' vector exp is within 1 ulp over fp32's range (1.5 withou
 TEST_CASE("the sums' exp is within 1 ulp on [-87.33, 0] (1.5 without FMA), at most exp(-87.33) below it and at -inf, NaN kept") {
   // Every 97th float from −0 down to −110 by bit pattern, against expl.
   std::vector<float> x;
-  std::uint32_t a, b;
-  const float from = -0.0f, to = -110.0f;
-  std::memcpy(&a, &from, 4);
-  std::memcpy(&b, &to, 4);
-  for (std::uint32_t u = a; u <= b; u += 97) {
-    float v;
-    std::memcpy(&v, &u, 4);
-    x.push_back(v);
-  }
+  every_nth_float(-0.0f, -110.0f, 97, x);
   for (float v : {0.0f, -87.33f, -87.3301f, -1000.0f, -INFINITY}) x.push_back(v);
   std::vector<float> y(x.size());
   fast::vector_exp_term(x.data(), y.data(), static_cast<std::int64_t>(x.size()));
