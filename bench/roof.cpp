@@ -67,7 +67,7 @@ struct Folded {
 };
 template <class Op>
 Folded fold_streams(const float* x, std::int64_t n, Packet init, Op op) {
-  const std::int64_t h = n / (kStreams * kP) * kP;
+  const std::int64_t h = flashstep::fast::stream_part_length(n, kP);
   Packet part[kStreams];
   for (Packet& v : part) v = init;
   for (std::int64_t i = 0; i < h; i += kP)
@@ -178,7 +178,7 @@ void online_traffic(const float* x, float* y, std::int64_t rows, std::int64_t n)
     const Packet pm = ei::pset1<Packet>(m);
     std::int64_t i0 = 0;  // pass 2: read, write past the cache, from y's first vector boundary
     for (; i0 < len && reinterpret_cast<std::uintptr_t>(yr + i0) % (kP * sizeof(float)) != 0; ++i0) yr[i0] = xr[i0] - m;
-    const std::int64_t h = (len - i0) / (kStreams * kP) * kP;
+    const std::int64_t h = flashstep::fast::stream_part_length(len - i0, kP);
     const float* xs = xr + i0;
     float* ys = yr + i0;
     for (std::int64_t i = 0; i < h; i += kP)

@@ -89,6 +89,18 @@ inline constexpr std::int64_t kReadAheadFloats = 2048;
 // as two, 7.3–8.0 as four, where reading it alone takes 7.2–8.5; its second pass 12.7–13.8 ms as
 // one, 11.1–12.5 as two or four. The benchmarks' memory roofs read the same way.
 inline constexpr std::int64_t kReadStreams = 4;
+// The length h of each of those parts in a row of n floats, for vectors of `vector` floats: a
+// whole number of vectors, and for a part of more than two pages, 48 floats (192 bytes) short of a
+// whole number of 4 KiB pages, so that the parts' vectors read and written together lie at
+// different offsets in their pages. At equal offsets a load waits on the store to another part
+// just before it (4K aliasing) and the parts' lines meet in the same L1 set: on the Xeon of
+// BENCHMARKS.md (AVX2 build, a row of 2^25 floats a core, page-aligned input and output) the
+// second pass took 16.2–17.7 ms with parts of whole pages, 13.3–14.2 with the skew.
+constexpr std::int64_t stream_part_length(std::int64_t n, std::int64_t vector) {
+  constexpr std::int64_t page = 4096 / sizeof(float), skew = 48;
+  const std::int64_t q = n / kReadStreams;
+  return q >= 2 * page ? q / page * page - skew : q / vector * vector;
+}
 
 int threads();  // how many threads the kernels use
 // Floats in one vector of the instruction set the kernels were compiled for: 4 (SSE2), 8 (AVX2),

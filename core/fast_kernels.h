@@ -47,25 +47,34 @@ struct ML {
 // The larger of a and b, NaN if either is (std::max(a, NaN) is a).
 float nan_max(float a, float b) { return std::isnan(a) || std::isnan(b) ? kNaN : std::max(a, b); }
 
-// vexp's steps after its clamp, on t: n = round(t·log2 e) (n_round holds it in its low bits) and
-// p = exp(t − n·ln 2), so that exp(t) = p·2ⁿ.
+// vexp's constants: the polynomial's coefficients (below), each times a factor s, and the number
+// that rounds t·log2 e to an integer n in an FMA, 1.5·2²³ + k, so that n_round's low bits hold
+// n + k. vexp takes s = 1, k = 0; vexp_scaled takes s = 1/l and k = kScaledBias.
+struct ExpConsts {
+  Packet c[7];  // highest degree first
+  Packet round;
+};
+inline ExpConsts exp_consts(float s = 1.0f, float k = 0.0f) {
+  constexpr float coeff[7] = {1.392621314e-3f, 8.363203146e-3f, 4.166655615e-2f, 1.666657627e-1f, 0.5f, 1.0f, 1.0f};
+  ExpConsts e;
+  for (int i = 0; i < 7; ++i) e.c[i] = ei::pset1<Packet>(coeff[i] * s);
+  e.round = ei::pset1<Packet>(12582912.0f + k);  // 1.5·2²³ + k
+  return e;
+}
+
+// vexp's steps after its clamp, on t: n = round(t·log2 e) (n_round holds n + k in its low bits)
+// and p = s·exp(t − n·ln 2), so that s·exp(t) = p·2ⁿ.
 struct ExpParts {
   Packet p, n, n_round;
 };
-[[gnu::always_inline]] inline ExpParts exp_parts(const Packet t) {
+[[gnu::always_inline]] inline ExpParts exp_parts(const Packet t, const ExpConsts& k = exp_consts()) {
   auto c = [](float v) { return ei::pset1<Packet>(v); };
-  const Packet round = c(12582912.0f);  // 1.5·2²³
-  const Packet n_round = ei::pmadd(t, c(1.44269504088896341f), round);
-  const Packet n = ei::psub(n_round, round);
+  const Packet n_round = ei::pmadd(t, c(1.44269504088896341f), k.round);
+  const Packet n = ei::psub(n_round, k.round);
   Packet r = ei::pmadd(n, c(-0.693359375f), t);
   r = ei::pmadd(n, c(2.12194440e-4f), r);
-  Packet p = c(1.392621314e-3f);
-  p = ei::pmadd(p, r, c(8.363203146e-3f));
-  p = ei::pmadd(p, r, c(4.166655615e-2f));
-  p = ei::pmadd(p, r, c(1.666657627e-1f));
-  p = ei::pmadd(p, r, c(0.5f));
-  p = ei::pmadd(p, r, c(1.0f));
-  p = ei::pmadd(p, r, c(1.0f));
+  Packet p = k.c[0];
+  for (int i = 1; i < 7; ++i) p = ei::pmadd(p, r, k.c[i]);
   return {p, n, n_round};
 }
 
@@ -135,6 +144,40 @@ struct ExpParts {
 #endif
 }
 
+// n_round's offset in vexp_scaled: 2ⁿ is applied as 2^(n + kScaledBias) on p's exponent field,
+// then times 2^−kScaledBias.
+constexpr float kScaledBias = 100.0f;
+
+// s·exp(t) for t ≤ 0 and 2⁻⁷⁵ ≤ s ≤ 1, `k` = exp_consts(s, kScaledBias): a softmax output,
+// exp(x_i − m)/l with s = 1/l (1 ≤ l ≤ the row's length, since l holds the max's exp(0) = 1).
+// vexp's steps with s folded into the polynomial's coefficients (s·1 and s/2 exact, the others off
+// by half an ulp of a term under 1/6 of the result), so no product by 1/l follows, and without
+// the upper clamp (t ≤ 0). Without AVX-512, 2ⁿ in one integer addition: p = s·exp(r) is normal,
+// its exponent field at least 51 (p ≥ 2^−75.5), and n + 100 in [−50, 100] for t in [−104, 0],
+// so p·2^(n + 100) is exact and normal; the product by 2⁻¹⁰⁰ then rounds once, to a subnormal
+// where the result is one, as vexp's two factors do: 5 operations instead of vexp's 9 and the
+// product by 1/l.
+[[gnu::always_inline]] inline Packet vexp_scaled(const Packet x, const ExpConsts& k) {
+  auto c = [](float v) { return ei::pset1<Packet>(v); };
+#if defined(__AVX512F__)
+  const ExpParts e = exp_parts(_mm512_max_ps(c(-104.0f), x), k);
+  return _mm512_scalef_ps(e.p, e.n);
+#else
+#if defined(__AVX__)
+  const Packet t = _mm256_max_ps(c(-104.0f), x);
+#else
+  const Packet t = _mm_max_ps(c(-104.0f), x);
+#endif
+  const ExpParts e = exp_parts(t, k);
+  using PacketI = ei::unpacket_traits<Packet>::integer_packet;
+  // n_round's low 9 bits hold n + 100 (mod 512): shifted 23 places, it is (n + 100)·2²³ mod 2³²,
+  // what adding n + 100 to p's exponent field adds to p's bits.
+  const PacketI shift = ei::plogical_shift_left<23>(ei::preinterpret<PacketI>(e.n_round));
+  const Packet scaled = ei::preinterpret<Packet>(ei::padd(ei::preinterpret<PacketI>(e.p), shift));
+  return ei::pmul(scaled, c(0x1p-100f));
+#endif
+}
+
 // Asks for the cache lines kReadAheadFloats past x[i, i + kStep): a loop over a long row calls it
 // once a step of kStep floats, so that memory delivers the row while the loop computes. A step
 // shorter than a line (16 floats) asks once per line; past the end of x a prefetch does nothing.
@@ -147,9 +190,8 @@ template <std::int64_t kStep>
   }
 }
 
-// The length of each of kReadStreams parts of a long row of n floats (fast.h): a whole number of
-// vectors; the parts cover [0, kReadStreams·h), and the rest of the row is left to a plain loop.
-constexpr std::int64_t stream_part(std::int64_t n) { return n / (kReadStreams * kP) * kP; }
+// The length of each of kReadStreams parts of a long row of n floats (fast.h).
+constexpr std::int64_t stream_part(std::int64_t n) { return stream_part_length(n, kP); }
 
 // The max of n floats, NaN if any of them is NaN. The vector max (maxps) drops a NaN, so a NaN
 // among finite values is caught later, by the sum it turns into NaN (see settle()); only a part

@@ -30,13 +30,14 @@ ML merge(ML a, ML b) {
   return {m, a.l * fa + b.l * fb};
 }
 
-// y_i = exp(x_i − m) / l; a −∞ entry weighs exactly 0 (vexp(−∞) = 0). With kStream y is written
+// y_i = exp(x_i − m) / l (vexp_scaled); a −∞ entry weighs exactly 0. With kStream y is written
 // with streaming stores where the ISA has them: a large output is not read again soon, and
 // skipping the read-for-ownership saves a third stream.
 template <bool kStream>
 void normalize_finite(const float* x, float* y, std::int64_t n, float m, float l) {
   const float inv_l = 1.0f / l;
-  const Packet pm = ei::pset1<Packet>(m), pinv = ei::pset1<Packet>(inv_l);
+  const Packet pm = ei::pset1<Packet>(m);
+  const ExpConsts k = exp_consts(inv_l, kScaledBias);
   auto term = [&](float v) { return std::exp(v - m) * inv_l; };
   auto store = [&](float* at, const Packet v) {
 #if defined(__AVX512F__)
@@ -47,7 +48,7 @@ void normalize_finite(const float* x, float* y, std::int64_t n, float m, float l
     ei::pstoreu(at, v);
 #endif
   };
-  auto value = [&](std::int64_t k) { return ei::pmul(vexp(ei::psub(ei::ploadu<Packet>(x + k), pm)), pinv); };
+  auto value = [&](std::int64_t at) { return vexp_scaled(ei::psub(ei::ploadu<Packet>(x + at), pm), k); };
   std::int64_t i = 0;
   if constexpr (kStream) {
     // Up to y's first vector boundary one by one; then x as kReadStreams streams (every part of y
@@ -126,9 +127,9 @@ ML online_ml(const float* x, std::int64_t n) {
       v[u] = ei::ploadu<Packet>(x + i + u * stride);
     }
     const Packet step_max = ei::pmax(ei::pmax(v[0], v[1]), ei::pmax(v[2], v[3]));
-    const Packet m_new = ei::pmax(m, step_max);
-    if (ei::predux_any(ei::pcmp_lt(m, m_new))) {
+    if (ei::predux_any(ei::pcmp_lt(m, step_max))) {
       // Lanes whose max stayed keep their sum (exp(0) = 1, and exp(−∞ + ∞) would be NaN).
+      const Packet m_new = ei::pmax(m, step_max);
       l = ei::pmul(l, ei::pselect(ei::pcmp_eq(m, m_new), one, vexp(ei::psub(m, m_new))));
       m = m_new;
       base = ei::pselect(ei::pcmp_eq(m, neg), zero, m);

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -191,9 +192,10 @@ TEST_CASE("fast safe and online softmax match the long-double reference") {
 }
 
 TEST_CASE("long rows in memory, read as streams, keep the NaN, -inf and +inf rules in every softmax kernel") {
-  // Rows past 1 MiB take the in-memory paths (kReadStreams parts, streaming stores): one row split
-  // across the threads, and two rows whose second carries the case (the first must stay finite),
-  // of a length with a few floats past the streams and of one with none (a multiple of 64).
+  // Inputs past 1 MiB take the in-memory paths (kReadStreams parts, streaming stores): one row split
+  // across the threads, two rows, and 80 rows of 4096, whose parts are whole vectors with no float
+  // past them (the longer rows' parts are a skew short of whole pages, so floats are left after
+  // them). The last row carries the case; the others must stay finite.
   using tolerance::Exp;
   struct Case {
     const char* name;
@@ -215,7 +217,7 @@ TEST_CASE("long rows in memory, read as streams, keep the NaN, -inf and +inf rul
       {"chunked, K = 3", [](const float* x, float* y, std::int64_t rows, std::int64_t n, float* m, float* l) {
          fast::softmax_chunked(x, y, rows, n, 3, m, l);
        }}};
-  for (const auto& shape : {std::pair<std::int64_t, std::int64_t>{1, 300001}, {2, 150011}, {2, 150016}}) {
+  for (const auto& shape : {std::pair<std::int64_t, std::int64_t>{1, 300001}, {2, 150011}, {80, 4096}}) {
     const std::int64_t rows = shape.first, n = shape.second;
     for (const Case& c : cases) {
       std::vector<float> x = scores(rows * n, 7);
@@ -230,10 +232,9 @@ TEST_CASE("long rows in memory, read as streams, keep the NaN, -inf and +inf rul
         CAPTURE(kernel_name);
         std::vector<float> y(x.size()), m(static_cast<std::size_t>(rows)), l(m.size());
         kernel(x.data(), y.data(), rows, n, m.data(), l.data());
-        if (rows == 2) {  // the first row is untouched by the second's case
-          CHECK(std::isfinite(m[0]));
-          CHECK(std::all_of(y.begin(), y.begin() + n, [](float v) { return std::isfinite(v); }));
-        }
+        // The rows before the last are untouched by its case.
+        CHECK(std::all_of(m.begin(), m.end() - 1, [](float v) { return std::isfinite(v); }));
+        CHECK(std::all_of(y.begin(), y.end() - n, [](float v) { return std::isfinite(v); }));
         const float* yr = y.data() + (rows - 1) * n;
         const float mr = m.back(), lr = l.back();
         const bool nan = std::any_of(row.begin(), row.end(), [](float v) { return std::isnan(v); });
@@ -275,6 +276,74 @@ TEST_CASE("long rows in memory, read as streams, keep the NaN, -inf and +inf rul
       }
     }
   }
+}
+
+TEST_CASE("softmax outputs down into the subnormals are within their own bound, element by element") {
+  // exp(x_i − m)/l for x_i − m from 0 down past −104 (every 4093rd float by bit pattern), after
+  // `zeros` entries at the max, so that 1/l is as small as 2^−20: the outputs fall through the
+  // normal range into the subnormals and to 0, each checked against its own bound (tolerance.h
+  // point 6, with 2 subnormal spacings), not against the row's largest. Rows in cache and in
+  // memory (past 1 MiB: streams and streaming stores), one row split across the threads.
+  std::vector<float> tail;
+  every_nth_float(-0.0f, -110.0f, 4093, tail);
+  using Kernel = std::function<void(const float*, float*, std::int64_t, std::int64_t, float*, float*)>;
+  const std::vector<std::pair<const char*, Kernel>> kernels = {
+      {"safe", fast::softmax_safe},
+      {"online", fast::softmax_online},
+      {"chunked, K = 3", [](const float* x, float* y, std::int64_t rows, std::int64_t n, float* m, float* l) {
+         fast::softmax_chunked(x, y, rows, n, 3, m, l);
+       }}};
+  for (const std::int64_t zeros : {std::int64_t{1}, std::int64_t{1000}, std::int64_t{1} << 20}) {
+    std::vector<float> x(static_cast<std::size_t>(zeros), 3.5f);  // the max, m = 3.5
+    for (float t : tail) x.push_back(3.5f + t);
+    const std::int64_t n = static_cast<std::int64_t>(x.size());
+    const std::vector<double> row(x.begin(), x.end());
+    const auto want = ref::softmax(row);
+    std::vector<double> each;
+    tolerance::softmax_row(Algorithm::online, row, 1.0, Precision::fp32, tolerance::Exp::cpu, std::max(3, fast::threads()),
+                           &each);
+    std::int64_t subnormal = 0;
+    for (const auto& named : kernels) {
+      const char* kernel_name = named.first;
+      CAPTURE(zeros);
+      CAPTURE(kernel_name);
+      std::vector<float> y(x.size());
+      named.second(x.data(), y.data(), 1, n, nullptr, nullptr);
+      std::int64_t outside = 0;
+      double worst = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const long double err = std::fabs(want[static_cast<std::size_t>(i)] - y[static_cast<std::size_t>(i)]);
+        outside += err > each[static_cast<std::size_t>(i)];
+        worst = std::max(worst, static_cast<double>(err / each[static_cast<std::size_t>(i)]));
+        subnormal += y[static_cast<std::size_t>(i)] > 0.0f && y[static_cast<std::size_t>(i)] < FLT_MIN;
+      }
+      MESSAGE(std::string(kernel_name) << ", " << zeros << " at the max: largest error / its bound " << worst);
+      CHECK(outside == 0);
+    }
+    CHECK(subnormal > 100);  // the subnormal outputs were there to check
+  }
+}
+
+TEST_CASE("a long row's parts are whole vectors, leave little past them and lie at different offsets in their pages") {
+  for (const std::int64_t vector : {4, 8, 16})
+    for (std::int64_t n = 1; n < (std::int64_t{1} << 26); n = n * 3 + 7) {
+      CAPTURE(vector);
+      CAPTURE(n);
+      const std::int64_t h = fast::stream_part_length(n, vector);
+      CHECK(h % vector == 0);
+      CHECK(h >= 0);
+      CHECK(fast::kReadStreams * h <= n);
+      CHECK(n - fast::kReadStreams * h < fast::kReadStreams * (1024 + 48 + vector));  // 1024 floats: a page
+      if (n / fast::kReadStreams >= 2048) {
+        // The parts' first floats (and so the floats read together) at offsets in their pages
+        // at least a cache line apart.
+        for (std::int64_t a = 0; a < fast::kReadStreams; ++a)
+          for (std::int64_t b = a + 1; b < fast::kReadStreams; ++b) {
+            const std::int64_t apart = ((b - a) * h * 4) % 4096;
+            CHECK(std::min(apart, 4096 - apart) >= 64);
+          }
+      }
+    }
 }
 
 TEST_CASE("fast chunked softmax matches the reference for any K") {
