@@ -73,7 +73,8 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   c.run->add_option("--output", r.output, "all: put the output in the JSON; none: leave it out (huge runs)")
       ->capture_default_str();
   c.run->add_option("--repeat", r.repeat, "With --steps none: run R times; time_ms is the best, times_ms every one in order (with R > 1 the cores "
-                    "are first kept busy for 0.3 s, so that an idle CPU's slow start is not timed)")
+                    "are first kept busy for 0.3 s, so that an idle CPU's slow start is not timed, and a fast "
+                    "kernel runs once untimed, so that the timed runs all find its inputs in cache)")
       ->capture_default_str();
   c.run->add_option("--heads", r.heads,
                     "With --steps none, attention only: H independent heads of the same N and d, as a "

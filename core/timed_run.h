@@ -54,7 +54,8 @@ std::string kernel_blocks_notice(const Resolved& r);
 Resolved with_kernel_blocks(const Resolved& r);
 
 // With more than one repeat, the cores are woken (fast::warm_up) after the inputs are prepared,
-// just before the first repeat, unless `warm` is false (the caller woke them).
+// just before the first repeat, unless `warm` is false (the caller woke them), and a fast kernel
+// runs once untimed before its repeats.
 TimedRun run_timed(const Resolved& r, int repeat, bool keep_output, bool warm = true);
 
 // H heads of r (core/heads.h), each run as run_timed runs one, one after another: time_ms is
