@@ -73,6 +73,16 @@ void every_nth_float(float from, float to, std::uint32_t step, std::vector<float
 
 using SoftmaxKernel = void (*)(const float*, float*, std::int64_t, std::int64_t, float*, float*);
 
+// Every fast softmax kernel by name, chunked with K = 3 (a part per thread and one more).
+using NamedKernel = std::pair<const char*, std::function<void(const float*, float*, std::int64_t, std::int64_t, float*, float*)>>;
+std::vector<NamedKernel> softmax_kernels() {
+  return {{"safe", fast::softmax_safe},
+          {"online", fast::softmax_online},
+          {"chunked, K = 3", [](const float* x, float* y, std::int64_t rows, std::int64_t n, float* m, float* l) {
+             fast::softmax_chunked(x, y, rows, n, 3, m, l);
+           }}};
+}
+
 void check_softmax(SoftmaxKernel kernel, std::int64_t rows, std::int64_t n) {
   using tolerance::Exp;
   const auto x = scores(rows * n, static_cast<unsigned>(rows * 131 + n));
@@ -210,13 +220,7 @@ TEST_CASE("long rows in memory, read as streams, keep the NaN, -inf and +inf rul
       {"NaN last", [](std::vector<float>& r) { r.back() = NAN; }},
       {"+inf in the second quarter", [](std::vector<float>& r) { r[r.size() * 3 / 8] = INFINITY; }},
   };
-  using Kernel = std::function<void(const float*, float*, std::int64_t, std::int64_t, float*, float*)>;
-  const std::vector<std::pair<const char*, Kernel>> kernels = {
-      {"safe", fast::softmax_safe},
-      {"online", fast::softmax_online},
-      {"chunked, K = 3", [](const float* x, float* y, std::int64_t rows, std::int64_t n, float* m, float* l) {
-         fast::softmax_chunked(x, y, rows, n, 3, m, l);
-       }}};
+  const auto kernels = softmax_kernels();
   for (const auto& shape : {std::pair<std::int64_t, std::int64_t>{1, 300001}, {2, 150011}, {80, 4096}}) {
     const std::int64_t rows = shape.first, n = shape.second;
     for (const Case& c : cases) {
@@ -226,7 +230,7 @@ TEST_CASE("long rows in memory, read as streams, keep the NaN, -inf and +inf rul
       std::copy(row.begin(), row.end(), x.end() - n);
       for (const auto& named : kernels) {
         const char* kernel_name = named.first;
-        const Kernel& kernel = named.second;
+        const auto& kernel = named.second;
         CAPTURE(rows);
         CAPTURE(c.name);
         CAPTURE(kernel_name);
@@ -286,13 +290,7 @@ TEST_CASE("softmax outputs down into the subnormals are within their own bound, 
   // memory (past 1 MiB: streams and streaming stores), one row split across the threads.
   std::vector<float> tail;
   every_nth_float(-0.0f, -110.0f, 4093, tail);
-  using Kernel = std::function<void(const float*, float*, std::int64_t, std::int64_t, float*, float*)>;
-  const std::vector<std::pair<const char*, Kernel>> kernels = {
-      {"safe", fast::softmax_safe},
-      {"online", fast::softmax_online},
-      {"chunked, K = 3", [](const float* x, float* y, std::int64_t rows, std::int64_t n, float* m, float* l) {
-         fast::softmax_chunked(x, y, rows, n, 3, m, l);
-       }}};
+  const auto kernels = softmax_kernels();
   for (const std::int64_t zeros : {std::int64_t{1}, std::int64_t{1000}, std::int64_t{1} << 20}) {
     std::vector<float> x(static_cast<std::size_t>(zeros), 3.5f);  // the max, m = 3.5
     for (float t : tail) x.push_back(3.5f + t);
