@@ -75,6 +75,11 @@ void vector_exp(const float* x, float* y, std::int64_t n);
 // x_i ≥ −87.33, and from 0 to about 1.2·10⁻³⁸ below (−∞ included), which no sum that holds an
 // exp(0) = 1 can tell from 0 (fewer than 2¹⁰² terms); fewer operations without AVX-512. NaN stays NaN.
 void vector_exp_term(const float* x, float* y, std::int64_t n);
+// y_i = s·exp(x_i) for x_i ≤ 0 and 2⁻⁷⁵ ≤ s ≤ 1, as softmax's output pass (s = 1/l) and the score
+// tiles (s = 1) take it: with s = 1, vector_exp's value bit for bit; otherwise within 1.5 ulp
+// with FMA, 2 without (vector_exp's bound and the product's rounding); subnormal results rounded
+// once; exp(−∞) = 0; NaN stays NaN. Fewer operations than vector_exp and a product by s.
+void vector_exp_scaled(const float* x, float* y, std::int64_t n, float s);
 
 // How far ahead of their loop the kernels that stream a long row from memory ask for it
 // (software prefetch, one request per 64-byte line): 2048 floats, 8 KiB. The hardware's own

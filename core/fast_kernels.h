@@ -149,14 +149,15 @@ struct ExpParts {
 constexpr float kScaledBias = 100.0f;
 
 // s·exp(t) for t ≤ 0 and 2⁻⁷⁵ ≤ s ≤ 1, `k` = exp_consts(s, kScaledBias): a softmax output,
-// exp(x_i − m)/l with s = 1/l (1 ≤ l ≤ the row's length, since l holds the max's exp(0) = 1).
-// vexp's steps with s folded into the polynomial's coefficients (s·1 and s/2 exact, the others off
-// by half an ulp of a term under 1/6 of the result), so no product by 1/l follows, and without
-// the upper clamp (t ≤ 0). Without AVX-512, 2ⁿ in one integer addition: p = s·exp(r) is normal,
-// its exponent field at least 51 (p ≥ 2^−75.5), and n + 100 in [−50, 100] for t in [−104, 0],
-// so p·2^(n + 100) is exact and normal; the product by 2⁻¹⁰⁰ then rounds once, to a subnormal
-// where the result is one, as vexp's two factors do: 5 operations instead of vexp's 9 and the
-// product by 1/l.
+// exp(x_i − m)/l with s = 1/l (1 ≤ l ≤ the row's length, since l holds the max's exp(0) = 1), or
+// a score tile's exponentials (s = 1). vexp's steps with s folded into the polynomial's
+// coefficients (s·1 and s/2 exact, the others off by half an ulp of a term under 1/6 of the
+// result), so no product by 1/l follows, and without the upper clamp (t ≤ 0). Without AVX-512,
+// 2ⁿ as 2^(n + 100) (one factor: n + 100 in [−50, 100] for t in [−104, 0], n_round's low bits plus
+// the bias shifted into the exponent field) and then 2⁻¹⁰⁰: p = s·exp(r) ≥ 2^−75.5, so
+// p·2^(n + 100) ≥ 2^−125.5 is exact and normal, and the product by 2⁻¹⁰⁰ rounds once, to a
+// subnormal where the result is one, as vexp's two factors do. exp(−∞) = 0 exactly, and a NaN (t
+// or s) stays NaN. 6 operations instead of vexp's 9 and the product by 1/l.
 [[gnu::always_inline]] inline Packet vexp_scaled(const Packet x, const ExpConsts& k) {
   auto c = [](float v) { return ei::pset1<Packet>(v); };
 #if defined(__AVX512F__)
@@ -170,11 +171,11 @@ constexpr float kScaledBias = 100.0f;
 #endif
   const ExpParts e = exp_parts(t, k);
   using PacketI = ei::unpacket_traits<Packet>::integer_packet;
-  // n_round's low 9 bits hold n + 100 (mod 512): shifted 23 places, it is (n + 100)·2²³ mod 2³²,
-  // what adding n + 100 to p's exponent field adds to p's bits.
-  const PacketI shift = ei::plogical_shift_left<23>(ei::preinterpret<PacketI>(e.n_round));
-  const Packet scaled = ei::preinterpret<Packet>(ei::padd(ei::preinterpret<PacketI>(e.p), shift));
-  return ei::pmul(scaled, c(0x1p-100f));
+  // n_round's low 9 bits hold n + 100 (mod 512); n + 100 + 127 in [77, 227] is 2^(n + 100)'s
+  // exponent field.
+  const PacketI biased = ei::padd(ei::preinterpret<PacketI>(e.n_round), ei::pset1<PacketI>(127));
+  const Packet factor = ei::preinterpret<Packet>(ei::plogical_shift_left<23>(biased));
+  return ei::pmul(ei::pmul(e.p, factor), c(0x1p-100f));
 #endif
 }
 

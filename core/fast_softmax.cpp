@@ -200,6 +200,11 @@ void vector_exp_term(const float* x, float* y, std::int64_t n) {
   map_vectors(x, y, n, [](Packet v) { return vexp_term(v); });
 }
 
+void vector_exp_scaled(const float* x, float* y, std::int64_t n, float s) {
+  const ExpConsts k = exp_consts(s, kScaledBias);
+  map_vectors(x, y, n, [&](Packet v) { return vexp_scaled(v, k); });
+}
+
 // The kernels' thread count, beside the loops that ask it (for_rows) so that it inlines there.
 int vector_floats() { return static_cast<int>(kP); }
 

@@ -189,6 +189,53 @@ TEST_CASE("the sums' exp is within 1 ulp on [-87.33, 0] (1.5 without FMA), at mo
   CHECK(e[2] == 1.0f);
 }
 
+TEST_CASE("the output's exp is vexp itself at s = 1, and s·exp(x) within 1.5 ulp down through the subnormals (2 without FMA)") {
+  // Every 97th float from −0 down to −110 by bit pattern, and the special values.
+  std::vector<float> x;
+  every_nth_float(-0.0f, -110.0f, 97, x);
+  for (float v : {0.0f, -103.9f, -104.0f, -104.1f, -1000.0f, -INFINITY}) x.push_back(v);
+  const std::int64_t n = static_cast<std::int64_t>(x.size());
+  std::vector<float> plain(x.size()), scaled(x.size());
+  fast::vector_exp(x.data(), plain.data(), n);
+  fast::vector_exp_scaled(x.data(), scaled.data(), n, 1.0f);
+  std::int64_t differ = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) differ += std::memcmp(&plain[i], &scaled[i], 4) != 0;
+  CHECK(differ == 0);  // the score tiles' exponentials are vexp's, bit for bit
+  // s = 1/l for l from 3 to the largest the kernels meet (a row of 2^63 ones at most: s ≥ 2^−75
+  // is what the function asks).
+  for (const float s : {1.0f / 3.0f, 0x1p-20f / 3.0f, 1.5f * 0x1p-75f}) {
+    CAPTURE(s);
+    fast::vector_exp_scaled(x.data(), scaled.data(), n, s);
+    double worst = 0;
+    std::int64_t subnormal = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const long double exact = std::exp(static_cast<long double>(x[i])) * s;
+      const long double ulp = exact < 0x1p-126L ? 0x1p-149L : std::ldexp(1.0L, std::ilogb(exact) - 23);
+      worst = std::max(worst, static_cast<double>(std::fabs(static_cast<long double>(scaled[i]) - exact) / ulp));
+      subnormal += scaled[i] > 0.0f && scaled[i] < FLT_MIN;
+    }
+    MESSAGE("s·exp(x), s = " << s << ": largest error " << worst << " ulp, " << subnormal << " subnormal results");
+    // vexp's bound and a product's rounding, as exp(x)·s computed apart: s in the coefficients
+    // moves each rounding of the polynomial within its binade, by up to twice its share.
+    CHECK(worst <= (fast::vector_floats() == 4 ? 2.0 : 1.5));
+    CHECK(subnormal > 1000);
+  }
+  // A NaN with payload bits where the exponent's bits are built from stays NaN too.
+  const std::uint32_t payload_bits = 0x7fc001ffu;
+  float payload;
+  std::memcpy(&payload, &payload_bits, 4);
+  const std::vector<float> special = {NAN, payload, -INFINITY, 0.0f, -0.0f};
+  std::vector<float> e(special.size());
+  fast::vector_exp_scaled(special.data(), e.data(), static_cast<std::int64_t>(special.size()), 0.25f);
+  CHECK(std::isnan(e[0]));
+  CHECK(std::isnan(e[1]));
+  CHECK(e[2] == 0.0f);
+  CHECK(e[3] == 0.25f);
+  CHECK(e[4] == 0.25f);
+  fast::vector_exp_scaled(special.data() + 3, e.data(), 1, NAN);  // 1/l of a row whose l is NaN
+  CHECK(std::isnan(e[0]));
+}
+
 TEST_CASE("fast safe and online softmax match the long-double reference") {
   // Short rows (parallel over rows), a long row (split across threads), sizes that are not
   // multiples of the vector width or the online block.
