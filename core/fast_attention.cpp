@@ -23,9 +23,8 @@ struct TileExp {
 // Replaces every s_i by exp(s_i − m) and returns their sum: the exponentials and the row sum
 // of a score tile in one sweep. A −∞ score weighs exactly 0; a NaN stays NaN.
 float exp_sum_in_place(float* s, std::int64_t n, float m) {
-  const Packet pm = ei::pset1<Packet>(m);
-  Packet acc0 = ei::pzero(pm), acc1 = ei::pzero(pm);
   const TileExp exp_of(m);
+  Packet acc0 = ei::pset1<Packet>(0.0f), acc1 = acc0;
   std::int64_t i = 0;
   for (; i + 2 * kP <= n; i += 2 * kP) {
     const Packet e0 = exp_of(ei::ploadu<Packet>(s + i)), e1 = exp_of(ei::ploadu<Packet>(s + i + kP));
