@@ -78,6 +78,27 @@ struct ExpParts {
   return {p, n, n_round};
 }
 
+// max(lo, x) and min(hi, x) of a vector that keep a NaN x: the x86 instructions return their
+// second operand when either is NaN (Eigen's pmax / pmin order them the other way).
+[[gnu::always_inline]] inline Packet at_least(float lo, const Packet x) {
+#if defined(__AVX512F__)
+  return _mm512_max_ps(ei::pset1<Packet>(lo), x);
+#elif defined(__AVX__)
+  return _mm256_max_ps(ei::pset1<Packet>(lo), x);
+#else
+  return _mm_max_ps(ei::pset1<Packet>(lo), x);
+#endif
+}
+[[gnu::always_inline]] inline Packet at_most(float hi, const Packet x) {
+#if defined(__AVX512F__)
+  return _mm512_min_ps(ei::pset1<Packet>(hi), x);
+#elif defined(__AVX__)
+  return _mm256_min_ps(ei::pset1<Packet>(hi), x);
+#else
+  return _mm_min_ps(ei::pset1<Packet>(hi), x);
+#endif
+}
+
 // exp(x) of a vector, within 1 ulp over all of fp32's range with FMA (AVX2, AVX-512), 1.26
 // without (SSE2), denormal results included (checked over every float in [−110, 95] on each
 // instruction set), exp(−∞) = 0 exactly, exp(+∞) = +∞, NaN stays NaN. The kernels are bound by it, so it is written for the fewest instructions:
@@ -95,20 +116,12 @@ struct ExpParts {
 // Eigen's own packet exp takes 19 operations on AVX-512 (this: 13) and, without AVX-512, returns
 // about 3·10⁻³⁹ at −∞ instead of 0.
 [[gnu::always_inline]] inline Packet vexp(const Packet x) {
-  auto c = [](float v) { return ei::pset1<Packet>(v); };
-#if defined(__AVX512F__)
-  const Packet t = _mm512_max_ps(c(-104.0f), _mm512_min_ps(c(89.0f), x));
-#elif defined(__AVX__)
-  const Packet t = _mm256_max_ps(c(-104.0f), _mm256_min_ps(c(89.0f), x));
-#else
-  const Packet t = _mm_max_ps(c(-104.0f), _mm_min_ps(c(89.0f), x));
-#endif
-  const ExpParts e = exp_parts(t);
+  const ExpParts e = exp_parts(at_least(-104.0f, at_most(89.0f, x)));
 #if defined(__AVX512F__)
   return _mm512_scalef_ps(e.p, e.n);
 #else
   using PacketI = ei::unpacket_traits<Packet>::integer_packet;
-  const PacketI n = ei::psub(ei::preinterpret<PacketI>(e.n_round), ei::preinterpret<PacketI>(c(12582912.0f)));
+  const PacketI n = ei::psub(ei::preinterpret<PacketI>(e.n_round), ei::preinterpret<PacketI>(ei::pset1<Packet>(12582912.0f)));
   const PacketI bias = ei::pset1<PacketI>(127);
   const PacketI e1 = ei::parithmetic_shift_right<1>(n), e2 = ei::psub(n, e1);
   const Packet f1 = ei::preinterpret<Packet>(ei::plogical_shift_left<23>(ei::padd(e1, bias)));
@@ -126,17 +139,11 @@ struct ExpParts {
 // shifted into the exponent field), and x ≤ 0 needs no upper clamp: 14 operations instead of
 // vexp's 22, where the sums are bound by them; with AVX-512, 12 instead of 13 (the upper clamp).
 [[gnu::always_inline]] inline Packet vexp_term(const Packet x) {
-  auto c = [](float v) { return ei::pset1<Packet>(v); };
 #if defined(__AVX512F__)
-  const ExpParts e = exp_parts(_mm512_max_ps(c(-104.0f), x));
+  const ExpParts e = exp_parts(at_least(-104.0f, x));
   return _mm512_scalef_ps(e.p, e.n);
 #else
-#if defined(__AVX__)
-  const Packet t = _mm256_max_ps(c(-87.33f), x);
-#else
-  const Packet t = _mm_max_ps(c(-87.33f), x);
-#endif
-  const ExpParts e = exp_parts(t);
+  const ExpParts e = exp_parts(at_least(-87.33f, x));
   using PacketI = ei::unpacket_traits<Packet>::integer_packet;
   // n_round's low 9 bits hold n (mod 512); n + 127 in [1, 127] is 2ⁿ's exponent field.
   const PacketI biased = ei::padd(ei::preinterpret<PacketI>(e.n_round), ei::pset1<PacketI>(127));
@@ -162,23 +169,16 @@ constexpr float kScaledBias = 100.0f;
 // rounding of p·2ⁿ). Within 1.5 ulp otherwise (2 without FMA): s in the coefficients moves each
 // rounding of the polynomial within its binade.
 [[gnu::always_inline]] inline Packet vexp_scaled(const Packet x, const ExpConsts& k) {
-  auto c = [](float v) { return ei::pset1<Packet>(v); };
+  const ExpParts e = exp_parts(at_least(-104.0f, x), k);
 #if defined(__AVX512F__)
-  const ExpParts e = exp_parts(_mm512_max_ps(c(-104.0f), x), k);
   return _mm512_scalef_ps(e.p, e.n);
 #else
-#if defined(__AVX__)
-  const Packet t = _mm256_max_ps(c(-104.0f), x);
-#else
-  const Packet t = _mm_max_ps(c(-104.0f), x);
-#endif
-  const ExpParts e = exp_parts(t, k);
   using PacketI = ei::unpacket_traits<Packet>::integer_packet;
   // n_round's low 9 bits hold n + 100 (mod 512); n + 100 + 127 in [77, 227] is 2^(n + 100)'s
   // exponent field.
   const PacketI biased = ei::padd(ei::preinterpret<PacketI>(e.n_round), ei::pset1<PacketI>(127));
   const Packet factor = ei::preinterpret<Packet>(ei::plogical_shift_left<23>(biased));
-  return ei::pmul(ei::pmul(e.p, factor), c(0x1p-100f));
+  return ei::pmul(ei::pmul(e.p, factor), ei::pset1<Packet>(0x1p-100f));
 #endif
 }
 
