@@ -82,11 +82,16 @@ void vector_exp_term(const float* x, float* y, std::int64_t n);
 void vector_exp_scaled(const float* x, float* y, std::int64_t n, float s);
 
 // How far ahead of their loop the kernels that stream a long row from memory ask for it
-// (software prefetch, one request per 64-byte line): 2048 floats, 8 KiB. The hardware's own
-// prefetcher alone left online softmax's passes over a row of 2^25 floats at 21 and 22 ms on one
-// core of the Intel Xeon of BENCHMARKS.md; asked for this far ahead, 14 and 16 ms (1024 to 4096
-// floats measured alike). The benchmarks' memory roofs read ahead the same way.
-inline constexpr std::int64_t kReadAheadFloats = 2048;
+// (software prefetch, one request per 64-byte line): 128 floats, 512 bytes, in each of the
+// kReadStreams streams below. The hardware's own prefetcher alone left online softmax's passes over
+// a row of 2^25 floats, read as one stream, at 21 and 22 ms on one core of the Intel Xeon of
+// BENCHMARKS.md; asked for 2048 floats ahead, 14 and 16 ms (1024 to 8192 alike). Read as four
+// streams, that far ahead is four times 8 KiB: on the AMD EPYC (Zen 4) of BENCHMARKS.md, whose L1
+// holds 32 KiB, online softmax's passes over 2^26 floats on two cores (AVX2 build, 25 rounds
+// taking turns in one process, the median of the rounds' ratios to 2048 floats ahead): first pass
+// 0.89–0.91 asking 1024 to 256 floats ahead, 0.87–0.91 asking nothing, 0.79–0.83 at 32 to 128
+// (11.5–12.7 ms → 9.3–10.5); second pass 0.92–1.03, 0.92 and 0.88. The native build alike.
+inline constexpr std::int64_t kReadAheadFloats = 128;
 // How many streams the kernels read a long row in memory as: its parts [s·h, (s + 1)·h) (h a
 // whole number of vectors), a vector of each in turn, the few floats past the last part after
 // them. One core keeps more of the row's reads in flight so: online softmax's first pass over 2^26
