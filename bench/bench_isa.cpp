@@ -13,6 +13,10 @@
 //   bench_isa steady MS REPEAT         REPEAT runs of the FMA peak's register-only loop on every
 //                                      core, each about MS ms long: the cores' own steadiness, to
 //                                      set beside a kernel's spread over as many repeats as long
+//   bench_isa steady-read MS REPEAT FLOATS
+//                                      REPEAT runs of every core reading one shared buffer of
+//                                      FLOATS floats over and over (K and V: 2·N·d), each about
+//                                      MS ms long: the shared cache's steadiness, beside the same
 // Each figure is one line "name value".
 #include "bench/roof.h"
 #include "core/engine.h"
@@ -48,7 +52,9 @@ long minor_faults() {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: bench_isa roof | attn ALGO D full|causal REPEAT | softmax ROUNDS | steady MS REPEAT\n");
+  std::fprintf(stderr,
+               "usage: bench_isa roof | attn ALGO D full|causal REPEAT | softmax ROUNDS | steady MS REPEAT | "
+               "steady-read MS REPEAT FLOATS\n");
   return 2;
 }
 
@@ -123,12 +129,20 @@ int softmax(int rounds) {
   return y[0] == 12345.0f ? 1 : 0;
 }
 
-int steady(double ms, int repeat) {
-  fast::warm_up(fast::kWarmUpSeconds);
-  const std::vector<double> times = bench::fma_repeats_ms(ms, repeat);
+int print_repeats(const std::vector<double>& times) {
   for (double t : times) std::printf("ms %.3f\n", t);
   std::printf("best_ms %.3f\n", *std::min_element(times.begin(), times.end()));
   return 0;
+}
+
+int steady(double ms, int repeat) {
+  fast::warm_up(fast::kWarmUpSeconds);
+  return print_repeats(bench::fma_repeats_ms(ms, repeat));
+}
+
+int steady_read(double ms, int repeat, std::int64_t floats) {
+  fast::warm_up(fast::kWarmUpSeconds);
+  return print_repeats(bench::shared_read_repeats_ms(floats, ms, repeat));
 }
 
 }  // namespace
@@ -146,5 +160,7 @@ int main(int argc, char** argv) {
   if (what == "softmax" && argc == 3 && std::atoi(argv[2]) > 0) return softmax(std::atoi(argv[2]));
   if (what == "steady" && argc == 4 && std::atof(argv[2]) > 0 && std::atoi(argv[3]) > 0)
     return steady(std::atof(argv[2]), std::atoi(argv[3]));
+  if (what == "steady-read" && argc == 5 && std::atof(argv[2]) > 0 && std::atoi(argv[3]) > 0 && std::atoll(argv[4]) > 0)
+    return steady_read(std::atof(argv[2]), std::atoi(argv[3]), std::atoll(argv[4]));
   return usage();
 }

@@ -93,6 +93,43 @@ double fma_on_every_core(std::int64_t iters) {
   return s;
 }
 
+// Seconds until every core has read all of x (n floats, a whole number of vectors) `passes`
+// times over, as sums in eight independent vectors.
+double read_shared(const float* x, std::int64_t n, std::int64_t passes) {
+  const int T = flashstep::fast::threads();
+  float total = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for reduction(+ : total) schedule(static, 1)
+  for (int t = 0; t < T; ++t) {
+    constexpr int kSums = 8;
+    Packet sum[kSums];
+    for (Packet& v : sum) v = ei::pset1<Packet>(0.0f);
+    for (std::int64_t p = 0; p < passes; ++p)
+      for (std::int64_t i = 0; i + kSums * kP <= n; i += kSums * kP)
+#pragma GCC unroll 8
+        for (int u = 0; u < kSums; ++u) sum[u] = ei::padd(sum[u], ei::ploadu<Packet>(x + i + u * kP));
+    for (int u = 1; u < kSums; ++u) sum[0] = ei::padd(sum[0], sum[u]);
+    total += ei::predux(sum[0]);
+  }
+  const double s = seconds_since(t0);
+  volatile float sink = total;
+  (void)sink;
+  return s;
+}
+
+// Milliseconds of each of `repeats` runs of run(k), k sized so that a run takes about `ms`, from
+// the best of three trials of a tenth of the length (the first trial: k = `first`).
+template <class Run>
+std::vector<double> repeats_of(Run run, std::int64_t first, double ms, int repeats) {
+  std::int64_t trial = first;
+  while (run(trial) < ms / 10 && trial < (std::int64_t{1} << 34)) trial *= 2;
+  const double per_step = std::min({run(trial), run(trial), run(trial)}) / static_cast<double>(trial);
+  const auto steps = std::max<std::int64_t>(1, static_cast<std::int64_t>(ms / per_step));
+  std::vector<double> out;
+  for (int r = 0; r < repeats; ++r) out.push_back(run(steps));
+  return out;
+}
+
 }  // namespace
 
 std::string isa_name() {
@@ -130,15 +167,13 @@ double fma_peak_flops(double seconds, int rounds) {
 }
 
 std::vector<double> fma_repeats_ms(double ms, int repeats) {
-  auto run = [](std::int64_t iters) { return 1e3 * fma_on_every_core(iters); };
-  // Sized from the best of three trials of a tenth of the length.
-  std::int64_t trial = 1 << 14;
-  while (run(trial) < ms / 10 && trial < (std::int64_t{1} << 34)) trial *= 2;
-  const double per_iter = std::min({run(trial), run(trial), run(trial)}) / static_cast<double>(trial);
-  const auto iters = std::max<std::int64_t>(1, static_cast<std::int64_t>(ms / per_iter));
-  std::vector<double> out;
-  for (int r = 0; r < repeats; ++r) out.push_back(run(iters));
-  return out;
+  return repeats_of([](std::int64_t iters) { return 1e3 * fma_on_every_core(iters); }, 1 << 14, ms, repeats);
+}
+
+std::vector<double> shared_read_repeats_ms(std::int64_t floats, double ms, int repeats) {
+  const std::int64_t n = floats / (8 * kP) * (8 * kP);
+  const std::vector<float> x(static_cast<std::size_t>(std::max<std::int64_t>(n, 8 * kP)), 1.0f);
+  return repeats_of([&](std::int64_t passes) { return 1e3 * read_shared(x.data(), n, passes); }, 1, ms, repeats);
 }
 
 double read_bandwidth(std::int64_t floats, int rounds) {

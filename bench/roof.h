@@ -24,6 +24,14 @@ double fma_peak_flops(double seconds = 0.2, int rounds = 5);
 // the kernel's own repeats (a register-only loop has no memory, deal or page fault to vary).
 std::vector<double> fma_repeats_ms(double ms, int repeats);
 
+// Milliseconds of each of `repeats` runs in which every core reads all of one shared buffer of
+// `floats` floats (a vector sum) over and over, each run sized to take about `ms`: how steady the
+// cache the cores share is over a run as long as a kernel's. With the size of K and V, which
+// every thread of the tiled kernels reads once for each of its Q blocks, the buffer lives where
+// theirs do (in the last-level cache, beside whatever else the machine runs), so that a
+// kernel's spread can be set beside this one as well as beside fma_repeats_ms.
+std::vector<double> shared_read_repeats_ms(std::int64_t floats, double ms, int repeats);
+
 // Bytes/s of every core reading its share of `floats` floats once (a vector sum): the
 // bandwidth a pass over memory can reach. Best of `rounds`.
 double read_bandwidth(std::int64_t floats = std::int64_t{1} << 26, int rounds = 5);

@@ -100,6 +100,9 @@ for isa in native avx2; do
     "$bi" attn attn-tiled-v2 "$d" full 10 >"$raw/$isa-spread-$d"
     # The cores' own spread right after it: as many register-only runs, as long as FA-2's best.
     "$bi" steady "$(fig "$raw/$isa-spread-$d" best_ms)" 10 >"$raw/$isa-steady-$d"
+    # And the shared cache's: every core reading a buffer the size of K and V (2·N·d floats),
+    # which FA-2's threads read once for each of their Q blocks, as many runs as long.
+    "$bi" steady-read "$(fig "$raw/$isa-spread-$d" best_ms)" 10 $((2 * 4096 * d)) >"$raw/$isa-steady-read-$d"
     "$bi" roof >"$raw/$isa-roof-after-$d"  # the roof again between the kernels
   done
   "$bi" softmax "$rounds" >"$raw/$isa-softmax"
@@ -214,18 +217,24 @@ ggml_commit=${GGML_COMMIT:-$(git -C "$ggml_src" rev-parse --short HEAD 2>/dev/nu
     done
     row "spread of 10 repeats of FA-2 (worst / best − 1), d = $d" "${cells[0]}" "${cells[1]}" "≤ 10%"
   done
+  # control_spread FILE: the spread of a control's repeats, as FA-2's spread is taken.
+  control_spread() {
+    if [[ -f $1 ]]; then
+      awk '$1 == "ms" { v = $2; if (n == 0 || v < lo) lo = v; if (n == 0 || v > hi) hi = v; n++ }
+        END { printf "%.1f%% (%.2f–%.2f ms)", 100 * (hi / lo - 1), lo, hi }' "$1"
+    else
+      echo "not measured in this run"
+    fi
+  }
   for d in 64 128; do
     cells=()
-    for isa in avx2 native; do
-      f="$raw/$isa-steady-$d"
-      if [[ -f $f ]]; then
-        cells+=("$(awk '$1 == "ms" { v = $2; if (n == 0 || v < lo) lo = v; if (n == 0 || v > hi) hi = v; n++ }
-          END { printf "%.1f%% (%.2f–%.2f ms)", 100 * (hi / lo - 1), lo, hi }' "$f")")
-      else
-        cells+=("not measured in this run")
-      fi
-    done
+    for isa in avx2 native; do cells+=("$(control_spread "$raw/$isa-steady-$d")"); done
     row "the cores' own spread, right after: 10 repeats of the FMA peak's register-only loop on every core, each as long as FA-2's best, d = $d" "${cells[0]}" "${cells[1]}" "—"
+  done
+  for d in 64 128; do
+    cells=()
+    for isa in avx2 native; do cells+=("$(control_spread "$raw/$isa-steady-read-$d")"); done
+    row "the shared cache's own spread, then: 10 repeats of every core reading a buffer the size of K and V ($((2 * 4096 * d / 262144)) MiB) over and over, each as long as FA-2's best, d = $d" "${cells[0]}" "${cells[1]}" "—"
   done
   cells=()
   cells2=()
