@@ -8,6 +8,10 @@
 //                                      --steps none --repeat REPEAT` (MASK: full or causal) through
 //                                      run_timed, the function behind it: every repeat's time,
 //                                      and the minor page faults of the call
+//   bench_isa turns D REPEAT           FA-2 full, FA-1 full and FA-2 causal at N = 4096 on the
+//                                      same inputs and blocks as `attn`, one run of each in turn,
+//                                      REPEAT times, in one process: the best of each, for ratios
+//                                      of times taken within the same second
 //   bench_isa softmax ROUNDS           2^26 fp32 elements as one row: safe, online and online's
 //                                      traffic alone, taking turns ROUNDS times, best of each
 //   bench_isa steady MS REPEAT         REPEAT runs of the FMA peak's register-only loop on every
@@ -21,6 +25,7 @@
 #include "bench/roof.h"
 #include "core/engine.h"
 #include "core/fast.h"
+#include "core/mask.h"
 #include "core/timed_run.h"
 
 #include <Eigen/Dense>
@@ -53,8 +58,8 @@ long minor_faults() {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: bench_isa roof | attn ALGO D full|causal REPEAT | softmax ROUNDS | steady MS REPEAT | "
-               "steady-read MS REPEAT FLOATS\n");
+               "usage: bench_isa roof | attn ALGO D full|causal REPEAT | turns D REPEAT | softmax ROUNDS | "
+               "steady MS REPEAT | steady-read MS REPEAT FLOATS\n");
   return 2;
 }
 
@@ -100,6 +105,58 @@ int attn(const std::string& algo, int d, bool causal, int repeat) {
   std::printf("blocks %d %d\n", run.rec.Br, run.rec.Bc);
   for (double t : run.times_ms) std::printf("ms %.3f\n", t);
   std::printf("best_ms %.3f\n", run.time_ms);
+  return 0;
+}
+
+// FA-2 full, FA-1 full and FA-2 causal, as `attn` runs each (run_timed's fast path: its inputs,
+// its kernel blocks), but taking turns run by run, so that a ratio of two of them is not moved by
+// what the machine does between two processes.
+int turns(int d, int repeat) {
+  struct Kernel {
+    const char* name;
+    Algorithm algorithm;
+    bool causal;
+    std::vector<double> ms;
+  };
+  std::vector<Kernel> kernels = {{"v2", Algorithm::attn_tiled_v2, false, {}},
+                                 {"v1", Algorithm::attn_tiled, false, {}},
+                                 {"v2c", Algorithm::attn_tiled_v2, true, {}}};
+  struct Prepared {
+    Resolved r;
+    MatRM<float> Q, K, V, O;
+    Mask mask;
+    std::vector<float> m, l, lse;
+  };
+  std::vector<Prepared> in;
+  for (const Kernel& k : kernels) {
+    Scenario s;
+    s.algorithm = k.algorithm;
+    s.n = 4096;
+    s.d = d;
+    s.scale_mode = ScaleMode::inv_sqrt_d;
+    s.causal = k.causal;
+    const Resolved r = with_kernel_blocks(resolve(s));
+    in.push_back({r, r.q.cast<float>(), r.k.cast<float>(), r.v.cast<float>(), MatRM<float>(), Mask::of(r),
+                  std::vector<float>(static_cast<std::size_t>(r.n)), std::vector<float>(static_cast<std::size_t>(r.n)),
+                  {}});
+  }
+  auto run = [&](std::size_t i) {
+    Prepared& p = in[i];
+    const float scale = static_cast<float>(p.r.scale);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (kernels[i].algorithm == Algorithm::attn_tiled)
+      fast::attention_tiled(p.Q, p.K, p.V, scale, p.mask, p.r.Br, p.r.Bc, p.O, p.m.data(), p.l.data());
+    else
+      fast::attention_tiled_v2(p.Q, p.K, p.V, scale, p.mask, p.r.Br, p.r.Bc, p.O, &p.lse, p.m.data(), p.l.data());
+    return ms_since(t0);
+  };
+  fast::warm_up(fast::kWarmUpSeconds);
+  for (std::size_t i = 0; i < kernels.size(); ++i) run(i);  // untimed, as run_timed's first run
+  for (int k = 0; k < repeat; ++k)
+    for (std::size_t i = 0; i < kernels.size(); ++i) kernels[i].ms.push_back(run(i));
+  std::printf("blocks %d %d\n", in[0].r.Br, in[0].r.Bc);
+  for (const Kernel& k : kernels)
+    std::printf("%s_best_ms %.3f\n", k.name, *std::min_element(k.ms.begin(), k.ms.end()));
   return 0;
 }
 
@@ -157,6 +214,8 @@ int main(int argc, char** argv) {
     if (d <= 0 || repeat <= 0 || (mask != "full" && mask != "causal")) return usage();
     return attn(argv[2], d, mask == "causal", repeat);
   }
+  if (what == "turns" && argc == 4 && std::atoi(argv[2]) > 0 && std::atoi(argv[3]) > 0)
+    return turns(std::atoi(argv[2]), std::atoi(argv[3]));
   if (what == "softmax" && argc == 3 && std::atoi(argv[2]) > 0) return softmax(std::atoi(argv[2]));
   if (what == "steady" && argc == 4 && std::atof(argv[2]) > 0 && std::atoi(argv[3]) > 0)
     return steady(std::atof(argv[2]), std::atoi(argv[3]));

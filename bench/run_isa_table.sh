@@ -96,6 +96,9 @@ for isa in native avx2; do
       "$work/ggml_fa_$isa" 4096 "$d" "$threads" 5 | awk '/^best/ { print "best_ms", $2 }' >"$raw/$isa-ggml-$d-$r"
       "$bi" attn attn-tiled "$d" full 5 >"$raw/$isa-v1-$d-$r"
       "$bi" attn attn-tiled-v2 "$d" causal 5 >"$raw/$isa-v2c-$d-$r"
+      # FA-2, FA-1 and causal FA-2 again, taking turns run by run in one process: their ratios
+      # without the seconds between processes, in which the machine can change its pace.
+      "$bi" turns "$d" 5 >"$raw/$isa-turns-$d-$r"
     done
     "$bi" attn attn-tiled-v2 "$d" full 10 >"$raw/$isa-spread-$d"
     # The cores' own spread right after it: as many register-only runs, as long as FA-2's best.
@@ -119,18 +122,41 @@ done_at=$(date +%s)
 fi
 
 # ---- the table -------------------------------------------------------------------------------
-# range KIND_A KIND_B ISA D: min–max over the rounds of best(A) / best(B), the medians of A's and
-# B's bests (ms), and the smallest ratio.
-range() {
-  local pairs
-  pairs=$(for ((r = 1; r <= rounds; ++r)); do
-    echo "$(fig "$raw/$3-$1-$4-$r" best_ms) $(fig "$raw/$3-$2-$4-$r" best_ms)"
-  done)
-  local ma mb
+# ratio_range: from lines "a b" (a round each), min–max over the rounds of a / b, the medians of
+# the a's and b's (ms), and the smallest ratio, separated by |.
+ratio_range() {
+  local pairs ma mb
+  pairs=$(cat)
   ma=$(awk '{ print $1 }' <<<"$pairs" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
   mb=$(awk '{ print $2 }' <<<"$pairs" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
   awk -v ma="$ma" -v mb="$mb" '{ q = $1 / $2; if (NR == 1 || q < lo) lo = q; if (NR == 1 || q > hi) hi = q }
     END { printf "%.2f–%.2f×|%.2f|%.2f|%.4f", lo, hi, ma, mb, lo }' <<<"$pairs"
+}
+# range KIND_A KIND_B ISA D: ratio_range of best(A) / best(B), each the best of its own process.
+range() {
+  for ((r = 1; r <= rounds; ++r)); do
+    echo "$(fig "$raw/$3-$1-$4-$r" best_ms) $(fig "$raw/$3-$2-$4-$r" best_ms)"
+  done | ratio_range
+}
+# turns_range KIND_A KIND_B ISA D: the same of the bests of `bench_isa turns`, where the kernels
+# took turns run by run in one process; empty where the run did not measure it.
+turns_range() {
+  [[ -f "$raw/$3-turns-$4-1" ]] || return 0
+  for ((r = 1; r <= rounds; ++r)); do
+    echo "$(fig "$raw/$3-turns-$4-$r" "$1_best_ms") $(fig "$raw/$3-turns-$4-$r" "$2_best_ms")"
+  done | ratio_range
+}
+# turns_cell A B ISA D TARGET NAME_A NAME_B: a ratio's cell, its verdict from the kernels taking turns
+# in one process where the run measured that, beside the ratio of separate processes.
+turns_cell() {
+  local rr ma mb lo tr tma tmb tlo
+  IFS='|' read -r rr ma mb lo <<<"$(range "$1" "$2" "$3" "$4")"
+  IFS='|' read -r tr tma tmb tlo <<<"$(turns_range "$1" "$2" "$3" "$4")"
+  if [[ -n $tr ]]; then
+    echo "$tr taking turns ($6 $tma ms, $7 $tmb ms) $(verdict "$tlo" "$5"); $rr in separate processes ($6 $ma ms, $7 $mb ms)"
+  else
+    echo "$rr ($6 $ma ms, $7 $mb ms) $(verdict "$lo" "$5")"
+  fi
 }
 best_of() {  # best ms of kind K at d over the rounds
   for ((r = 1; r <= rounds; ++r)); do fig "$raw/$2-$1-$3-$r" best_ms; done | sort -g | head -1
@@ -148,7 +174,7 @@ ggml_commit=${GGML_COMMIT:-$(git -C "$ggml_src" rev-parse --short HEAD 2>/dev/nu
 {
   echo "$cpu, $threads threads, $measured_on, FlashStep $commit, ggml $ggml_commit, load average $load at the end."
   echo "Written by \`bench/run_isa_table.sh ${ggml_build[native]} ${ggml_build[avx2]}\` ($rounds rounds; $([[ ${TABLE_ONLY:-0} == 1 || ${MEASURE_ONLY:-0} == 1 ]] || echo "builds $((built - start)) s, ")measurements $measure_s s)."
-  echo "N = 4096, fp32, scale 1/√d, one head, $threads threads; FlashStep as \`flashstep run --algo A --n 4096 --d D --scale sqrt --steps none --repeat 5\` runs it (\`bench_isa attn\`), ggml's \`ggml_flash_attn_ext\` as \`bench/ggml/ggml_fa.c\` runs it, each its best of 5, taking turns in separate processes; a ratio is taken round by round and its range shown."
+  echo "N = 4096, fp32, scale 1/√d, one head, $threads threads; FlashStep as \`flashstep run --algo A --n 4096 --d D --scale sqrt --steps none --repeat 5\` runs it (\`bench_isa attn\`), ggml's \`ggml_flash_attn_ext\` as \`bench/ggml/ggml_fa.c\` runs it, each its best of 5, taking turns in separate processes; a ratio is taken round by round and its range shown.$([[ -f "$raw/avx2-turns-64-1" ]] && echo " FA-1 / FA-2 and the causal speed-up are also measured with the three kernels taking turns run by run in one process (\`bench_isa turns\`, best of 5 each, in every round), and their verdict is taken from that.")"
   echo
   echo "| figure | AVX2 build (-march=x86-64-v3) | native build (-march=native) | target |"
   echo "|---|---|---|---|"
@@ -194,18 +220,12 @@ ggml_commit=${GGML_COMMIT:-$(git -C "$ggml_src" rev-parse --short HEAD 2>/dev/nu
   done
   for d in 64 128; do
     cells=()
-    for isa in avx2 native; do
-      IFS='|' read -r rr ma mb lo <<<"$(range v1 v2 "$isa" "$d")"
-      cells+=("$rr (FA-1 $ma ms, FA-2 $mb ms) $(verdict "$lo" 1.0)")
-    done
+    for isa in avx2 native; do cells+=("$(turns_cell v1 v2 "$isa" "$d" 1.0 FA-1 FA-2)"); done
     row "FA-1 / FA-2, d = $d" "${cells[0]}" "${cells[1]}" "≥ 1×"
   done
   for d in 64 128; do
     cells=()
-    for isa in avx2 native; do
-      IFS='|' read -r rr ma mb lo <<<"$(range v2 v2c "$isa" "$d")"
-      cells+=("$rr (full $ma ms, causal $mb ms) $(verdict "$lo" 1.85)")
-    done
+    for isa in avx2 native; do cells+=("$(turns_cell v2 v2c "$isa" "$d" 1.85 full causal)"); done
     row "causal speed-up of FA-2 (full / causal), d = $d" "${cells[0]}" "${cells[1]}" "≥ 1.85×"
   done
   for d in 64 128; do
