@@ -20,7 +20,8 @@
 //   bench_isa steady-read MS REPEAT FLOATS
 //                                      REPEAT runs of every core reading one shared buffer of
 //                                      FLOATS floats over and over (K and V: 2·N·d), each about
-//                                      MS ms long: the shared cache's steadiness, beside the same
+//                                      MS ms long: the shared cache's steadiness, to set beside a
+//                                      kernel's spread as `steady` is
 // Each figure is one line "name value".
 #include "bench/roof.h"
 #include "core/engine.h"

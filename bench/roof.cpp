@@ -171,8 +171,8 @@ std::vector<double> fma_repeats_ms(double ms, int repeats) {
 }
 
 std::vector<double> shared_read_repeats_ms(std::int64_t floats, double ms, int repeats) {
-  const std::int64_t n = floats / (8 * kP) * (8 * kP);
-  const std::vector<float> x(static_cast<std::size_t>(std::max<std::int64_t>(n, 8 * kP)), 1.0f);
+  const std::int64_t n = std::max<std::int64_t>(floats / (8 * kP) * (8 * kP), 8 * kP);  // whole steps of read_shared
+  const std::vector<float> x(static_cast<std::size_t>(n), 1.0f);
   return repeats_of([&](std::int64_t passes) { return 1e3 * read_shared(x.data(), n, passes); }, 1, ms, repeats);
 }
 
