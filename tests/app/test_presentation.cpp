@@ -228,6 +228,58 @@ TEST_CASE("presentation: R runs the Measure tab's measurement, where the mouse c
   CHECK_FALSE(app.measure_lab.running);
 }
 
+TEST_CASE("each lab lays out its controls and plots inside its panel in the window, in pictures and presenting") {
+  // A help marker draws nothing in a picture (presentation mode, shots): a SameLine before it left
+  // the Measure tab's next item on the line before, so its attention plots went past the panel's
+  // right edge and its controls beside the blocks' line. Nothing a lab lays out may reach past its
+  // right edge.
+  struct Lab {
+    const char* lesson;
+    Tab tab;
+    const char* name;  // as tabs and panels are named
+  };
+  struct Mode {
+    const char* name;
+    bool picture, presenting, panel;
+    ImVec2 display;
+  };
+  for (const Lab& l : {Lab{"measure", Tab::measure_lab, "measure-lab"}, Lab{"scale", Tab::scale_lab, "scale-lab"},
+                       Lab{"naive", Tab::overflow_lab, "overflow-lab"}})
+    for (const Mode& m : {Mode{"window", false, false, false, {1280, 800}}, Mode{"shot", true, false, false, {1280, 800}},
+                          Mode{"shot --panel", true, false, true, {1280, 800}},
+                          Mode{"presenting", false, true, false, {1920, 1080}}}) {
+      const std::string lab_name = l.name, mode = m.name;
+      CAPTURE(lab_name);
+      CAPTURE(mode);
+      Headless h;
+      ImGui::GetIO().DisplaySize = m.display;
+      AppState app;
+      app.background_allowed = false;
+      REQUIRE(app.open_lesson(l.lesson));
+      app.tab = l.tab;
+      app.presenting = m.presenting;
+      FrameOptions opt;
+      opt.picture = m.picture;
+      if (m.panel) opt.panel = l.name;
+      h.frame(app, opt);
+      h.frame(app, opt);
+      REQUIRE(app.tab == l.tab);
+      // The window the lab draws in: the view panel's child for it, the presented view, or the
+      // exported panel alone.
+      const ImGuiWindow* window = nullptr;
+      for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
+        const std::string name = w->Name;
+        if (w->Active && (name.find("/" + lab_name + "_") != std::string::npos ||
+                          name.find("/presented-view_") != std::string::npos || name == "##panel-alone"))
+          window = w;
+      }
+      REQUIRE(window != nullptr);
+      const std::string window_name = window->Name;
+      CAPTURE(window_name);
+      CHECK(window->DC.CursorMaxPos.x <= window->WorkRect.Max.x + 1.0f);
+    }
+}
+
 namespace {
 
 bool same(const Rect& a, const Rect& b) {

@@ -141,7 +141,6 @@ void draw_measure_lab(MeasureLab& lab, float scale) {
                      "(3 passes) against online (2 passes) softmax. Sizes grow until you stop it.");
   const fast::KernelBlocks blocks = fast::kernel_blocks(1 << lab.max_attention_log2, lab.d);
   ImGui::TextDisabled("tiles on the CPU: Br = %d, Bc = %d, the kernel's own", blocks.Br, blocks.Bc);
-  ImGui::SameLine();
   help_marker(strf("On the CPU the tiled kernel runs with blocks of its own, Br = %d and Bc = %d: a thread's "
                    "Q_{i}, O_{i}, K_{j}, V_{j} and S_{ij} (%s) fit in half of this CPU's %s L2 cache. The lessons' "
                    "blocks come from M, a GPU's shared memory, and are smaller; on a CPU each tile is two "
@@ -224,7 +223,6 @@ void draw_measure_lab(MeasureLab& lab, float scale) {
   ImGui::TextUnformatted("attention time against N");
   ImGui::SameLine(w + 10 * scale);
   ImGui::TextUnformatted("attention working memory against N");
-  ImGui::SameLine();
   help_marker("The memory each kernel allocates beyond Q, K, V and O, counted where it allocates it: "
               "naive attention holds S and P, 2·N²·4 bytes; the tiled loop holds one set of tiles per "
               "thread (Q_{i}, O_{i}, S_{ij}, m_{i}, l_{i}), the same for every N. The CPU's alone: the GPU's "

@@ -45,7 +45,7 @@ std::string step_where(const AppState& app, const Step& step) {
   // may be longer than the panel, and the hint must not be the line it cuts.
   if (parts >= 2 && !app.presenting)
     where += app.played.part() ? " (keys . and , walk them; → the next whole step)"
-                               : " (one per pseudocode line: , and . walk them)";
+                               : " (one per pseudocode line: the keys , and . walk them)";
   return where;
 }
 
