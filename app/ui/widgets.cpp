@@ -157,11 +157,13 @@ void value_cell(ImDrawList* dl, const Palette& pal, ImVec2 p0, ImVec2 p1, ImU32 
   mark_outline(dl, pal, p0, p1, marks, scale);
 }
 
+float register_box_height(float scale) { return ImGui::GetFontSize() * 2.0f + 6.0f * scale * 3.0f; }
+
 ImVec2 register_box(ImDrawList* dl, const Palette& pal, ImVec2 p0, float width, const RegisterBox& r,
                     float scale) {
   const float fs = ImGui::GetFontSize();
   const float pad = 6.0f * scale;
-  const ImVec2 size(width, fs * 2.0f + pad * 3.0f);
+  const ImVec2 size(width, register_box_height(scale));
   const ImVec2 p1(p0.x + size.x, p0.y + size.y);
   const CellChange& ch = r.change;
   const CellKind kind = cell_kind(ch.new_defined, ch.new_value);

@@ -182,6 +182,8 @@ struct RegisterBox {
 };
 ImVec2 register_box(ImDrawList* dl, const Palette& pal, ImVec2 p0, float width, const RegisterBox& r,
                     float scale);
+// Its height (two lines of the current font and their padding), for laying one out before drawing.
+float register_box_height(float scale);
 
 // The colour bar of the heatmap map, with "low" and "high" labels.
 void colour_bar(ImDrawList* dl, ImVec2 p0, ImVec2 size, bool signed_map = false);

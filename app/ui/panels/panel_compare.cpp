@@ -69,8 +69,9 @@ void side(AppState& app, Played& p, int playhead, ViewStates& views, float heigh
                                            : 0.0f;
   ImGui::ProgressBar(frac, ImVec2(-1, 6 * s), "");
   ImGui::BeginChild("view", ImVec2(0, height), false);
-  const ViewInput vi{rec,          *p.cursor, k, st, palette_of(app.theme),
-                     app.ui_scale, app.ui_scale / std::max(app.font_scale, 1.0f)};
+  ViewInput vi{rec,          *p.cursor, k, st, palette_of(app.theme),
+               app.ui_scale, app.ui_scale / std::max(app.font_scale, 1.0f)};
+  vi.side_by_side = true;
   draw_recording_view(vi, views, ViewPlace::compare);
   ImGui::EndChild();
   text_rich(st->text, ImGui::GetContentRegionAvail().x);

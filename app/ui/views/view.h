@@ -58,6 +58,9 @@ struct ViewInput {
   // While the playhead moves here from the step before or after: the state left and how far the
   // move has gone (app/ui/model/transition.h), drawn from recorded values only. Null: the step.
   const Tween* tween = nullptr;
+  // Drawn beside a view of another recording (the Compare tab): sizes that depend on what the
+  // recording holds are taken for the most any recording holds, so that the two stay level.
+  bool side_by_side = false;
 };
 
 }  // namespace flashstep::ui

@@ -21,7 +21,11 @@ using namespace vector_view;
 
 // m, l, LSE and the rescale factor, left to right from the columns' start between `left` and
 // `right`, wrapping onto another line rather than past the view's edge. Returns the height used.
-float draw_registers(const Ctx& c, float y0, float left, float right) {
+// With `draw` false nothing is drawn: the height of the most this view shows at any step (the
+// rescale factor as in online softmax's first pass; beside another view, m, l, the LSE where there
+// is one and the rescale factor, whatever the algorithm), the room the bars above leave for them, so
+// that the bars keep their size from step to step and two views side by side keep theirs level.
+float draw_registers(const Ctx& c, float y0, float left, float right, bool draw = true) {
   const Palette& pal = c.in.palette;
   const Recording& rec = c.rec;
   const float gap = 10 * c.s;
@@ -36,25 +40,31 @@ float draw_registers(const Ctx& c, float y0, float left, float right) {
     }
   };
   auto box = [&](int buffer, const char* name, const char* role) -> CellChange {
-    RegisterBox r;
-    r.name = name;
-    r.role = role;
-    r.change = cell_change(rec, c.st, c.in.playhead, buffer, c.row, 0);
-    r.marks = cell_marks(c.in.step, buffer, c.row, 0);
-    r.reason = nonfinite_reason(rec, c.st, buffer, c.row, 0);
-    if (c.in.tween) r.fade = c.in.tween->t;
     place(box_w);
-    const ImVec2 sz = register_box(c.dl, pal, ImVec2(x, y), box_w, r, c.s);
-    if (c.in.hits) c.in.hits->add_register(buffer, c.row, name, Rect{x, y, sz.x, sz.y, true});
+    ImVec2 sz(box_w, register_box_height(c.s));
+    CellChange change;
+    if (draw) {
+      RegisterBox r;
+      r.name = name;
+      r.role = role;
+      r.change = cell_change(rec, c.st, c.in.playhead, buffer, c.row, 0);
+      r.marks = cell_marks(c.in.step, buffer, c.row, 0);
+      r.reason = nonfinite_reason(rec, c.st, buffer, c.row, 0);
+      if (c.in.tween) r.fade = c.in.tween->t;
+      sz = register_box(c.dl, pal, ImVec2(x, y), box_w, r, c.s);
+      if (c.in.hits) c.in.hits->add_register(buffer, c.row, name, Rect{x, y, sz.x, sz.y, true});
+      change = r.change;
+    }
     x += sz.x + gap;
     h = std::max(h, sz.y);
-    return r.change;
+    return change;
   };
   CellChange m;
   const AlgorithmInfo& algo = info(rec.algorithm);
-  if (c.b.m >= 0) m = box(c.b.m, "m", algo.global_max ? "global max" : "running max");
+  const bool most = !draw && c.in.side_by_side;  // the room for every register any algorithm shows
+  if (c.b.m >= 0 || most) m = box(c.b.m, "m", algo.global_max ? "global max" : "running max");
   CellChange l;
-  if (c.b.l >= 0)
+  if (c.b.l >= 0 || most)
     l = box(c.b.l, "l", algo.has_max ? "sum of exp(x − m)" : "sum of exp(x)");
   if (c.b.lse >= 0) box(c.b.lse, "LSE", "m + log l");
 
@@ -62,11 +72,12 @@ float draw_registers(const Ctx& c, float y0, float left, float right) {
   const bool online = algo.rescales && !algo.global_max;
   const bool in_sweep = c.in.step && c.in.step->pass == 1 && c.b.m >= 0 &&
                         (cell_marks(c.in.step, c.b.m, c.row, 0) & kMarkWrite);
-  if (online && in_sweep) {
+  if ((online && (in_sweep || !draw)) || most) {
     const float fs = c.fs, pad = 6 * c.s;
     const float w = std::min(box_w * 1.35f, right - left);
     place(w);
-    const ImVec2 p0(x, y), p1(x + w, y + fs * 2 + pad * 3);
+    const ImVec2 p0(x, y), p1(x + w, y + register_box_height(c.s));
+    if (!draw) return y - y0 + std::max(h, p1.y - p0.y);
     const bool rescaled =
         m.changed() && m.old_defined && std::isfinite(m.old_value) && l.old_defined && l.old_value != 0;
     c.dl->AddRectFilled(
@@ -191,7 +202,8 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
   if (rec.scale != 1.0) y += draw_scaled(c, y) + 4 * s;
   if (info(rec.algorithm).takes_workers && rec.chunks > 0) y += draw_worker_band(c, y);
   y += 6 * s;
-  const float reserve = fs * 2 + 18 * s + 16 * s + fs * 1.6f + (rec.rows > 1 && opt.show_rows ? 60 * s : 0) +
+  const float registers_h = draw_registers(c, 0, origin.x, origin.x + avail.x, false);
+  const float reserve = registers_h + 16 * s + fs * 1.6f + (rec.rows > 1 && opt.show_rows ? 60 * s : 0) +
                         (cols.per > 1 ? ImGui::GetTextLineHeightWithSpacing() : 0);
   const float bar_h = std::clamp((avail.y - (y - origin.y) - reserve) / 2.0f - 8 * s, 46.0f * s, 130.0f * s);
   const bool naive = !info(rec.algorithm).has_max;
