@@ -131,6 +131,19 @@ void text_rich(std::string_view text, float width, float hanging) {
   }
 }
 
+int text_rich_lines(std::string_view text, float width, float hanging) {
+  const float size = ImGui::GetFontSize();
+  int lines = 0;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t nl = std::min(text.find('\n', start), text.size());
+    lines += static_cast<int>(wrap_rich(text.substr(start, nl - start), width - (lines ? hanging : 0), size).size());
+    if (nl >= text.size()) break;
+    start = nl + 1;
+  }
+  return lines;
+}
+
 float text_fit(ImDrawList* dl, ImVec2 pos, ImU32 col, std::initializer_list<const char*> candidates,
                float max_w, float size) {
   if (!(size > 0)) size = ImGui::GetFontSize();

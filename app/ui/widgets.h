@@ -50,6 +50,8 @@ float draw_rich(ImDrawList* dl, ImVec2 pos, ImU32 col, std::string_view text, fl
                 bool measure_only = false);
 std::vector<std::string> wrap_rich(std::string_view text, float width, float size);
 void text_rich(std::string_view text, float width, float hanging = 0);
+// The lines text_rich takes for `text` (its '\n's and its wrapping) in the current font.
+int text_rich_lines(std::string_view text, float width, float hanging = 0);
 // Draws the first candidate no wider than max_w at pos (left-aligned); returns its width.
 float text_fit(ImDrawList* dl, ImVec2 pos, ImU32 col, std::initializer_list<const char*> candidates,
                float max_w, float size = 0);

@@ -329,3 +329,25 @@ TEST_CASE("document: a file is read and parsed off the UI thread, a large one ca
   }
   CHECK(app.played.rec == opened);
 }
+
+TEST_CASE("document: a file that opens on Compare without naming a pair shows the lesson's pair, and one that names it shows that pair") {
+  TempDir dir("doc");
+  for (const Lesson& l : lessons()) {
+    CAPTURE(l.id);
+    const std::string path = dir.file("compare.json");
+    write(path, R"({"flashstep_scenario": 1, "lesson": ")" + l.id + R"(", "layout": {"tab": "compare"}})");
+    Fresh app;  // a fresh window's pair is safe vs online, whatever lesson the file opens
+    REQUIRE(open_document(app, path));
+    CHECK(app.tab == Tab::compare);
+    const AlgorithmInfo& row = info(l.scenario.algorithm);
+    CHECK(app.compare.a == row.compare_a);
+    CHECK(app.compare.b == row.compare_b);
+  }
+  const std::string path = dir.file("pair.json");
+  write(path, R"({"flashstep_scenario": 1, "lesson": "attn-tiled-v2",
+                  "layout": {"tab": "compare", "compare": {"a": "attn-naive", "b": "attn-tiled-v2"}}})");
+  Fresh app;
+  REQUIRE(open_document(app, path));
+  CHECK(app.compare.a == Algorithm::attn_naive);
+  CHECK(app.compare.b == Algorithm::attn_tiled_v2);
+}

@@ -4,6 +4,7 @@
 #include "tests/app/headless.h"
 #include "tests/sample.h"
 
+#include "app/ui/panels/panels.h"
 #include "app/ui/views/view_matrix.h"
 #include "app/ui/widgets.h"
 #include "core/algorithms.h"
@@ -563,4 +564,108 @@ TEST_CASE("presentation: on the Measure tab the bottom line tells the measuremen
   // The lesson's own tab keeps its step counter.
   REQUIRE(app.open_lesson("online"));
   CHECK(presentation_status(app).find("step 1/") != std::string::npos);
+}
+
+TEST_CASE("presentation: Compare, and a lab the lesson does not open on, are slides of their own under their own title, and a lab lesson keeps its worked example beside its lab") {
+  // The lesson's explanation, pseudocode and memory panel follow the lesson's playhead: beside
+  // Compare (its own playhead, its own sentences) or beside a lab the lesson is not about, they
+  // told another story than the slide. Every lesson on every tab that can be presented alone.
+  const Tab tabs[] = {Tab::compare, Tab::overflow_lab, Tab::scale_lab, Tab::measure_lab};
+  for (const Lesson& l : lessons())
+    for (const Tab t : tabs) {
+      const std::string tab(tab_name(t));
+      CAPTURE(l.id);
+      CAPTURE(tab);
+      Headless h;
+      ImGui::GetIO().DisplaySize = ImVec2(1920, 1080);
+      AppState app;
+      app.background_allowed = false;
+      REQUIRE(app.open_lesson(l.id));
+      app.tab = t;
+      app.tab_changed = true;
+      app.presenting = true;
+      h.frame(app);
+      h.frame(app);
+      REQUIRE(app.tab == t);
+      const bool alone = t == Tab::compare || l.tab != tab;
+      CHECK(Headless::drawn("Explanation") == !alone);
+      CHECK(Headless::drawn("Pseudocode") == !alone);
+      if (alone) CHECK_FALSE(Headless::drawn("Memory: HBM and SRAM"));
+      const ImGuiWindow* view = ImGui::FindWindowByName("View");
+      REQUIRE(view != nullptr);
+      if (alone) CHECK(view->Size.x == doctest::Approx(1920.0));
+      else CHECK(view->Size.x < 1920.0f * 0.75f);
+      const std::string title = presented_title(app);
+      CAPTURE(title);
+      if (t == Tab::compare && l.tab != tab) {
+        // The two algorithms the views show, by their titles.
+        REQUIRE(app.compare.left.rec);
+        REQUIRE(app.compare.right.rec);
+        CHECK(title.find(std::string(algorithm_title(app.compare.left.rec->algorithm))) != std::string::npos);
+        CHECK(title.find(std::string(algorithm_title(app.compare.right.rec->algorithm))) != std::string::npos);
+      } else if (!alone || t == Tab::compare) {
+        CHECK(title == l.heading());
+      } else {
+        CHECK(title != l.heading());
+        CHECK(title.find(std::to_string(l.number) + ".") == std::string::npos);
+        // The step counter under a lab of its own is the lesson's, which → goes back to: it says so.
+        if (t != Tab::measure_lab)
+          CHECK(presentation_status(app).rfind("Lesson " + std::to_string(l.number) + ": ", 0) == 0);
+      }
+    }
+}
+
+TEST_CASE("the Compare tab holds both sides, their views and their sentences, with nothing to scroll, for every preset at its first, middle and last step, in the window and presenting") {
+  // Room under the views is left for the longest sentence either side shows at any step; with a
+  // fixed allowance the attention pairs' three-line sentences went below the region.
+  // Presenting at the scale of a slide (kPresentationScale) and with the font made larger (1.5×, 2×).
+  for (const float scale : {1.0f, kPresentationScale, kPresentationScale * 1.5f, kPresentationScale * 2.0f})
+    for (const ComparePreset& p : compare_presets()) {
+      const bool presenting = scale > 1.0f;
+      const std::string name(p.name);
+      CAPTURE(scale);
+      CAPTURE(name);
+      Headless h;
+      ImGui::GetIO().DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
+      AppState app;
+      app.background_allowed = false;
+      if (presenting) {
+        app.set_font_scale(scale / kPresentationScale);
+        use_scale(app, scale, Theme::projector);
+      }
+      REQUIRE(app.open_lesson(takes_qkv(p.a) ? "attn-tiled-v2" : "online"));
+      app.tab = Tab::compare;
+      app.tab_changed = true;
+      app.compare.a = p.a;
+      app.compare.b = p.b;
+      app.compare.dirty = true;
+      app.presenting = presenting;
+      h.frame(app);
+      const int n = app.compare.timeline.count();
+      REQUIRE(n > 2);
+      for (const int k : {0, n / 2, n - 1}) {
+        CAPTURE(k);
+        app.compare.timeline.seek(k);
+        // A window's scroll range is that of the frame before; the text and the views take the
+        // room the views were seen to need in the frame before that.
+        for (int f = 0; f < 4; ++f) h.frame(app);
+        // The tab's region, and in it the two views (child windows named below it).
+        const std::string region_name = presenting ? "/presented-view_" : "/compare-view_";
+        int regions = 0, views = 0;
+        for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
+          const std::string wn = w->Name;
+          const std::size_t at = wn.find(region_name);
+          if (!w->Active || at == std::string::npos) continue;
+          CAPTURE(wn);
+          const bool region = wn.find('/', at + 1) == std::string::npos;
+          regions += region;
+          views += wn.find("/view_", at + 1) != std::string::npos && wn.find('/', wn.find("/view_", at + 1) + 1) == std::string::npos;
+          // The views too: where they need more than the text leaves them (a font made larger),
+          // the text gets smaller.
+          CHECK(w->ScrollMax.y == 0.0f);
+        }
+        CHECK(regions == 1);
+        CHECK(views == 2);
+      }
+    }
 }

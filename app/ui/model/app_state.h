@@ -114,6 +114,16 @@ struct CompareState {
   bool recording() const { return jobs[0].active() || jobs[1].active(); }
   float progress() const;  // of the sides still recording
   ViewStates views[2];  // the left and right views' options
+  // The lines of the sides' wrapping text: the most any step of either side takes at `width`,
+  // by font size, found once per pair and size; and the height the views have been seen to
+  // need (their height and what was left to scroll), which the text gives way to (panel_compare.cpp).
+  struct SentenceRoom {
+    const Recording* a = nullptr;
+    const Recording* b = nullptr;
+    float width = 0, scale = 0;
+    std::vector<std::pair<float, int>> lines;  // font size, lines
+    float view_need = 0;
+  } sentence_room;
 };
 
 class AppState {

@@ -5,6 +5,7 @@
 #include "core/lessons.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace flashstep::ui {
 
@@ -26,7 +27,8 @@ void each_panel(Flags& f, F&& fn) {
 
 // Reads what it knows of the layout and ignores the rest (a layout is a convenience: an
 // older or newer app's keys must not stop the scenario from opening). Wrong types are errors.
-void read_layout(const Json& layout, PanelFlags& panels, Tab& tab, Algorithm& a, Algorithm& b) {
+void read_layout(const Json& layout, PanelFlags& panels, Tab& tab, std::optional<Algorithm>& a,
+                 std::optional<Algorithm>& b) {
   if (layout.contains("panels")) {
     const Json& p = layout["panels"];
     if (!p.is_object()) throw InputError("scenario file: \"layout.panels\" must be an object");
@@ -54,7 +56,7 @@ void read_layout(const Json& layout, PanelFlags& panels, Tab& tab, Algorithm& a,
   if (layout.contains("compare")) {
     const Json& c = layout["compare"];
     if (!c.is_object()) throw InputError("scenario file: \"layout.compare\" must be an object");
-    for (auto [key, algo] : {std::pair<const char*, Algorithm*>{"a", &a}, {"b", &b}}) {
+    for (auto [key, algo] : {std::pair<const char*, std::optional<Algorithm>*>{"a", &a}, {"b", &b}}) {
       if (!c.contains(key)) continue;
       const auto parsed = c[key].is_string() ? parse_algorithm(c[key].get<std::string>()) : std::nullopt;
       if (!parsed)
@@ -118,7 +120,8 @@ bool apply_document(AppState& app, const ScenarioDocument& doc, std::string& err
   }
   PanelFlags panels = app.panels;
   Tab tab = app.tab;
-  Algorithm ca = app.compare.a, cb = app.compare.b;
+  // The pair the file names; else the lesson's own (open_lesson_with sets it).
+  std::optional<Algorithm> ca, cb;
   const bool has_tab = doc.layout.is_object() && doc.layout.contains("tab");
   try {
     if (doc.layout.is_object()) read_layout(doc.layout, panels, tab, ca, cb);
@@ -138,8 +141,8 @@ bool apply_document(AppState& app, const ScenarioDocument& doc, std::string& err
     app.tab = tab;
     app.tab_changed = true;
   }
-  app.compare.a = ca;
-  app.compare.b = cb;
+  if (ca) app.compare.a = *ca;
+  if (cb) app.compare.b = *cb;
   app.compare.dirty = true;
   app.place_playhead(doc.playhead);
   if (doc.backend == "gpu" && !gpu)

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <mutex>
 
 namespace flashstep::ui {
@@ -201,13 +202,16 @@ void draw_presentation(AppState& app, const PanelRect& all) {
   const float h = all.size.y - line;
   // A larger font widens the explanation and the pseudocode (up to 0.4 of the width), so that
   // their lines wrap less and the whole algorithm keeps fitting.
-  const float right = std::clamp(all.size.x * 0.3f * std::max(1.0f, app.ui_scale / 1.5f), 260 * app.ui_scale,
-                                 all.size.x * 0.4f);
+  // A slide of its own (Compare, a lab the lesson does not open on) takes the whole width.
+  const bool alone = presented_alone(app);
+  const float right = alone ? 0.0f
+                            : std::clamp(all.size.x * 0.3f * std::max(1.0f, app.ui_scale / 1.5f),
+                                         260 * app.ui_scale, all.size.x * 0.4f);
   const float left = all.size.x - right;
   const ImVec2 o = all.pos;
   // The memory panel (M) under the view, where the HBM ↔ SRAM story of the tiled lessons is
   // told; Compare has its own counters.
-  const bool memory = app.presentation_memory && app.tab != Tab::compare;
+  const bool memory = app.presentation_memory && !alone;
   // Each panel has a title bar and padding around what it holds.
   const float chrome = ImGui::GetFontSize() + st.FramePadding.y * 2 + st.WindowPadding.y * 2;
   // The heights the panels' contents take, measured in a window of the panels' width that
@@ -226,7 +230,7 @@ void draw_presentation(AppState& app, const PanelRect& all) {
     ImGui::SetWindowFontScale(1.0f);
     ImGui::End();
   }
-  if (app.played.rec->step_count() > 0) {
+  if (!alone && app.played.rec->step_count() > 0) {
     ImGui::SetNextWindowPos(o);
     ImGui::SetNextWindowSize(ImVec2(right, h));
     ImGui::Begin("##measure-text", nullptr, measure);
@@ -250,8 +254,10 @@ void draw_presentation(AppState& app, const PanelRect& all) {
   const float view_h = h - memory_h;
   draw_view_panel(app, {o, ImVec2(left, view_h)});
   if (memory) draw_memory_window(app, {ImVec2(o.x, o.y + view_h), ImVec2(left, memory_h)});
-  draw_explanation_panel(app, {ImVec2(o.x + left, o.y), ImVec2(right, explanation_h)});
-  draw_pseudocode_panel(app, {ImVec2(o.x + left, o.y + explanation_h), ImVec2(right, h - explanation_h)});
+  if (!alone) {
+    draw_explanation_panel(app, {ImVec2(o.x + left, o.y), ImVec2(right, explanation_h)});
+    draw_pseudocode_panel(app, {ImVec2(o.x + left, o.y + explanation_h), ImVec2(right, h - explanation_h)});
+  }
   if (memory) draw_quiz(app, {ImVec2(o.x, o.y + view_h), ImVec2(left, memory_h)}, true);
   else draw_quiz(app, {o, ImVec2(left, view_h)}, false);
   begin_panel("##presentation-counter", {ImVec2(o.x, o.y + h), ImVec2(all.size.x, line)}, nullptr,
@@ -272,12 +278,16 @@ void draw_presentation(AppState& app, const PanelRect& all) {
       "→ next   ← back"};
   static const std::vector<const char*> kMeasureHints = {"R run / cancel   M memory   Esc leave",
                                                          "R run / cancel   Esc leave", "R run / cancel"};
-  for (const char* keys : app.tab == Tab::measure_lab ? kMeasureHints : kStepHints) {
-    const float w = ImGui::CalcTextSize(keys).x;
+  for (const char* hint : app.tab == Tab::measure_lab ? kMeasureHints : kStepHints) {
+    // A slide of its own has no memory panel for M to show.
+    std::string keys = hint;
+    if (const std::size_t at = keys.find("   M memory"); alone && at != std::string::npos)
+      keys.erase(at, std::strlen("   M memory"));
+    const float w = ImGui::CalcTextSize(keys.c_str()).x;
     if (w > room) continue;
     ImGui::SameLine();
     ImGui::SetCursorPosX(ImGui::GetWindowContentRegionMax().x - w);
-    ImGui::TextDisabled("%s", keys);
+    ImGui::TextDisabled("%s", keys.c_str());
     break;
   }
   ImGui::End();
@@ -302,6 +312,9 @@ std::string presentation_status(AppState& app) {
   const Timeline& tl = app.active_timeline();
   const Recording& rec = *app.played.rec;
   std::string counter = tl.empty() ? "no steps" : tl.position_text();
+  // A lab of its own (not the lesson's): the steps are the lesson's, which → goes back to.
+  if (app.tab != Tab::compare && presented_alone(app))
+    counter = "Lesson " + std::to_string(app.current_lesson().number) + ": " + counter;
   if (!tl.empty() && tl.pass() >= 1 && tl.pass() <= rec.pass_count() && app.tab != Tab::compare)
     counter += "  ·  " + rec.pass_names[static_cast<std::size_t>(tl.pass() - 1)];
   if (tl.playing()) counter += "  ▶";

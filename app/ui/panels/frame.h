@@ -32,8 +32,9 @@ void prepare_input(AppState& app);
 void draw_frame(AppState& app, const FrameOptions& opt = {});
 
 // The line at the bottom of presentation mode, before the keys: where the lesson's timeline is
-// (row, pass, step, part, the pass's name, ▶ while playing), or on the Measure tab, which has no
-// steps to walk, where its measurement is (running and how far, the points so far).
+// (row, pass, step, part, the pass's name, ▶ while playing; "Lesson 10: " before it on a lab the
+// lesson does not open on), or on the Measure tab, which has no steps to walk, where its
+// measurement is (running and how far, the points so far).
 std::string presentation_status(AppState& app);
 
 // "lessons", "inputs", "view", "explanation", "pseudocode", "memory", "timeline", "compare",

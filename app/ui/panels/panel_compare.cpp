@@ -35,7 +35,44 @@ bool algorithm_combo(const char* label, Algorithm* a, Algorithm group) {
 
 std::string count(std::uint64_t v) { return num(static_cast<double>(v)); }
 
-void side(AppState& app, Played& p, int playhead, ViewStates& views, float height) {
+std::string now_line(const Recording& rec, int pass, int step) {
+  return strf("pass %d of %d (%s), step %d of %d", pass, rec.pass_count(),
+              rec.pass_names[static_cast<std::size_t>(pass - 1)].c_str(), step, rec.step_count());
+}
+
+// The lines a side's wrapping text takes at most over its steps, at `width`: where it is and its
+// sentence.
+int most_lines(const Recording& rec, float width) {
+  std::size_t now = 1;
+  for (int p = 1; p <= rec.pass_count(); ++p)
+    now = std::max(now, wrap_words(now_line(rec, p, rec.step_count()), width).size());
+  int sentence = 1;
+  for (const Step& st : rec.steps) sentence = std::max(sentence, text_rich_lines(st.text, width));
+  return static_cast<int>(now) + sentence;
+}
+
+// The lines of wrapping text under and over the two views, found once per pair and column width
+// so the views keep their size from step to step, and nothing goes below the region (presenting
+// has no mouse to scroll it).
+CompareState::SentenceRoom& room_for(CompareState& c, float width, float scale) {
+  CompareState::SentenceRoom& r = c.sentence_room;
+  if (r.a != c.left.rec.get() || r.b != c.right.rec.get() || r.width != width || r.scale != scale)
+    r = {c.left.rec.get(), c.right.rec.get(), width, scale, {}, 0.0f};
+  return r;
+}
+
+int wrapping_lines(CompareState& c, float width) {
+  CompareState::SentenceRoom& r = c.sentence_room;
+  const float size = ImGui::GetFontSize();
+  for (const auto& [at, lines] : r.lines)
+    if (at == size) return lines;
+  const int lines = std::max(most_lines(*c.left.rec, width), most_lines(*c.right.rec, width));
+  r.lines.emplace_back(size, lines);
+  return lines;
+}
+
+void side(AppState& app, CompareState::SentenceRoom& room, Played& p, int playhead, ViewStates& views, float height,
+          TextScale& text) {
   const Recording& rec = *p.rec;
   const float s = app.ui_scale;
   ImGui::Text("%s%s", std::string(algorithm_title(rec.algorithm)).c_str(),
@@ -46,15 +83,14 @@ void side(AppState& app, Played& p, int playhead, ViewStates& views, float heigh
     ImGui::TextDisabled("no steps");
     return;
   }
-  ImGui::Text("%d passes, %d steps", rec.pass_count(), rec.step_count());
-  // One line either way, so the two views stay level.
+  // Where it is, or that it is done while the other side goes on: one line either way (at most
+  // as many as wrapping_lines counts), so the two views stay level.
   if (playhead > k) {
-    ImGui::TextColored(ImVec4(0.0f, 0.62f, 0.45f, 1.0f), "finished at step %d", rec.step_count());
+    ImGui::TextColored(ImVec4(0.0f, 0.62f, 0.45f, 1.0f), "finished: %d passes, %d steps", rec.pass_count(),
+                       rec.step_count());
   } else {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-    text_wrapped_words(strf("now: pass %d (%s), step %d", st->pass,
-                            rec.pass_names[static_cast<std::size_t>(st->pass - 1)].c_str(), k + 1),
-                       ImGui::GetContentRegionAvail().x);
+    text_wrapped_words(now_line(rec, st->pass, k + 1), ImGui::GetContentRegionAvail().x);
     ImGui::PopStyleColor();
   }
   // HBM traffic so far against this algorithm's total.
@@ -68,18 +104,30 @@ void side(AppState& app, Played& p, int playhead, ViewStates& views, float heigh
                                                  static_cast<float>(rec.io.hbm_accesses())
                                            : 0.0f;
   ImGui::ProgressBar(frac, ImVec2(-1, 6 * s), "");
+  // The view at its own size: a child window's font scales with its parent's.
+  const float f = text.get();
+  text.set(1.0f);
   ImGui::BeginChild("view", ImVec2(0, height), false);
-  ViewInput vi{rec,          *p.cursor, k, st, palette_of(app.theme),
-               app.ui_scale, app.ui_scale / std::max(app.font_scale, 1.0f)};
+  // Where even the smallest text leaves the view less than it needs (a font made larger), the
+  // view is drawn smaller, down to its size at font 1×.
+  const float floor = app.ui_scale / std::max(app.font_scale, 1.0f);
+  const float fit = room.view_need > height ? height / room.view_need : 1.0f;
+  const float scale = std::max(app.ui_scale * fit, floor);
+  ImGui::SetWindowFontScale(scale / app.ui_scale);
+  ViewInput vi{rec, *p.cursor, k, st, palette_of(app.theme), scale, std::min(floor, scale)};
   vi.side_by_side = true;
   draw_recording_view(vi, views, ViewPlace::compare);
+  // What did not fit (the frame before's layout), as the height it asks at the full scale: the
+  // text makes room for it from the next frame, and the view gets smaller for what the text
+  // cannot give.
+  room.view_need = std::max(room.view_need, (height + ImGui::GetScrollMaxY()) * app.ui_scale / scale);
   ImGui::EndChild();
+  text.set(f);
   text_rich(st->text, ImGui::GetContentRegionAvail().x);
 }
 
-}  // namespace
-
-void draw_compare(AppState& app) {
+// The presets, the two pickers and the GPU box.
+void draw_controls(AppState& app) {
   CompareState& c = app.compare;
   const Algorithm group = c.a;
   const ImGuiStyle& style = ImGui::GetStyle();
@@ -99,10 +147,6 @@ void draw_compare(AppState& app) {
   ImGui::SameLine();
   ImGui::TextUnformatted("vs");
   ImGui::SameLine();
-  if (!same_group(c.b, c.a)) {
-    c.b = info(c.a).compare_b;
-    c.dirty = true;
-  }
   if (algorithm_combo("##b", &c.b, c.a)) c.dirty = true;
   help_marker("Both run on the lesson's input (the Inputs panel): the vector for the softmax "
               "algorithms, N, d and the seed for attention. One playhead moves both.");
@@ -120,6 +164,19 @@ void draw_compare(AppState& app) {
                                          "shaders; with the same algorithm on both sides this is "
                                          "the CPU vs GPU comparison."
                                        : "not available here: no OpenGL 4.3 compute context.");
+}
+
+}  // namespace
+
+void draw_compare(AppState& app, bool controls) {
+  CompareState& c = app.compare;
+  const ImGuiStyle& style = ImGui::GetStyle();
+  // The right-hand side is one the left may be compared with (core/algorithms.h's groups).
+  if (!same_group(c.b, c.a)) {
+    c.b = info(c.a).compare_b;
+    c.dirty = true;
+  }
+  if (controls) draw_controls(app);
   if (!c.error.empty()) {
     ImGui::TextColored(ImVec4(0.95f, 0.45f, 0.25f, 1.0f), "%s", c.error.c_str());
     return;
@@ -154,17 +211,30 @@ void draw_compare(AppState& app) {
     help_marker("Both compute in fp32 here; they differ only by the driver's exp() and the order "
                 "of the sums, a few units in the last place.");
   }
-  const float line = ImGui::GetTextLineHeightWithSpacing();
-  const float view_h = std::max(ImGui::GetContentRegionAvail().y - 7.5f * line, 80.0f * app.ui_scale);
   const int k = c.timeline.playhead();
+  TextScale text;
   if (ImGui::BeginTable("compare", 2, ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchSame)) {
     ImGui::TableNextColumn();
+    // Over each view: its title, where it is, its HBM line and the progress bar; under it, its
+    // sentence. The view takes the rest; where the text would take more than 0.45 of the height
+    // or leave the views less than they need (a font made larger, a short screen), the text gets
+    // smaller, down to its size at font 1× (the sentence is what the slide says), and
+    // then the views (side()).
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    CompareState::SentenceRoom& room = room_for(c, avail.x, app.ui_scale);
+    auto text_h = [&] {
+      const float line = ImGui::GetTextLineHeightWithSpacing();
+      return static_cast<float>(2 + wrapping_lines(c, avail.x)) * line + 6 * app.ui_scale +
+             ImGui::GetStyle().ItemSpacing.y * 2 + style.CellPadding.y * 2;
+    };
+    shrink_to_fit(text, std::min(avail.y * 0.45f, avail.y - room.view_need), text_h, 1.0f / std::max(app.font_scale, 1.0f));
+    const float view_h = std::max(avail.y - text_h(), 80.0f * app.ui_scale);
     ImGui::PushID("a");
-    side(app, c.left, k, c.views[0], view_h);
+    side(app, room, c.left, k, c.views[0], view_h, text);
     ImGui::PopID();
     ImGui::TableNextColumn();
     ImGui::PushID("b");
-    side(app, c.right, k, c.views[1], view_h);
+    side(app, room, c.right, k, c.views[1], view_h, text);
     ImGui::PopID();
     ImGui::EndTable();
   }

@@ -80,10 +80,13 @@ void draw_lesson_view(AppState& app) {
 namespace {
 
 // Presentation mode: the shown tab's content without the tab bar and toolbars, under the
-// lesson's title in the large font.
+// slide's title in the large font.
 void draw_presented_view(AppState& app) {
   ImGui::PushFont(font(FontRole::large));
-  ImGui::TextUnformatted(app.current_lesson().heading().c_str());
+  // The title on one line: Compare's with the algorithms' ids where their titles are too long.
+  const std::string full = presented_title(app), brief = presented_title(app, true);
+  const bool fits = ImGui::CalcTextSize(full.c_str()).x <= ImGui::GetContentRegionAvail().x;
+  ImGui::TextUnformatted((fits ? full : brief).c_str());
   ImGui::PopFont();
   ImGui::BeginChild("presented-view");
   draw_tab_content(app, app.tab == Tab::steps ? Tab::lesson : app.tab, false);
@@ -92,6 +95,38 @@ void draw_presented_view(AppState& app) {
 }
 
 }  // namespace
+
+bool presented_alone(const AppState& app) {
+  switch (app.tab) {
+    case Tab::lesson:
+    case Tab::steps: return false;
+    case Tab::compare: return true;
+    case Tab::overflow_lab:
+    case Tab::scale_lab:
+    case Tab::measure_lab: return app.current_lesson().tab != tab_name(app.tab);
+  }
+  return false;
+}
+
+std::string presented_title(const AppState& app, bool brief) {
+  const Lesson& lesson = app.current_lesson();
+  // A lesson that opens on the tab (CPU vs GPU on Compare, the 1/√d lab) is titled by itself.
+  if (!presented_alone(app) || (app.tab == Tab::compare && lesson.tab == tab_name(Tab::compare)))
+    return lesson.heading();
+  switch (app.tab) {
+    case Tab::compare: {
+      const std::string a(brief ? algorithm_id(app.compare.a) : algorithm_title(app.compare.a));
+      const std::string b(brief ? algorithm_id(app.compare.b) : algorithm_title(app.compare.b));
+      if (app.compare.a == app.compare.b && app.compare.backend_a != app.compare.backend_b)
+        return "Compare: " + a + " on the CPU and the GPU";
+      return "Compare: " + a + " vs " + b;
+    }
+    case Tab::overflow_lab: return "Overflow lab";
+    case Tab::scale_lab: return "The 1/√d lab";
+    case Tab::measure_lab: return "Measure it yourself";
+    default: return lesson.heading();
+  }
+}
 
 void draw_tab_content(AppState& app, Tab t, bool toolbars) {
   switch (t) {
@@ -102,7 +137,7 @@ void draw_tab_content(AppState& app, Tab t, bool toolbars) {
       break;
     }
     case Tab::steps: draw_steps_table(app); break;
-    case Tab::compare: draw_compare(app); break;
+    case Tab::compare: draw_compare(app, toolbars); break;
     case Tab::overflow_lab: draw_overflow_lab(app.overflow_lab, app.ui_scale); break;
     case Tab::scale_lab: draw_scale_lab(app.scale_lab, app.ui_scale); break;
     case Tab::measure_lab: draw_measure_lab(app.measure_lab, app.ui_scale); break;

@@ -57,12 +57,23 @@ std::vector<Rect> tour_target_rects(const AppState& app, const TourStop& stop, i
 
 // The Compare tab's contents (panel_compare.cpp) and the lesson's own view (panel_view.cpp),
 // drawn into the current window.
-void draw_compare(AppState& app);
+// Without `controls` (presenting, a picture of the panel alone): no presets, pickers or GPU box,
+// the two sides and their totals only.
+void draw_compare(AppState& app, bool controls = true);
 void draw_steps_table(AppState& app);  // panel_steps.cpp: every recorded step, click to go there
 void draw_lesson_view(AppState& app);
 // One tab's contents without the tab bar (`shot --panel`, presentation mode); without the
 // views' toolbars unless `toolbars`.
 void draw_tab_content(AppState& app, Tab t, bool toolbars = true);
+// Presentation mode: whether the shown tab is a slide of its own, with no memory panel,
+// explanation or pseudocode beside it: Compare (each side has its own sentence and counters,
+// and its own playhead) and a lab the lesson does not open on (the lesson's step, memory and
+// code say nothing about it). A lab lesson's own lab keeps the lesson's worked example beside it.
+bool presented_alone(const AppState& app);
+// The slide's title: the lesson's heading, or what a slide of its own shows ("Compare: Safe
+// softmax vs Online softmax", "Overflow lab"); `brief`, Compare's by the algorithms' ids
+// ("Compare: safe vs online").
+std::string presented_title(const AppState& app, bool brief = false);
 // The laser pointer and the pen over the presented view (panel_pen.cpp).
 void draw_pen_layer(AppState& app);
 // The lesson's recording at its playhead, in the app's theme and scale, for a view.

@@ -239,7 +239,9 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
       close_h = 0;
     }
   }
-  if (L.cell < 12.0f * s && li.stat_min_w > narrow) {  // rows too short for numbers anyway
+  // Rows too short for numbers anyway: heatmap.cpp draws them at 0.8 of the row, at least
+  // kMinCellTextPx.
+  if (L.cell < kMinCellTextPx * s / 0.8f && li.stat_min_w > narrow) {
     li.stat_min_w = narrow;
     L = layout_items(li);
   }

@@ -205,7 +205,9 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
   const float registers_h = draw_registers(c, 0, origin.x, origin.x + avail.x, false);
   const float reserve = registers_h + 16 * s + fs * 1.6f + (rec.rows > 1 && opt.show_rows ? 60 * s : 0) +
                         (cols.per > 1 ? ImGui::GetTextLineHeightWithSpacing() : 0);
-  const float bar_h = std::clamp((avail.y - (y - origin.y) - reserve) / 2.0f - 8 * s, 46.0f * s, 130.0f * s);
+  // Down to 24 px a bar at font 1×: in the Compare tab's columns at a font made larger the bars
+  // give way before the registers and the sentences do.
+  const float bar_h = std::clamp((avail.y - (y - origin.y) - reserve) / 2.0f - 8 * s, 24.0f * s, 130.0f * s);
   const bool naive = !info(rec.algorithm).has_max;
   const bool log_y = b.lse >= 0;
   // Bars move between steps where each stands for one element: with many per column a move
