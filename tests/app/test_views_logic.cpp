@@ -576,3 +576,34 @@ TEST_CASE("the reasons for ∞ and −∞ and nan and the names of what a step m
     }
   }
 }
+
+TEST_CASE("memory panel: during the forward a backward row runs first, the SRAM budget is the forward's tile, then the backward's") {
+  // Lesson 12 showed the backward's "Kⱼ + Vⱼ + dKⱼ + dVⱼ + Qᵢ + dOᵢ + dQᵢ = 112 > M: does not fit"
+  // at its first step, where FlashAttention-2's forward holds Qᵢ, Kⱼ, Vⱼ, Oᵢ (64 ≤ M).
+  const Recording forward = run_attention(Algorithm::attn_tiled_v2, 8, 4, 64);
+  const Recording both = run_attention(Algorithm::attn_flash_backward, 8, 4, 64);
+  // The forward's steps are the first passes, as many as a forward run of the same input has.
+  const int forward_passes = forward.pass_count();
+  REQUIRE(forward_passes >= 1);
+  REQUIRE(both.pass_count() > forward_passes);
+  int seen_forward = 0, seen_backward = 0;
+  for (const Step& st : both.steps) {
+    CAPTURE(st.label);
+    const bool in_forward = st.pass <= forward_passes;
+    const TileShape& t = step_tile(both, &st);
+    CHECK(std::string(t.paper_sum) == (in_forward ? "Qᵢ + Kⱼ + Vⱼ + Oᵢ" : "Kⱼ + Vⱼ + dKⱼ + dVⱼ + Qᵢ + dOᵢ + dQᵢ"));
+    (in_forward ? seen_forward : seen_backward) += 1;
+  }
+  CHECK(seen_forward == forward.step_count());
+  CHECK(seen_backward > 0);
+  // The forward's budget at these blocks: Br = Bc = 4, d = 4: 2·4·4 + 2·4·4 = 64 ≤ 64.
+  const TileBudget fb = tile_budget(step_tile(both, &both.steps.front()), both.Br, both.Bc, both.d, 64);
+  CHECK(both.Br == 4);
+  CHECK(both.Bc == 4);
+  CHECK(fb.paper == 2 * 4 * 4 + 2 * 4 * 4);
+  CHECK(fb.fits_paper());
+  // The backward's: 4·4·4 + 3·4·4 = 112 > 64.
+  const TileBudget bb = tile_budget(step_tile(both, &both.steps.back()), both.Br, both.Bc, both.d, 64);
+  CHECK(bb.paper == 4 * 4 * 4 + 3 * 4 * 4);
+  CHECK_FALSE(bb.fits_paper());
+}

@@ -104,6 +104,13 @@ std::vector<OnChip> on_chip(const Recording& rec, const Step& step) {
   return out;
 }
 
+const TileShape& step_tile(const Recording& rec, const Step* step) {
+  const AlgorithmInfo& row = info(rec.algorithm);
+  if (row.runs_after && step && step->line > 0 && step->line <= own_line_offset(rec.algorithm))
+    return info(*row.runs_after).tile;
+  return row.tile;
+}
+
 void paper_blocks(int M, int N, int d, int& Br, int& Bc) {
   if (d <= 0 || N <= 0 || M <= 0) {
     Br = Bc = 0;

@@ -284,8 +284,9 @@ void draw_budget(const ViewInput& in, const MemoryPanelOptions& opt, const std::
     return;
   }
   const bool default_m = opt.sram_budget <= 0;
-  // The row's tile (core/tiles.h): what one tile step holds, by shape.
-  const TileShape& shape = info(rec.algorithm).tile;
+  // The step's tile (core/tiles.h): what one tile step holds, by shape; the forward's while a
+  // backward row runs its forward.
+  const TileShape& shape = step_tile(rec, in.step);
   const TileBudget t = tile_budget(shape, rec.Br, rec.Bc, rec.d, default_m ? kDefaultSram : opt.sram_budget);
   const std::string kv(shape.key_names), qo(shape.query_names), sc(shape.score_names), sum(shape.paper_sum);
   ImGui::Text("%s: %d·Bc·d = %d·%d·%d = %lld    %s: %d·Br·d = %d·%d·%d = %lld    %s: Br·Bc = %lld", kv.c_str(),

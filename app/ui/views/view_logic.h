@@ -138,6 +138,10 @@ struct OnChip {
 };
 std::vector<OnChip> on_chip(const Recording& rec, const Step& step);
 
+// The tile of `step`'s own loop: the row's, or during the forward a backward row runs first
+// (its steps on the forward's pseudocode lines), the forward row's.
+const TileShape& step_tile(const Recording& rec, const Step* step);
+
 // The SRAM a tile step needs is the row's tile (core/tiles.h: tile_budget). Br and Bc the
 // paper's rule gives for an SRAM of M elements (core/tiles.h: sram_blocks), clamped to N, as
 // core/scenario.cpp resolves them; 0 for a non-positive M, N or d.
