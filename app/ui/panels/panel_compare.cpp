@@ -71,8 +71,9 @@ int wrapping_lines(CompareState& c, float width) {
   return lines;
 }
 
-void side(AppState& app, CompareState::SentenceRoom& room, Played& p, int playhead, ViewStates& views, float height,
+void side(AppState& app, CompareState::SentenceRoom& room, Played& p, int playhead, ViewStates& views, ImVec2 size,
           TextScale& text) {
+  const float height = size.y;
   const Recording& rec = *p.rec;
   const float s = app.ui_scale;
   ImGui::Text("%s%s", std::string(algorithm_title(rec.algorithm)).c_str(),
@@ -107,7 +108,7 @@ void side(AppState& app, CompareState::SentenceRoom& room, Played& p, int playhe
   // The view at its own size: a child window's font scales with its parent's.
   const float f = text.get();
   text.set(1.0f);
-  ImGui::BeginChild("view", ImVec2(0, height), false);
+  ImGui::BeginChild("view", size, false);
   // Where even the smallest text leaves the view less than it needs (a font made larger), the
   // view is drawn smaller, down to its size at font 1×.
   const float floor = app.ui_scale / std::max(app.font_scale, 1.0f);
@@ -194,10 +195,13 @@ void draw_compare(AppState& app, bool controls) {
   }
   const IoCounters& ia = c.left.rec->io;
   const IoCounters& ib = c.right.rec->io;
+  // Each side by its algorithm, or by its backend where both run the same one.
+  const bool by_backend = c.a == c.b && c.left.rec->backend != c.right.rec->backend;
+  const std::string na = by_backend ? (c.left.rec->backend == "gpu" ? "GPU" : "CPU") : std::string(algorithm_id(c.a));
+  const std::string nb = by_backend ? (c.right.rec->backend == "gpu" ? "GPU" : "CPU") : std::string(algorithm_id(c.b));
   if (ib.hbm_accesses() > 0 && ia.hbm_accesses() > 0)
-    ImGui::Text("Total HBM traffic: %s: %s elements, %s: %s elements (%.2f×)",
-                std::string(algorithm_id(c.a)).c_str(), count(ia.hbm_accesses()).c_str(),
-                std::string(algorithm_id(c.b)).c_str(), count(ib.hbm_accesses()).c_str(),
+    ImGui::Text("Total HBM traffic: %s: %s elements, %s: %s elements (%.2f×)", na.c_str(),
+                count(ia.hbm_accesses()).c_str(), nb.c_str(), count(ib.hbm_accesses()).c_str(),
                 static_cast<double>(ia.hbm_accesses()) / static_cast<double>(ib.hbm_accesses()));
   // The same algorithm on two backends: how far apart are their outputs?
   const MatrixRM& oa = c.left.rec->output();
@@ -229,12 +233,16 @@ void draw_compare(AppState& app, bool controls) {
     };
     shrink_to_fit(text, std::min(avail.y * 0.45f, avail.y - room.view_need), text_h, 1.0f / std::max(app.font_scale, 1.0f));
     const float view_h = std::max(avail.y - text_h(), 80.0f * app.ui_scale);
+    // Both views the same width, to the pixel (the table's two columns may differ by one): a
+    // matrix's number format is the longest its cells hold, and the CPU and GPU sides of one
+    // algorithm must not show the same value as "−.01" and "0".
+    const ImVec2 view_size(std::floor(avail.x) - 1.0f, view_h);
     ImGui::PushID("a");
-    side(app, room, c.left, k, c.views[0], view_h, text);
+    side(app, room, c.left, k, c.views[0], view_size, text);
     ImGui::PopID();
     ImGui::TableNextColumn();
     ImGui::PushID("b");
-    side(app, room, c.right, k, c.views[1], view_h, text);
+    side(app, room, c.right, k, c.views[1], view_size, text);
     ImGui::PopID();
     ImGui::EndTable();
   }
