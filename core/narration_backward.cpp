@@ -385,6 +385,8 @@ void AttnFlashBackwardNarration::tile(int i, int j, const BlockView& S, const Bl
   st.writes = {{bS_, r0, c0, r0 + br, c0 + bc}, {bP_, r0, c0, r0 + br, c0 + bc}, rows_of(bdV_, c0, bc, d),
                {bdP_, r0, c0, r0 + br, c0 + bc}, {bdS_, r0, c0, r0 + br, c0 + bc}, rows_of(bdQ_, r0, br, d),
                rows_of(bdK_, c0, bc, d)};
+  // dKⱼ and dVⱼ are summed on chip over the Q blocks; finish_kv writes them to HBM once.
+  st.kept = {rows_of(bdV_, c0, bc, d), rows_of(bdK_, c0, bc, d)};
   rec_.commit(std::move(st));
 }
 

@@ -166,6 +166,10 @@ struct Step {
   std::string label;        // short, for tables: "m₃", "tile (i=2, j=1)"
   std::string text;         // the sentence with the real numbers
   std::vector<Region> reads, writes;
+  // Of the writes to HBM buffers, those that stay on chip this step: a sum kept in SRAM whose
+  // rows the HBM buffer shows as they grow, written to HBM at a later step (the FlashAttention-2
+  // backward's dKⱼ, dVⱼ). The memory panel does not count them as written back.
+  std::vector<Region> kept;
   IoCounters io;            // cumulative, after this step
   std::uint32_t delta_end = 0;  // this step's deltas are [previous step's delta_end, delta_end)
   std::vector<StepPart> parts;  // empty, or two or more parts in order (see StepPart)

@@ -4,6 +4,7 @@
 #include "app/ui/style.h"
 #include "app/ui/views/hit_map.h"
 #include "app/ui/widgets.h"
+#include "core/algorithms.h"
 #include "core/engine.h"
 
 #include <algorithm>
@@ -86,12 +87,39 @@ float explanation_height(const AppState& app, float width) {
   return h;
 }
 
+namespace {
+
+// Presenting a row that runs another first (lesson 12: FlashAttention-2's forward, then its
+// backward), the half the step is not in is folded to one line: its 33 lines at a size a room
+// reads do not fit a 1080p slide's column.
+struct Fold {
+  int first = 0, last = 0;  // lines folded, 1-based; none when first == 0
+  std::string text;
+  bool has(int line) const { return first > 0 && line >= first && line <= last; }
+};
+
+Fold fold_of(const AppState& app) {
+  const Recording& rec = *app.played.rec;
+  const Step* step = app.played.step();
+  if (!app.presenting || rec.step_count() == 0 || !step || step->line <= 0) return {};
+  const AlgorithmInfo& row = info(rec.algorithm);
+  if (!row.runs_after) return {};
+  const int own = own_line_offset(rec.algorithm), n = static_cast<int>(pseudocode(rec.algorithm).size());
+  if (step->line <= own) return {own + 1, n, "… then the backward"};
+  return {1, own, "… the forward first"};
+}
+
+}  // namespace
+
 float pseudocode_height(const AppState& app, float width) {
   const Recording& rec = *app.played.rec;
   const auto& lines = pseudocode(rec.step_count() > 0 ? rec.algorithm : app.inputs.algorithm);
   const float nw = ImGui::CalcTextSize("00  ").x, iw = ImGui::CalcTextSize(" ").x * 1.6f;
-  float total = 0;
-  for (const std::string& raw : lines) {
+  const Fold fold = fold_of(app);
+  float total = fold.first > 0 ? ImGui::GetTextLineHeightWithSpacing() : 0.0f;
+  for (int i = 1; i <= static_cast<int>(lines.size()); ++i) {
+    if (fold.has(i)) continue;
+    const std::string& raw = lines[static_cast<std::size_t>(i - 1)];
     const int lead = leading_spaces(raw);
     const float indent = nw + static_cast<float>(lead) * iw;
     total += static_cast<float>(wrap_rich(tighten(raw.substr(static_cast<std::size_t>(lead))),
@@ -173,8 +201,24 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   std::vector<float> tops;  // where each line starts, in the window's content
+  const Fold fold = fold_of(app);
   for (int i = 1; i <= static_cast<int>(lines.size()); ++i) {
     tops.push_back(ImGui::GetCursorPosY());
+    if (i == fold.first) {
+      // One dimmed line for the half folded away; its lines are found there.
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const float x0 = ImGui::GetCursorPosX();
+      ImGui::TextDisabled("%d–%d", fold.first, fold.last);
+      ImGui::SameLine(x0 + ImGui::CalcTextSize("00–00  ").x);
+      ImGui::TextDisabled("%s", fold.text.c_str());
+      for (int k = fold.first; k <= fold.last; ++k) {
+        if (k > i) tops.push_back(tops.back());
+        app.hits.add_code_line(k, lines[static_cast<std::size_t>(k - 1)],
+                               Rect{p.x - 4 * s, p.y - 1, width + 4 * s, line_h + 2, true});
+      }
+      i = fold.last;
+      continue;
+    }
     const std::string& raw = lines[static_cast<std::size_t>(i - 1)];
     const int lead = leading_spaces(raw);
     const std::string text = tighten(raw.substr(static_cast<std::size_t>(lead)));

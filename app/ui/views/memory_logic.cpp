@@ -62,11 +62,38 @@ std::string region_name(const Recording& rec, const Step& step, const Region& g)
   return n + "[" + range(g.r0, g.r1) + ", " + range(g.c0, g.c1) + "]";
 }
 
-std::vector<OnChip> on_chip(const Recording& rec, const Step& step) {
+namespace {
+
+bool same(const Region& a, const Region& b) {
+  return a.buffer == b.buffer && a.r0 == b.r0 && a.r1 == b.r1 && a.c0 == b.c0 && a.c1 == b.c1;
+}
+
+}  // namespace
+
+bool still_on_chip(const Step* before, const Region& g) {
+  if (!before) return false;
+  for (const auto* list : {&before->reads, &before->writes})
+    for (const Region& b : *list)
+      if (same(b, g)) return true;
+  return false;
+}
+
+bool stays_on_chip(const Step& step, const Region& g) {
+  for (const Region& k : step.kept)
+    if (same(k, g)) return true;
+  return false;
+}
+
+bool hbm_read(const Recording& rec, const Step* before, const Region& g) {
+  return rec.buffers[static_cast<std::size_t>(g.buffer)].space == Space::hbm && !still_on_chip(before, g);
+}
+
+bool hbm_written(const Recording& rec, const Step& step, const Region& g) {
+  return rec.buffers[static_cast<std::size_t>(g.buffer)].space == Space::hbm && !stays_on_chip(step, g);
+}
+
+std::vector<OnChip> on_chip(const Recording& rec, const Step& step, const Step* before) {
   std::vector<OnChip> out;
-  auto same = [](const Region& a, const Region& b) {
-    return a.buffer == b.buffer && a.r0 == b.r0 && a.r1 == b.r1 && a.c0 == b.c0 && a.c1 == b.c1;
-  };
   auto find = [&](const Region& g) -> OnChip* {
     for (OnChip& o : out)
       if (same(o.region, g)) return &o;
@@ -96,11 +123,8 @@ std::vector<OnChip> on_chip(const Recording& rec, const Step& step) {
     o.space = rec.buffers[g.buffer].space;
     out.push_back(std::move(o));
   };
-  for (const Region& g : step.reads) {
-    const bool hbm = rec.buffers[g.buffer].space == Space::hbm;
-    add(g, hbm, false);
-  }
-  for (const Region& g : step.writes) add(g, false, rec.buffers[g.buffer].space == Space::hbm);
+  for (const Region& g : step.reads) add(g, hbm_read(rec, before, g), false);
+  for (const Region& g : step.writes) add(g, false, hbm_written(rec, step, g));
   return out;
 }
 

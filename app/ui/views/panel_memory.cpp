@@ -17,6 +17,13 @@
 namespace flashstep::ui {
 namespace {
 
+// The step before the one shown (what it read or wrote is still on chip), none at the first.
+const Step* step_before(const ViewInput& in) {
+  const int k = in.playhead;
+  return k >= 1 && k <= in.rec.step_count() ? &in.rec.steps[static_cast<std::size_t>(k - 1)] : nullptr;
+}
+
+
 struct Shape {
   std::string label, size;
   float w = 0, h = 0;  // px
@@ -89,7 +96,8 @@ void draw_frames(const ViewInput& in, ImVec2 h0, ImVec2 h1, ImVec2 c0, ImVec2 c1
                  "High-bandwidth memory: the GPU's main memory, tens of GB but about 10× slower than "
                  "on-chip SRAM. Inputs and outputs live here; every element moved to or from it is "
                  "counted; on the CPU backend it stands for main memory (RAM), and SRAM for the caches. "
-                 "Highlighted: what this step reads (blue) and writes (orange).");
+                 "Highlighted: what this step loads from it (blue) and writes back to it (orange); a block still "
+                 "on chip from the step before is not loaded again.");
   help_marker_at(title(c0, c1, "on chip (SRAM, registers)", "on chip"),
                  "Shared memory (SRAM) and registers of one streaming multiprocessor: fast but only "
                  "M elements (here per thread block). Shown: what this step has on chip — tiles "
@@ -220,9 +228,11 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y,
                  if (!in.step) return;
                  const float sx = (b.x - a.x) / static_cast<float>(bi.cols),
                              sy = (b.y - a.y) / static_cast<float>(bi.rows);
+                 // What moves between HBM and the chip this step: not what stays on chip.
                  for (int pass = 0; pass < 2; ++pass)
                    for (const Region& g : pass == 0 ? in.step->reads : in.step->writes) {
                      if (g.buffer != sh.buffer) continue;
+                     if (pass == 0 ? !hbm_read(rec, step_before(in), g) : !hbm_written(rec, *in.step, g)) continue;
                      const ImVec2 p(a.x + static_cast<float>(g.c0) * sx, a.y + static_cast<float>(g.r0) * sy);
                      const ImVec2 q(a.x + static_cast<float>(g.c1) * sx, a.y + static_cast<float>(g.r1) * sy);
                      const ImU32 col = pass == 0 ? pal.read : pal.write;
@@ -411,11 +421,17 @@ float counters_width() {
 
 }  // namespace
 
+// What the shown step has on chip, against the step before it (what that one read or wrote
+// is still there).
+static std::vector<OnChip> step_on_chip(const ViewInput& in) {
+  return in.step ? on_chip(in.rec, *in.step, step_before(in)) : std::vector<OnChip>{};
+}
+
 float memory_panel_height(const ViewInput& in, const MemoryPanelOptions& opt) {
   const Recording& rec = in.rec;
   const ImGuiStyle& st = ImGui::GetStyle();
   if (rec.buffers.empty()) return ImGui::GetTextLineHeightWithSpacing();
-  const std::vector<OnChip> items = in.step ? on_chip(rec, *in.step) : std::vector<OnChip>{};
+  const std::vector<OnChip> items = step_on_chip(in);
   float y = 0;
   draw_boxes(in, items, y, true);
   y += ImGui::GetTextLineHeightWithSpacing() * (rec.Br > 0 && rec.Bc > 0 ? 2.0f : 1.0f);
@@ -442,7 +458,7 @@ static void draw_memory_panel_body(const ViewInput& in, MemoryPanelOptions& opt)
     ImGui::TextDisabled("Nothing recorded yet.");
     return;
   }
-  const std::vector<OnChip> items = in.step ? on_chip(rec, *in.step) : std::vector<OnChip>{};
+  const std::vector<OnChip> items = step_on_chip(in);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   float y = origin.y;
   draw_boxes(in, items, y);

@@ -136,7 +136,17 @@ struct OnChip {
   bool written_back = false;  // goes back to HBM at the end of the step
   Space space = Space::sram;
 };
-std::vector<OnChip> on_chip(const Recording& rec, const Step& step);
+// `before`: the step before it, whose reads and writes are still on chip (read again, they are
+// not loaded again); a write in step.kept stays on chip (not written back).
+std::vector<OnChip> on_chip(const Recording& rec, const Step& step, const Step* before = nullptr);
+// What the step moves between HBM and the chip, region by region: a read of an HBM buffer is a
+// load unless the step before read or wrote the same region (FlashAttention-2's Qᵢ over the
+// tiles of its row, FlashAttention-1's Kⱼ, Vⱼ down a column stay on chip); a write to one is a
+// write-back unless it is in step.kept.
+bool still_on_chip(const Step* before, const Region& g);
+bool stays_on_chip(const Step& step, const Region& g);
+bool hbm_read(const Recording& rec, const Step* before, const Region& g);
+bool hbm_written(const Recording& rec, const Step& step, const Region& g);
 
 // The tile of `step`'s own loop: the row's, or during the forward a backward row runs first
 // (its steps on the forward's pseudocode lines), the forward row's.
