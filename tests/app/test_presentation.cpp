@@ -30,6 +30,18 @@ bool tooltip_drawn() {
   return false;
 }
 
+// `lesson`'s Compare tab on the pair a, b, recorded on this thread at the next frame.
+void open_compare(AppState& app, const char* lesson, Algorithm a, Algorithm b, bool presenting) {
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson(lesson));
+  app.tab = Tab::compare;
+  app.tab_changed = true;
+  app.compare.a = a;
+  app.compare.b = b;
+  app.compare.dirty = true;
+  app.presenting = presenting;
+}
+
 // Relative luminance of an sRGB colour (WCAG 2.x), and the contrast ratio of two colours.
 double channel(double c) { return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); }
 double luminance(const ImVec4& c) {
@@ -298,13 +310,7 @@ TEST_CASE("the Compare tab's softmax views hold their bars and registers at ever
       Headless h;
       ImGui::GetIO().DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
       AppState app;
-      app.background_allowed = false;
-      REQUIRE(app.open_lesson("online"));
-      app.tab = Tab::compare;
-      app.compare.a = pair.a;
-      app.compare.b = pair.b;
-      app.compare.dirty = true;
-      app.presenting = presenting;
+      open_compare(app, "online", pair.a, pair.b, presenting);
       h.frame(app);
       REQUIRE(app.compare.timeline.count() > 4);
       for (int k = 0; k < app.compare.timeline.count(); ++k) {
@@ -628,18 +634,11 @@ TEST_CASE("the Compare tab holds both sides, their views and their sentences, wi
       Headless h;
       ImGui::GetIO().DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
       AppState app;
-      app.background_allowed = false;
       if (presenting) {
         app.set_font_scale(scale / kPresentationScale);
         use_scale(app, scale, Theme::projector);
       }
-      REQUIRE(app.open_lesson(takes_qkv(p.a) ? "attn-tiled-v2" : "online"));
-      app.tab = Tab::compare;
-      app.tab_changed = true;
-      app.compare.a = p.a;
-      app.compare.b = p.b;
-      app.compare.dirty = true;
-      app.presenting = presenting;
+      open_compare(app, takes_qkv(p.a) ? "attn-tiled-v2" : "online", p.a, p.b, presenting);
       h.frame(app);
       const int n = app.compare.timeline.count();
       REQUIRE(n > 2);
