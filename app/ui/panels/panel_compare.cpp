@@ -121,7 +121,8 @@ void side(AppState& app, CompareState::SentenceRoom& room, Played& p, int playhe
   // What did not fit (the frame before's layout), as the height it asks at the full scale: the
   // text makes room for it from the next frame, and the view gets smaller for what the text
   // cannot give.
-  room.view_need = std::max(room.view_need, (height + ImGui::GetScrollMaxY()) * app.ui_scale / scale);
+  if (ImGui::GetScrollMaxY() > 0)
+    room.view_need = std::max(room.view_need, (height + ImGui::GetScrollMaxY()) * app.ui_scale / scale);
   ImGui::EndChild();
   text.set(f);
   text_rich(st->text, ImGui::GetContentRegionAvail().x);
