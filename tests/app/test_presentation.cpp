@@ -673,3 +673,61 @@ TEST_CASE("the Compare tab holds both sides, their views and their sentences, wi
       }
     }
 }
+
+namespace {
+
+// A per-row column (m, l) is as wide as its numbers only where its rows are tall enough for them
+// (heatmap.cpp draws them at 0.8 of a row, at least kMinCellTextPx): else a wide column with
+// nothing in it, which reads as a matrix of several columns.
+int check_stat_columns(const MatrixViewOptions::Drawn& d, const Recording& rec, float s) {
+  const float narrow = ImGui::CalcTextSize("m").x + 8 * s;
+  int wide = 0;
+  for (const auto& [b, r] : d.matrices) {
+    const BufferInfo& bi = rec.buffers[static_cast<std::size_t>(b)];
+    if (bi.cols != 1 || (bi.name != "m" && bi.name != "l") || r.w <= narrow * 1.5f) continue;
+    ++wide;
+    CAPTURE(bi.name);
+    CHECK(r.h / static_cast<float>(bi.rows) >= kMinCellTextPx * s / 0.8f - 0.01f);
+  }
+  return wide;
+}
+
+}  // namespace
+
+TEST_CASE("matrix view: m and l are drawn as wide as their numbers only where their rows hold them, in lessons and in Compare") {
+  int wide = 0;
+  for (const float scale : {1.0f, kPresentationScale}) {
+    const bool presenting = scale > 1.0f;
+    CAPTURE(presenting);
+    Headless h;
+    ImGui::GetIO().DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
+    for (const Lesson& l : lessons()) {
+      if (info(l.scenario.algorithm).view != ViewKind::matrix || l.tab != "lesson") continue;
+      CAPTURE(l.id);
+      AppState app;
+      if (presenting) use_scale(app, scale, Theme::projector);
+      app.background_allowed = false;
+      REQUIRE(app.open_lesson(l.id));
+      app.presenting = presenting;
+      for (const int k : {0, app.timeline.count() / 2, app.timeline.count() - 1}) {
+        CAPTURE(k);
+        app.seek(k);
+        for (int f = 0; f < 3; ++f) h.frame(app);
+        wide += check_stat_columns(app.views.get<MatrixViewOptions>().drawn, *app.played.rec, app.ui_scale);
+      }
+    }
+    // FlashAttention-1's m and l beside FlashAttention-2 in Compare's narrower columns.
+    AppState app;
+    if (presenting) use_scale(app, scale, Theme::projector);
+    open_compare(app, "attn-tiled-v2", Algorithm::attn_tiled, Algorithm::attn_tiled_v2, presenting);
+    for (int f = 0; f < 4; ++f) h.frame(app);
+    for (int side = 0; side < 2; ++side)
+      wide += check_stat_columns(app.compare.views[side].get<MatrixViewOptions>().drawn,
+                                 side == 0 ? *app.compare.left.rec : *app.compare.right.rec, app.ui_scale);
+  }
+  // Some are wide, so the check above checked something.
+  CHECK(wide > 0);
+  Headless h;
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+}
