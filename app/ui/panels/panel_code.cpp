@@ -70,16 +70,9 @@ float explanation_height(const AppState& app, float width) {
   } else {
     words(step_where(app, *step));
     const StepPart* part = app.played.part();
-    const std::string& text = part ? part->text : step->text;
     ImGui::PushFont(font(FontRole::large));
-    std::size_t start = 0;
-    while (start <= text.size()) {
-      const std::size_t nl = std::min(text.find('\n', start), text.size());
-      h += static_cast<float>(wrap_rich(std::string_view(text).substr(start, nl - start), width, ImGui::GetFontSize()).size()) *
-           ImGui::GetTextLineHeightWithSpacing();
-      if (nl >= text.size()) break;
-      start = nl + 1;
-    }
+    h += static_cast<float>(text_rich_lines(part ? part->text : step->text, width)) *
+         ImGui::GetTextLineHeightWithSpacing();
     ImGui::PopFont();
   }
   for (const std::string& n : rec.notices) words("note: " + n);

@@ -68,8 +68,7 @@ bool same(const Region& a, const Region& b) {
   return a.buffer == b.buffer && a.r0 == b.r0 && a.r1 == b.r1 && a.c0 == b.c0 && a.c1 == b.c1;
 }
 
-}  // namespace
-
+// A region the step before read or wrote is still on chip.
 bool still_on_chip(const Step* before, const Region& g) {
   if (!before) return false;
   for (const auto* list : {&before->reads, &before->writes})
@@ -78,11 +77,14 @@ bool still_on_chip(const Step* before, const Region& g) {
   return false;
 }
 
+// A write the step keeps on chip (Step::kept).
 bool stays_on_chip(const Step& step, const Region& g) {
   for (const Region& k : step.kept)
     if (same(k, g)) return true;
   return false;
 }
+
+}  // namespace
 
 bool hbm_read(const Recording& rec, const Step* before, const Region& g) {
   return rec.buffers[static_cast<std::size_t>(g.buffer)].space == Space::hbm && !still_on_chip(before, g);

@@ -23,7 +23,6 @@ const Step* step_before(const ViewInput& in) {
   return k >= 1 && k <= in.rec.step_count() ? &in.rec.steps[static_cast<std::size_t>(k - 1)] : nullptr;
 }
 
-
 struct Shape {
   std::string label, size;
   float w = 0, h = 0;  // px

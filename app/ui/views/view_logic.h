@@ -143,8 +143,6 @@ std::vector<OnChip> on_chip(const Recording& rec, const Step& step, const Step* 
 // load unless the step before read or wrote the same region (FlashAttention-2's Qᵢ over the
 // tiles of its row, FlashAttention-1's Kⱼ, Vⱼ down a column stay on chip); a write to one is a
 // write-back unless it is in step.kept.
-bool still_on_chip(const Step* before, const Region& g);
-bool stays_on_chip(const Step& step, const Region& g);
 bool hbm_read(const Recording& rec, const Step* before, const Region& g);
 bool hbm_written(const Recording& rec, const Step& step, const Region& g);
 
