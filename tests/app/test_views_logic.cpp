@@ -105,8 +105,12 @@ TEST_CASE("numbers short enough for a cell") {
 }
 
 TEST_CASE("the shortest numbers for narrow cells") {
-  CHECK(tiny_number(0.013) == "0");
-  CHECK(tiny_number(-0.013) == "0");
+  CHECK(tiny_number(0.0) == "0");
+  CHECK(tiny_number(-0.0) == "0");
+  CHECK(tiny_number(0.013) == "≈0");
+  CHECK(tiny_number(-0.0093) == "≈0");  // not "0": the cell is not zero
+  CHECK(tiny_number(0.049) == "≈0");
+  CHECK(tiny_number(0.05) == ".1");
   CHECK(tiny_number(0.52) == ".5");
   CHECK(tiny_number(-0.26) == "−.3");
   CHECK(tiny_number(0.97) == "1");

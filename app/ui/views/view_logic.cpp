@@ -126,7 +126,7 @@ std::string tiny_number(double v) {
   const double a = std::fabs(v);
   const std::string sign = v < 0 ? "−" : "";
   const long tenths = std::lround(a * 10.0);
-  if (tenths == 0) return "0";
+  if (tenths == 0) return v == 0 ? "0" : "≈0";  // "0" only where the value is zero
   if (tenths < 10) return sign + "." + std::to_string(tenths);
   return sign + std::to_string(std::lround(a));
 }

@@ -53,8 +53,8 @@ inline bool is_alarm(CellKind k) { return k == CellKind::pos_inf || k == CellKin
 // "−1.5", "1.2×10⁴", "∞", "−∞", "nan").
 std::string compact_number(double v, int digits = 2);
 
-// The shortest form of a number, for cells too narrow for compact_number: "0" below 0.05,
-// one decimal without the leading zero below 1 (".5", "−.3"), else a rounded integer.
+// The shortest form of a number, for cells too narrow for compact_number: "0" for zero, "≈0" for
+// any other value below 0.05 (a cell that reads 0 holds 0), one decimal without the leading zero below 1 (".5", "−.3"), else a rounded integer.
 std::string tiny_number(double v);
 
 // A value for a register or a tooltip: num(v), 5 significant digits.
