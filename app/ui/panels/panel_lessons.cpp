@@ -48,7 +48,9 @@ void draw_lessons_panel(AppState& app, const PanelRect& r) {
     }
     ImGui::EndChild();
     ImGui::Separator();
-    ImGui::BeginChild("lesson-summary", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollbar);
+    // Where even three lines of the list leave it too little room, the summary scrolls, with its
+    // scrollbar in sight (it was cut mid-sentence at 1280×800 with no sign that it went on).
+    ImGui::BeginChild("lesson-summary", ImVec2(0, 0), false);
     text_rich(summary, width - ImGui::GetStyle().ScrollbarSize);
     ImGui::EndChild();
   }
