@@ -140,6 +140,74 @@ TEST_CASE("registers: attention online keeps one score and one row's o, m and l 
   CHECK_FALSE(register_live(rec, nullptr, bm, 0, 0));  // before the first step nothing is live
 }
 
+TEST_CASE("registers: a cell drawn as discarded held a value, for every algorithm that has registers") {
+  // The legend's "discarded" is a value of an earlier row whose register was reused. The
+  // standard backward drew its m and l as discarded from step 1, before its softmax kernel had
+  // computed any. What a cell held is read here from the steps' write regions and the initial
+  // state, not from the replayed state the view asks.
+  int checked = 0, gone_seen = 0;
+  for (const AlgorithmInfo& row : algorithm_table()) {
+    CAPTURE(row.id);
+    Scenario s;
+    s.algorithm = row.algorithm;
+    if (takes_qkv(row.algorithm)) {
+      s.n = 6;
+      s.d = 3;
+      s.sram = 48;
+    } else {
+      s.x = {{3, 2, 5, 1}};
+    }
+    const Recording rec = record(s);
+    for (int b = 0; b < static_cast<int>(rec.buffers.size()); ++b) {
+      const BufferInfo& buf = rec.buffers[static_cast<std::size_t>(b)];
+      if (buf.space != Space::reg) continue;
+      CAPTURE(buf.name);
+      std::vector<bool> held(static_cast<std::size_t>(buf.rows * buf.cols));
+      for (std::size_t i = 0; i < held.size(); ++i) held[i] = rec.initial.defined[static_cast<std::size_t>(b)][i] != 0;
+      for (int k = 0; k < rec.step_count(); ++k) {
+        const Step& st = rec.steps[static_cast<std::size_t>(k)];
+        for (const Region& g : st.writes)
+          if (g.buffer == b)
+            for (int r = g.r0; r < g.r1; ++r)
+              for (int c = g.c0; c < g.c1; ++c) held[static_cast<std::size_t>(r * buf.cols + c)] = true;
+        const State state = replay(rec, k);
+        for (int r = 0; r < buf.rows; ++r)
+          for (int c = 0; c < buf.cols; ++c) {
+            const bool gone = register_gone(rec, &st, state, b, r, c);
+            if (gone) {
+              ++gone_seen;
+              CHECK(held[static_cast<std::size_t>(r * buf.cols + c)]);
+            }
+            // A cell of the step's own row is never drawn gone.
+            if (r == st.row && buf.name != "S" && buf.name != "P") CHECK_FALSE(gone);
+            ++checked;
+          }
+      }
+    }
+  }
+  CHECK(checked > 0);
+  CHECK(gone_seen > 0);  // the earlier rows of attention online and the standard backward
+
+  // The standard backward: no m or l drawn discarded before its softmax kernel writes them.
+  Scenario s;
+  s.algorithm = Algorithm::attn_backward;
+  s.n = 6;
+  s.d = 3;
+  const Recording rec = record(s);
+  const int bm = rec.find_buffer("m");
+  REQUIRE(bm >= 0);
+  REQUIRE(rec.buffers[static_cast<std::size_t>(bm)].space == Space::reg);
+  int first_m = -1;
+  for (int k = 0; k < rec.step_count() && first_m < 0; ++k)
+    for (const Region& g : rec.steps[static_cast<std::size_t>(k)].writes)
+      if (g.buffer == bm) first_m = k;
+  REQUIRE(first_m > 0);
+  for (int k = 0; k < first_m; ++k) {
+    const State state = replay(rec, k);
+    for (int r = 0; r < rec.n; ++r) CHECK_FALSE(register_gone(rec, &rec.steps[static_cast<std::size_t>(k)], state, bm, r, 0));
+  }
+}
+
 TEST_CASE("the views ask the mask the recording carries, not a flag beside it") {
   // N = 8 in tiles of 2 × 2, no mask: every tile is computed.
   Scenario s;

@@ -127,7 +127,7 @@ void draw_cells(const HeatmapCtx& c, const Heatmap& m, const ValueRange& range) 
 static bool cell_gone(const HeatmapCtx& c, const Heatmap& m, int r, int col) {
   if (m.transposed || !m.query_rows) return false;
   const Space space = c.rec.buffers[static_cast<std::size_t>(m.buffer)].space;
-  if (space == Space::reg) return !register_live(c.rec, c.in.step, m.buffer, r, col);
+  if (space == Space::reg) return register_gone(c.rec, c.in.step, c.st, m.buffer, r, col);
   const TileStates& t = c.tiles;
   if (t.Tr == 0 || c.rec.Br <= 0 || c.rec.Bc <= 0) return false;
   if (m.key_cols) return t.at(r / c.rec.Br, col / c.rec.Bc) == TileState::discarded;
@@ -150,8 +150,8 @@ static void draw_row_blocks(const HeatmapCtx& c, const Heatmap& m, const TileSta
   }
 }
 
-// Registers keep one query row: the cells of other rows (and S's other scores) are drawn as
-// gone, run by run along each row.
+// Registers keep one query row: the cells of other rows (and S's other scores) that held a value
+// are drawn as gone (register_gone), run by run along each row.
 static void draw_registers(const HeatmapCtx& c, const Heatmap& m) {
   if (!m.query_rows || m.transposed) return;
   if (c.rec.buffers[static_cast<std::size_t>(m.buffer)].space != Space::reg) return;
@@ -159,7 +159,7 @@ static void draw_registers(const HeatmapCtx& c, const Heatmap& m) {
   for (int r = 0; r < m.rows; ++r) {
     int run = -1;
     for (int k = 0; k <= m.cols; ++k) {
-      const bool gone = k < m.cols && !register_live(c.rec, c.in.step, m.buffer, r, k);
+      const bool gone = k < m.cols && register_gone(c.rec, c.in.step, c.st, m.buffer, r, k);
       if (gone && run < 0) run = k;
       if (!gone && run >= 0) {
         c.dl->AddRectFilled(cell_pos(m, static_cast<float>(r), static_cast<float>(run)),

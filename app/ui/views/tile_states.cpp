@@ -46,4 +46,9 @@ bool register_live(const Recording& rec, const Step* step, int buffer, int r, in
   return name != "S" && name != "P" && step->row == r;
 }
 
+bool register_gone(const Recording& rec, const Step* step, const State& st, int buffer, int r, int c) {
+  const int cols = rec.buffers[static_cast<std::size_t>(buffer)].cols;
+  return st.is_defined(buffer, r, c, cols) && !register_live(rec, step, buffer, r, c);
+}
+
 }  // namespace flashstep::ui

@@ -31,9 +31,12 @@ TileStates tile_states(const Recording& rec, int playhead);
 
 // Registers (Space::reg) hold one query row at a time: attention online's scores s, its o, m
 // and l, attention materialized's m and l. Live at a step: the cells the step writes, and for
-// a per-row buffer (not the N×N scores) every cell of the step's row; everything else has
-// been overwritten by later rows and is drawn as gone.
+// a per-row buffer (not the N×N scores) every cell of the step's row.
 bool register_live(const Recording& rec, const Step* step, int buffer, int r, int c);
+// Drawn as gone (the legend's "discarded"): a register cell that holds a value in `st` (the
+// state after `step`) and is not live at the step. A cell nothing has written is "not computed
+// yet": the standard backward's m and l before its softmax kernel belong to no earlier row.
+bool register_gone(const Recording& rec, const Step* step, const State& st, int buffer, int r, int c);
 
 // The mask the recording ran under (core/mask.h).
 inline const Mask& mask_of(const Recording& rec) { return rec.mask; }
