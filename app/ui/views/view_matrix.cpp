@@ -147,6 +147,11 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   // A picture at "fit" is drawn in the panel itself, the legend right under the matrices, so
   // that it crops to what it shows; the window scrolls a zoomed view in a child.
   const bool in_child = !(picture_mode() && opt.zoom <= 0);
+  // The font scale of the window the view is drawn in (Compare draws a view smaller with it). A
+  // child's font scales with it; drawn in that window itself (a picture), the labels' sizes
+  // below are set relative to it, and it is put back after.
+  const float outer = ImGui::GetCurrentWindow()->FontWindowScale;
+  auto set_font_scale = [&](float f) { ImGui::SetWindowFontScale(in_child ? f : outer * f); };
   if (in_child) ImGui::BeginChild("##matrices", child, false, ImGuiWindowFlags_HorizontalScrollbar);
   c.dl = ImGui::GetWindowDrawList();
   // The labels among the matrices never crowd them out (a large font on a short view): at most
@@ -155,7 +160,7 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   // Set every frame: a child keeps its font scale from the last frame (and the close-up's cap).
   const float fl = in.floor_s();
   const float cap = std::max(ImGui::GetContentRegionAvail().y / 16.0f, 12.0f * fl);
-  ImGui::SetWindowFontScale(fs > cap ? cap / fs : 1.0f);
+  set_font_scale(fs > cap ? cap / fs : 1.0f);
   c.fs = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 inner = in_child ? ImGui::GetContentRegionAvail() : child;
@@ -223,7 +228,7 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
       // The labels among the matrices give up more of their size, so that the matrices keep
       // theirs beside the close-up: at most a twenty-fourth of the area's height.
       if (c.fs > fs_beside) {
-        ImGui::SetWindowFontScale(fs_beside / fs);
+        set_font_scale(fs_beside / fs);
         c.fs = ImGui::GetFontSize();  // the close-up keeps its own sizes (cud.fs)
         li.gap = std::max(12.0f * s, c.fs * 0.5f);
         li.title_h = c.fs + 6 * s;
@@ -379,7 +384,7 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   ImGui::SetCursorScreenPos(origin);
   ImGui::Dummy(ImVec2(L.width, L.height + (close_h > 0 ? li.gap * 0.5f + close_h : 0.0f)));
   if (in_child) ImGui::EndChild();
-  else ImGui::SetWindowFontScale(1.0f);
+  else ImGui::SetWindowFontScale(outer);
   if (opt.show_legend) {
     std::vector<int> shown;
     for (const Heatmap& m : mats) shown.push_back(m.buffer);
