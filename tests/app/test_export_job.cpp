@@ -479,7 +479,7 @@ TEST_CASE("export: on the Compare tab a GIF steps the comparison's playhead") {
   app.tab = Tab::compare;
   app.tick(0.0);  // records the two runs, as the window's next frame does
   REQUIRE(app.compare.timeline.count() > 4);
-  app.compare.timeline.seek(4);
+  app.seek_active(4);
   CHECK(steps_compare(app, ""));
   CHECK_FALSE(steps_compare(app, "view"));
   CHECK(default_export_name(app, ExportRequest::png, "", 0, 0) == "online-compare-step5.png");

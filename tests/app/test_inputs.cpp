@@ -241,7 +241,7 @@ TEST_CASE("app state: compare records both algorithms on the lesson's input") {
   CHECK(app.compare.left.rec->step_count() == 12);
   CHECK(app.compare.right.rec->step_count() == 8);
   CHECK(app.compare.timeline.count() == 12);
-  app.compare.timeline.seek(10);
+  app.seek_active(10);
   app.sync_cursor();
   CHECK(app.compare.left.cursor->position() == 10);
   CHECK(app.compare.right.cursor->position() == 7);  // online finished

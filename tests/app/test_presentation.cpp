@@ -315,7 +315,7 @@ TEST_CASE("the Compare tab's softmax views hold their bars and registers at ever
       REQUIRE(app.compare.timeline.count() > 4);
       for (int k = 0; k < app.compare.timeline.count(); ++k) {
         CAPTURE(k);
-        app.compare.timeline.seek(k);
+        app.seek_active(k);
         h.frame(app);
         h.frame(app);  // a window's scroll range is that of the frame before
         int views = 0;
@@ -644,7 +644,7 @@ TEST_CASE("the Compare tab holds both sides, their views and their sentences, wi
       REQUIRE(n > 2);
       for (const int k : {0, n / 2, n - 1}) {
         CAPTURE(k);
-        app.compare.timeline.seek(k);
+        app.seek_active(k);
         // A window's scroll range is that of the frame before; the text and the views take the
         // room the views were seen to need in the frame before that.
         for (int f = 0; f < 4; ++f) h.frame(app);
@@ -664,6 +664,8 @@ TEST_CASE("the Compare tab holds both sides, their views and their sentences, wi
           // The views too: where they need more than the text leaves them (a font made larger),
           // the text gets smaller.
           CHECK(w->ScrollMax.y == 0.0f);
+          // Nothing past the right edge (the total traffic's ratio went past it at font 2×).
+          if (region) CHECK(w->ContentSize.x <= w->Size.x - 2.0f * w->WindowPadding.x + 0.5f);
         }
         CHECK(regions == 1);
         // The two views are as wide as each other to the pixel: a matrix's number format is the
@@ -672,6 +674,57 @@ TEST_CASE("the Compare tab holds both sides, their views and their sentences, wi
         CHECK(view_widths[0] == view_widths[1]);
       }
     }
+}
+
+TEST_CASE("Compare at a font made larger: both views at one scale, no smaller than they need, their bars no flatter than 46 px a unit of scale until the views are at their font-1× size") {
+  // Presenting at font 2×, safe vs online, opened on its last step: the views fit at 0.56 of the
+  // full scale. The room they asked for was worked out from the frame before's scroll range and
+  // this frame's scale, twice what they needed, and they were drawn at their font-1× size (0.5)
+  // with room left under them. Given the room, they drew their bars 24 px a unit high, flat
+  // lines under registers twice their size. The right side took the room the left had just
+  // asked for in the same frame, and the two were drawn at different scales.
+  const float scale = kPresentationScale * 2.0f;
+  Headless h;
+  ImGui::GetIO().DisplaySize = ImVec2(1920, 1080);
+  AppState app;
+  app.set_font_scale(2.0f);
+  use_scale(app, scale, Theme::projector);
+  app.motion.enabled = false;  // steps drawn at rest, as a picture draws them
+  open_compare(app, "online", Algorithm::safe, Algorithm::online, true);
+  for (int f = 0; f < 3; ++f) h.frame(app);
+  const int n = app.compare.timeline.count();
+  REQUIRE(n > 2);
+  // Opened on the last step: what the views need there, learnt afresh.
+  app.seek_active(n - 1);
+  app.compare.sentence_room = {};
+  bool first = true;
+  for (const int k : {n - 1, 0, n / 2, n - 1}) {
+    CAPTURE(k);
+    app.seek_active(k);
+    for (int f = 0; f < 4; ++f) h.frame(app);
+    std::vector<float> drawn;  // each view's scale over the full one
+    for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
+      const std::string wn = w->Name;
+      const std::size_t at = wn.find("/presented-view_");
+      if (!w->Active || at == std::string::npos) continue;
+      const std::size_t v = wn.find("/view_", at + 1);
+      if (v == std::string::npos || wn.find('/', v + 1) != std::string::npos) continue;
+      CAPTURE(wn);
+      drawn.push_back(w->FontWindowScale);
+      CHECK(w->ScrollMax.y == 0.0f);
+    }
+    REQUIRE(drawn.size() == 2);
+    CHECK(drawn[0] == drawn[1]);
+    CHECK(drawn[0] >= 0.5f);
+    // Opened on the last step, the views are not drawn at their smallest: they fit larger.
+    if (first) CHECK(drawn[0] > 0.5f + 0.01f);
+    first = false;
+    if (drawn[0] > 0.5f)
+      for (int side = 0; side < 2; ++side) {
+        CAPTURE(side);
+        CHECK(app.compare.views[side].get<VectorViewOptions>().drawn.bar_px >= 46.0f * drawn[0] * scale - 0.01f);
+      }
+  }
 }
 
 namespace {

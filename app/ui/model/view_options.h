@@ -28,6 +28,10 @@ struct VectorViewOptions {
   int row = -1;              // softmax row shown; -1 follows the step (step.row)
   bool show_toolbar = true;  // the row picker (only drawn when there are several rows)
   bool show_rows = true;     // the other rows as small strips below, clickable
+  // What the view drew in its last frame, for tests.
+  struct Drawn {
+    float bar_px = 0;  // the height of a full bar (exp and y)
+  } drawn;
 };
 
 // The matrix view of the attention lessons (views/view_matrix.h).

@@ -71,8 +71,9 @@ int wrapping_lines(CompareState& c, float width) {
   return lines;
 }
 
+// One side: its header, its view at `scale` (the same for both sides in a frame) and its sentence.
 void side(AppState& app, CompareState::SentenceRoom& room, Played& p, int playhead, ViewStates& views, ImVec2 size,
-          TextScale& text) {
+          float scale, TextScale& text) {
   const float height = size.y;
   const Recording& rec = *p.rec;
   const float s = app.ui_scale;
@@ -109,20 +110,20 @@ void side(AppState& app, CompareState::SentenceRoom& room, Played& p, int playhe
   const float f = text.get();
   text.set(1.0f);
   ImGui::BeginChild("view", size, false);
-  // Where even the smallest text leaves the view less than it needs (a font made larger), the
-  // view is drawn smaller, down to its size at font 1×.
   const float floor = app.ui_scale / std::max(app.font_scale, 1.0f);
-  const float fit = room.view_need > height ? height / room.view_need : 1.0f;
-  const float scale = std::max(app.ui_scale * fit, floor);
   ImGui::SetWindowFontScale(scale / app.ui_scale);
   ViewInput vi{rec, *p.cursor, k, st, palette_of(app.theme), scale, std::min(floor, scale)};
   vi.side_by_side = true;
   draw_recording_view(vi, views, ViewPlace::compare);
-  // What did not fit (the frame before's layout), as the height it asks at the full scale: the
-  // text makes room for it from the next frame, and the view gets smaller for what the text
-  // cannot give.
-  if (ImGui::GetScrollMaxY() > 0)
-    room.view_need = std::max(room.view_need, (height + ImGui::GetScrollMaxY()) * app.ui_scale / scale);
+  // What did not fit, as the height it asks at the full scale: the text makes room for it from
+  // the next frame, and the views get smaller for what the text cannot give. Measured on this
+  // frame's layout at this frame's scale, as ImGui will work out the scroll range at its end
+  // (the scroll range itself is the frame before's, maybe drawn at another scale: taken with
+  // this one it asked twice the room the views needed).
+  const ImGuiWindow* w = ImGui::GetCurrentWindow();
+  const float over = std::ceil(w->DC.CursorMaxPos.y - w->DC.CursorStartPos.y) + 2.0f * w->WindowPadding.y -
+                     (w->InnerRect.Max.y - w->InnerRect.Min.y);
+  if (over > 0) room.view_need = std::max(room.view_need, (height + over) * app.ui_scale / scale);
   ImGui::EndChild();
   text.set(f);
   text_rich(st->text, ImGui::GetContentRegionAvail().x);
@@ -200,10 +201,12 @@ void draw_compare(AppState& app, bool controls) {
   const bool by_backend = c.a == c.b && c.left.rec->backend != c.right.rec->backend;
   const std::string na = by_backend ? (c.left.rec->backend == "gpu" ? "GPU" : "CPU") : std::string(algorithm_id(c.a));
   const std::string nb = by_backend ? (c.right.rec->backend == "gpu" ? "GPU" : "CPU") : std::string(algorithm_id(c.b));
+  // Wrapped where a slide's font makes it wider than the tab (the ratio went past the edge).
   if (ib.hbm_accesses() > 0 && ia.hbm_accesses() > 0)
-    ImGui::Text("Total HBM traffic: %s: %s elements, %s: %s elements (%.2f×)", na.c_str(),
-                count(ia.hbm_accesses()).c_str(), nb.c_str(), count(ib.hbm_accesses()).c_str(),
-                static_cast<double>(ia.hbm_accesses()) / static_cast<double>(ib.hbm_accesses()));
+    text_wrapped_words(strf("Total HBM traffic: %s: %s elements, %s: %s elements (%.2f×)", na.c_str(),
+                            count(ia.hbm_accesses()).c_str(), nb.c_str(), count(ib.hbm_accesses()).c_str(),
+                            static_cast<double>(ia.hbm_accesses()) / static_cast<double>(ib.hbm_accesses())),
+                       ImGui::GetContentRegionAvail().x);
   // The same algorithm on two backends: how far apart are their outputs?
   const MatrixRM& oa = c.left.rec->output();
   const MatrixRM& ob = c.right.rec->output();
@@ -234,16 +237,22 @@ void draw_compare(AppState& app, bool controls) {
     };
     shrink_to_fit(text, std::min(avail.y * 0.45f, avail.y - room.view_need), text_h, 1.0f / std::max(app.font_scale, 1.0f));
     const float view_h = std::max(avail.y - text_h(), 80.0f * app.ui_scale);
+    // Where even the smallest text leaves the views less than they need (a font made larger),
+    // they are drawn smaller, down to their size at font 1×: both at one scale, worked out once
+    // a frame from what they were seen to need before it.
+    const float floor = app.ui_scale / std::max(app.font_scale, 1.0f);
+    const float fit = room.view_need > view_h ? view_h / room.view_need : 1.0f;
+    const float view_scale = std::max(app.ui_scale * fit, floor);
     // Both views the same width, to the pixel (the table's two columns may differ by one): a
     // matrix's number format is the longest its cells hold, and the CPU and GPU sides of one
     // algorithm must not show the same value as "−.01" and "0".
     const ImVec2 view_size(std::floor(avail.x) - 1.0f, view_h);
     ImGui::PushID("a");
-    side(app, room, c.left, k, c.views[0], view_size, text);
+    side(app, room, c.left, k, c.views[0], view_size, view_scale, text);
     ImGui::PopID();
     ImGui::TableNextColumn();
     ImGui::PushID("b");
-    side(app, room, c.right, k, c.views[1], view_size, text);
+    side(app, room, c.right, k, c.views[1], view_size, view_scale, text);
     ImGui::PopID();
     ImGui::EndTable();
   }

@@ -205,9 +205,14 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
   const float registers_h = draw_registers(c, 0, origin.x, origin.x + avail.x, false);
   const float reserve = registers_h + 16 * s + fs * 1.6f + (rec.rows > 1 && opt.show_rows ? 60 * s : 0) +
                         (cols.per > 1 ? ImGui::GetTextLineHeightWithSpacing() : 0);
-  // Down to 24 px a bar at font 1×: in the Compare tab's columns at a font made larger the bars
-  // give way before the registers and the sentences do.
-  const float bar_h = std::clamp((avail.y - (y - origin.y) - reserve) / 2.0f - 8 * s, 24.0f * s, 130.0f * s);
+  // Down to 24 px a bar at font 1×: in the Compare tab's columns the bars give way before the
+  // registers and the sentences do. While Compare can still draw the view smaller (a font made
+  // larger), they keep 46 px and what does not fit makes it do so: bars 24 px high at a scale
+  // of 2 read as flat lines under registers twice their size.
+  const bool can_shrink = in.side_by_side && in.ui_scale > in.floor_s() + 1e-3f;
+  const float bar_h =
+      std::clamp((avail.y - (y - origin.y) - reserve) / 2.0f - 8 * s, (can_shrink ? 46.0f : 24.0f) * s, 130.0f * s);
+  opt.drawn.bar_px = bar_h;
   const bool naive = !info(rec.algorithm).has_max;
   const bool log_y = b.lse >= 0;
   // Bars move between steps where each stands for one element: with many per column a move
