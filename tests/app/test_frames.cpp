@@ -8,12 +8,17 @@
 #include "app/ui/panels/frame.h"
 #include "app/ui/style.h"
 #include "app/ui/widgets.h"
+#include "core/algorithms.h"
+#include "core/engine.h"
 #include "core/lessons.h"
+#include "core/text.h"
+#include "app/ui/panels/panels.h"
 
 #include <doctest/doctest.h>
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 
@@ -287,4 +292,40 @@ TEST_CASE("frames: the largest vector the window takes draws about as many shape
   // One rectangle per element was 800,000 vertices; a column per 2 pixels of a 1280-wide window
   // is a few thousand rectangles for the three rows, at 4 to 8 vertices each.
   CHECK(large < small + 60000);
+}
+
+TEST_CASE("pseudocode: a softmax run with a scale says that its xᵢ stand for s·xᵢ, with the s it ran with") {
+  // The 1/√d lab's pseudocode read m_i ← max(m_{i−1}, x_i) beside "m₃ = max(m₂ = 1.25, s·x₃ =
+  // −0.625)". The s is read back from the recorded numbers: the row's max m = s·max(x).
+  const Lesson* lab = nullptr;
+  for (const Lesson& l : lessons())
+    if (l.id == "scale") lab = &l;
+  REQUIRE(lab);
+  const Recording rec = record(lab->scenario);
+  REQUIRE(rec.scale != 1.0);
+  const State st = replay(rec, rec.step_count() - 1);
+  const int bm = rec.find_buffer("m");
+  REQUIRE(bm >= 0);
+  const std::vector<double>& x = lab->scenario.x[0];
+  const double top = *std::max_element(x.begin(), x.end());
+  REQUIRE(top > 0.0);
+  const double s = st.at(bm, 0, 0, 1) / top;
+  CHECK(s == doctest::Approx(rec.scale));
+  const std::string note = pseudocode_note(rec);
+  CHECK(note.find("s·xᵢ") != std::string::npos);
+  CHECK(note.find("s = " + num(s)) != std::string::npos);
+  // Without a scale, and for attention (its pseudocode writes the s), there is no note.
+  for (const AlgorithmInfo& row : algorithm_table()) {
+    CAPTURE(row.id);
+    Scenario sc;
+    sc.algorithm = row.algorithm;
+    if (takes_qkv(row.algorithm)) {
+      sc.n = 4;
+      sc.d = 2;
+    } else {
+      sc.x = {{1, 2, 3}};
+    }
+    const Recording r = record(sc);
+    if (r.scale == 1.0 || takes_qkv(row.algorithm)) CHECK(pseudocode_note(r).empty());
+  }
 }

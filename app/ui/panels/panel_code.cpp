@@ -6,6 +6,7 @@
 #include "app/ui/widgets.h"
 #include "core/algorithms.h"
 #include "core/engine.h"
+#include "core/text.h"
 
 #include <algorithm>
 #include <string>
@@ -104,6 +105,11 @@ Fold fold_of(const AppState& app) {
 
 }  // namespace
 
+std::string pseudocode_note(const Recording& rec) {
+  if (rec.scale == 1.0 || takes_qkv(rec.algorithm)) return {};
+  return "Run with a scale: each xᵢ above stands for s·xᵢ, s = " + num(rec.scale) + ".";
+}
+
 float pseudocode_height(const AppState& app, float width) {
   const Recording& rec = *app.played.rec;
   const auto& lines = pseudocode(rec.step_count() > 0 ? rec.algorithm : app.inputs.algorithm);
@@ -120,6 +126,9 @@ float pseudocode_height(const AppState& app, float width) {
                                     .size()) *
              ImGui::GetTextLineHeightWithSpacing();
   }
+  if (const std::string note = pseudocode_note(rec); !note.empty())
+    total += static_cast<float>(wrap_rich(note, width, ImGui::GetFontSize()).size()) *
+             ImGui::GetTextLineHeightWithSpacing();
   return total;
 }
 
@@ -266,6 +275,11 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
       f.scrolled_part = at_part;
       f.scrolled_height = height;
     }
+  }
+  if (const std::string note = pseudocode_note(rec); !note.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    text_rich(note, width);
+    ImGui::PopStyleColor();
   }
   scale.set(1.0f);
   ImGui::End();

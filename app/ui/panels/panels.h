@@ -34,6 +34,10 @@ void draw_memory_window(AppState& app, const PanelRect& r);      // panel_view.c
 // window at its font scale of the moment (panel_code.cpp), and the memory panel's (panel_view.cpp).
 float explanation_height(const AppState& app, float width);
 float pseudocode_height(const AppState& app, float width);
+// The line under a softmax's pseudocode run with a scale: its xᵢ are the scaled scores s·xᵢ, as
+// the view and the explanation write them; empty without a scale and for attention (whose
+// pseudocode writes the s).
+std::string pseudocode_note(const Recording& rec);
 float memory_window_height(AppState& app);
 void draw_timeline_panel(AppState& app, const PanelRect& r);     // panel_timeline.cpp
 void draw_status_bar(AppState& app, const PanelRect& r);         // panel_log.cpp
