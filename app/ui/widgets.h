@@ -11,6 +11,7 @@
 #include <imgui_internal.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -192,5 +193,20 @@ void colour_bar(ImDrawList* dl, ImVec2 p0, ImVec2 size, bool signed_map = false)
 // One line of swatches: read, written, current tile, inf/nan, not yet computed. Advances the
 // ImGui cursor.
 void mark_legend(const Palette& pal, float scale, bool with_current, bool with_registers = false);
+
+// What the current window will have left to scroll at the end of this frame, as ImGui works it
+// out from what was laid out in it so far (GetScrollMaxY() is the frame before's). A view drawn
+// smaller when it does not fit (Compare, a slide) learns the room it needs from it.
+inline float overflow_now() {
+  const ImGuiWindow* w = ImGui::GetCurrentWindow();
+  return std::ceil(w->DC.CursorMaxPos.y - w->DC.CursorStartPos.y) + 2.0f * w->WindowPadding.y -
+         (w->InnerRect.Max.y - w->InnerRect.Min.y);
+}
+// What a view drawn at `scale` in a region `height` high with `over` left to scroll needs at the
+// full scale `full`, the most `need` has seen: 2% more than in proportion, since a view's fixed
+// parts do not shrink with it (taken in proportion, the next frame still had a few pixels over).
+inline void learn_need(float& need, float height, float over, float scale, float full) {
+  if (over > 0) need = std::max(need, (height + over) * full / scale * 1.02f);
+}
 
 }  // namespace flashstep::ui

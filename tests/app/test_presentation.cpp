@@ -543,6 +543,53 @@ TEST_CASE("presentation at 1920×1080 in the projector theme: the explanation, t
   io.DisplaySize = ImVec2(1280, 800);
 }
 
+TEST_CASE("presentation: every lesson's view holds what it draws with nothing to scroll, at font 1×, 1.5× and 2×, at its first, middle and last step") {
+  // A slide has no scroll bar to reach for. At font 2× online softmax's view went past the
+  // slide's bottom (its registers half cut, its legend and rescale factor gone), its bars flat.
+  // The sample (tests/sample.h): every lesson at one of the three font sizes, in turn.
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = ImVec2(1920, 1080);
+  for (std::size_t li = 0; li < lessons().size(); ++li) {
+    const Lesson& lesson = lessons()[li];
+    for (std::size_t si = 0; si < 3; ++si) {
+      if (!sample::keeps(li, si, 3)) continue;
+      const float font = std::array<float, 3>{1.0f, 1.5f, 2.0f}[si];
+      CAPTURE(lesson.id);
+      CAPTURE(font);
+      AppState app;
+      app.background_allowed = false;
+      app.motion.enabled = false;
+      REQUIRE(app.open_lesson(lesson.id));
+      app.tab = Tab::lesson;
+      app.tab_changed = true;
+      app.presenting = true;
+      app.set_font_scale(font);
+      use_scale(app, kPresentationScale * font, Theme::projector);
+      h.frame(app);
+      const int n = app.timeline.count();
+      for (const int k : {0, n / 2, n - 1}) {
+        CAPTURE(k);
+        app.seek(k);
+        for (int f = 0; f < 4; ++f) h.frame(app);
+        int regions = 0;
+        for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
+          const std::string wn = w->Name;
+          const std::size_t at = wn.find("/presented-view_");
+          if (!w->Active || at == std::string::npos) continue;
+          CAPTURE(wn);
+          regions += wn.find('/', at + 1) == std::string::npos;
+          CHECK(w->ScrollMax.y == 0.0f);
+        }
+        CHECK(regions == 1);
+      }
+    }
+  }
+  AppState app;
+  use_scale(app, 1.0f, Theme::dark);
+  io.DisplaySize = ImVec2(1280, 800);
+}
+
 TEST_CASE("presentation: on the Measure tab the bottom line tells the measurement, not the lesson's step counter") {
   Headless h;
   AppState app;

@@ -168,6 +168,15 @@ class AppState {
   ViewStates views;  // the lesson's view's options, by kind
   MemoryPanelOptions memory_panel;
   CompareState compare;
+  // The height the lesson's view was seen to need on a slide, at the full scale, for one
+  // recording, region and scale: where it needs more than the slide has (a font made larger),
+  // it is drawn smaller, down to its size at font 1× (panel_view.cpp).
+  struct PresentedRoom {
+    const Recording* rec = nullptr;
+    float width = 0, height = 0, scale = 0;
+    float need = 0;   // seen above the font-1× size
+    float tight = 0;  // seen at or below it
+  } presented_room;
   Quiz quiz;        // View ▸ Ask me first: questions before steps (ask.h)
   GoToBox go_to;    // Ctrl+G
   OverflowLab overflow_lab;

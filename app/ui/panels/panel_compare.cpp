@@ -114,16 +114,14 @@ void side(AppState& app, CompareState::SentenceRoom& room, Played& p, int playhe
   ImGui::SetWindowFontScale(scale / app.ui_scale);
   ViewInput vi{rec, *p.cursor, k, st, palette_of(app.theme), scale, std::min(floor, scale)};
   vi.side_by_side = true;
+  vi.shrinks = true;
   draw_recording_view(vi, views, ViewPlace::compare);
   // What did not fit, as the height it asks at the full scale: the text makes room for it from
   // the next frame, and the views get smaller for what the text cannot give. Measured on this
   // frame's layout at this frame's scale, as ImGui will work out the scroll range at its end
   // (the scroll range itself is the frame before's, maybe drawn at another scale: taken with
   // this one it asked twice the room the views needed).
-  const ImGuiWindow* w = ImGui::GetCurrentWindow();
-  const float over = std::ceil(w->DC.CursorMaxPos.y - w->DC.CursorStartPos.y) + 2.0f * w->WindowPadding.y -
-                     (w->InnerRect.Max.y - w->InnerRect.Min.y);
-  if (over > 0) room.view_need = std::max(room.view_need, (height + over) * app.ui_scale / scale);
+  learn_need(room.view_need, height, overflow_now(), scale, app.ui_scale);
   ImGui::EndChild();
   text.set(f);
   text_rich(st->text, ImGui::GetContentRegionAvail().x);

@@ -110,9 +110,14 @@ bool presented_alone(const AppState& app) {
 
 std::string presented_title(const AppState& app, bool brief) {
   const Lesson& lesson = app.current_lesson();
-  // A lesson that opens on the tab (CPU vs GPU on Compare, the 1/√d lab) is titled by itself.
-  if (!presented_alone(app) || (app.tab == Tab::compare && lesson.tab == tab_name(Tab::compare)))
-    return lesson.heading();
+  // A lesson that opens on the tab (CPU vs GPU on Compare, the 1/√d lab) is titled by itself;
+  // brief, without its parenthesis ("4. Chunked online softmax (merge of (m, l) pairs)" went
+  // past the slide's left column at font 2×).
+  if (!presented_alone(app) || (app.tab == Tab::compare && lesson.tab == tab_name(Tab::compare))) {
+    std::string heading = lesson.heading();
+    if (const std::size_t paren = heading.find(" ("); brief && paren != std::string::npos) heading.resize(paren);
+    return heading;
+  }
   switch (app.tab) {
     case Tab::compare: {
       const std::string a(brief ? algorithm_id(app.compare.a) : algorithm_title(app.compare.a));
@@ -133,7 +138,33 @@ void draw_tab_content(AppState& app, Tab t, bool toolbars) {
     case Tab::lesson: {
       ViewInput vi = view_input(app);
       vi.hits = &app.hits;
-      draw_recording_view(vi, app.views, toolbars ? ViewPlace::lesson : ViewPlace::presented);
+      if (toolbars) {
+        draw_recording_view(vi, app.views, ViewPlace::lesson);
+        break;
+      }
+      // A slide has nothing to scroll with: a view that needs more room than it has (a font
+      // made larger) is drawn smaller, down to its size at font 1×, from what it was seen to need
+      // at the steps shown so far. Where even that size does not fit (the larger title leaves
+      // less room than at font 1×: the chunked view's tree), smaller still, down to 3/4 of it,
+      // from what it was seen to need at that size: views that fill the height they are given
+      // (the bars) would otherwise be drawn as small as a guess from the full size made them.
+      AppState::PresentedRoom& room = app.presented_room;
+      const ImVec2 avail = ImGui::GetContentRegionAvail();
+      const ImVec2 size = ImGui::GetWindowSize();  // its content's width changes with a scroll bar
+      if (room.rec != app.played.rec.get() || room.width != size.x || room.height != size.y ||
+          room.scale != app.ui_scale)
+        room = {app.played.rec.get(), size.x, size.y, app.ui_scale, 0.0f, 0.0f};
+      const float floor = std::min(vi.floor_s(), app.ui_scale);
+      auto fit = [&](float need) { return need > avail.y ? avail.y / need : 1.0f; };
+      float scale = std::max(app.ui_scale * fit(room.need), floor);
+      if (room.tight > 0) scale = std::min(scale, std::max(app.ui_scale * fit(room.tight), floor * 0.75f));
+      ImGui::SetWindowFontScale(scale / app.ui_scale);
+      vi.ui_scale = scale;
+      vi.floor_scale = std::min(floor, scale);
+      vi.shrinks = true;
+      draw_recording_view(vi, app.views, ViewPlace::presented);
+      learn_need(scale > floor + 1e-3f ? room.need : room.tight, avail.y, overflow_now(), scale, app.ui_scale);
+      ImGui::SetWindowFontScale(1.0f);
       break;
     }
     case Tab::steps: draw_steps_table(app); break;

@@ -61,6 +61,10 @@ struct ViewInput {
   // Drawn beside a view of another recording (the Compare tab): sizes that depend on what the
   // recording holds are taken for the most any recording holds, so that the two stay level.
   bool side_by_side = false;
+  // Drawn where the shell draws the view smaller, down to floor_scale, when it does not fit
+  // (Compare, a slide): sizes that could give way (the bars) keep their own while ui_scale is
+  // above floor_scale, and what does not fit makes the shell draw the view smaller.
+  bool shrinks = false;
 };
 
 }  // namespace flashstep::ui

@@ -253,7 +253,7 @@ static void draw_chunked_view_body(const ViewInput& in, ChunkedViewOptions& opt)
   y += static_cast<float>(levels - 1) * level_h + box_h + 12 * s;
   ImGui::SetCursorScreenPos(ImVec2(origin.x, y));
   mark_legend(pal, s, false);
-  ImGui::Dummy(ImVec2(avail.x, 1));
+  ImGui::Dummy(ImVec2(avail.x, 0));  // the view's width; no height past the legend
 }
 
 // One ID scope per options struct, so two copies of the view (compare mode) never share

@@ -206,10 +206,10 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
   const float reserve = registers_h + 16 * s + fs * 1.6f + (rec.rows > 1 && opt.show_rows ? 60 * s : 0) +
                         (cols.per > 1 ? ImGui::GetTextLineHeightWithSpacing() : 0);
   // Down to 24 px a bar at font 1×: in the Compare tab's columns the bars give way before the
-  // registers and the sentences do. While Compare can still draw the view smaller (a font made
-  // larger), they keep 46 px and what does not fit makes it do so: bars 24 px high at a scale
-  // of 2 read as flat lines under registers twice their size.
-  const bool can_shrink = in.side_by_side && in.ui_scale > in.floor_s() + 1e-3f;
+  // registers and the sentences do. While the shell can still draw the view smaller (Compare, a
+  // slide, a font made larger: ViewInput::shrinks), they keep 46 px and what does not fit makes
+  // it do so: bars 24 px high at a scale of 2 read as flat lines under registers twice their size.
+  const bool can_shrink = in.shrinks && in.ui_scale > in.floor_s() + 1e-3f;
   const float bar_h =
       std::clamp((avail.y - (y - origin.y) - reserve) / 2.0f - 8 * s, (can_shrink ? 46.0f : 24.0f) * s, 130.0f * s);
   opt.drawn.bar_px = bar_h;
@@ -291,7 +291,7 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
     ImGui::Dummy(ImVec2(1, ImGui::GetTextLineHeight()));
   }
   mark_legend(pal, s, false);
-  ImGui::Dummy(ImVec2(avail.x, 1));
+  ImGui::Dummy(ImVec2(avail.x, 0));  // the view's width; no height past the legend
 }
 
 // One ID scope per options struct, so two copies of the view (compare mode) never share
