@@ -168,3 +168,45 @@ TEST_CASE("Steps tab: the safe softmax lesson's rows at several playheads show t
     }
   }
 }
+
+TEST_CASE("Steps tab: with several rows, m and l are of the row the table names: the step's query row, its tile's first, or none") {
+  // A step about no row (the standard backward's key steps, a K/V block written back) showed
+  // m and l of row 1, a row it has nothing to do with.
+  int rowless = 0, checked = 0;
+  for (Algorithm a : rows::where([](const AlgorithmInfo& row) { return takes_qkv(row.algorithm); })) {
+    CAPTURE(algorithm_id(a));
+    Scenario s;
+    s.algorithm = a;
+    s.n = 6;
+    s.d = 3;
+    s.sram = 48;
+    const Recording rec = record(s);
+    REQUIRE(several_register_rows(rec));
+    const StepRegisters regs = step_registers(rec);
+    const int bm = rec.find_buffer("m");
+    for (int k = 0; k < rec.step_count(); ++k) {
+      CAPTURE(k);
+      const Step& st = rec.steps[static_cast<std::size_t>(k)];
+      const int row = regs.row[static_cast<std::size_t>(k)];
+      if (st.row >= 0) {
+        CHECK(row == st.row);
+      } else if (st.tile_i >= 0) {
+        CHECK(row == st.tile_i * rec.Br);
+      } else {
+        ++rowless;
+        CHECK(row == -1);
+        CHECK_FALSE(regs.m[static_cast<std::size_t>(k)].has_value());
+        CHECK_FALSE(regs.l[static_cast<std::size_t>(k)].has_value());
+        continue;
+      }
+      // The m shown is that row's m right after the step.
+      if (bm >= 0 && regs.m[static_cast<std::size_t>(k)]) {
+        const State after = replay(rec, k);
+        CHECK(*regs.m[static_cast<std::size_t>(k)] == after.at(bm, row, 0, 1));
+        ++checked;
+      }
+    }
+  }
+  CHECK(rowless > 0);  // the standard backward's dV and dK steps
+  CHECK(checked > 0);
+}

@@ -11,8 +11,12 @@
 
 namespace flashstep::ui {
 
-// The row a step is about: its softmax or query row, the first row of its tile, else 0.
+// The row a step is about: its softmax or query row, the first row of its tile; a step about
+// no row (the backward's key steps, a K/V block written back) -1 where the recording has
+// several rows, else 0.
 int step_register_row(const Recording& rec, const Step& st);
+// Whether the recording's m and l have several rows, so that the Steps tab says whose it shows.
+bool several_register_rows(const Recording& rec);
 
 // The step columns of core's step_columns(): m and l, then the others the recording declares.
 struct StepRegisters {
@@ -23,6 +27,7 @@ struct StepRegisters {
     std::vector<std::optional<double>> values;
   };
   std::vector<Column> more;  // after m and l
+  std::vector<int> row;      // per step: the row they are read at (step_register_row)
 };
 StepRegisters step_registers(const Recording& rec);
 
@@ -30,6 +35,7 @@ StepRegisters step_registers(const Recording& rec);
 // for steps up to the playhead; steps after it have not happened yet and show nothing.
 struct StepRow {
   bool shown = false;
+  int row = -1;  // the row m and l are of, from 0; -1: none
   std::optional<double> m, l;
   std::vector<std::optional<double>> more;  // StepRegisters::more's, in order
 };

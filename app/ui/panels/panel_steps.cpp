@@ -1,6 +1,7 @@
 // The Steps tab: every recorded step of the lesson in a table (pass, label, the sentence with
-// its numbers, m and l of the step's row as they stand right after that step, and any other
-// per-row register the recording declares a step column). Clicking a row
+// its numbers, m and l of the step's row as they stand right after that step (with the row
+// where there are several: a tile's first), and any other per-row register the recording
+// declares a step column). Clicking a row
 // moves the playhead there; the table follows the playhead. Steps after the playhead have not
 // happened yet: their m and l stay empty.
 #include "app/ui/model/step_registers.h"
@@ -46,13 +47,16 @@ void draw_steps_table(AppState& app) {
   const StepRegisters& regs = registers_of(app.played.rec);
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable;
-  if (!ImGui::BeginTable("steps", 4 + static_cast<int>(columns.size()), flags)) return;
+  // Where m and l have several rows (attention), the row they are of: a tile's first.
+  const bool rows = several_register_rows(rec);
+  if (!ImGui::BeginTable("steps", 4 + (rows ? 1 : 0) + static_cast<int>(columns.size()), flags)) return;
   const float s = app.ui_scale;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed, 48 * s);
   ImGui::TableSetupColumn("pass", ImGuiTableColumnFlags_WidthFixed, 40 * s);
   ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, 150 * s);
   ImGui::TableSetupColumn("explanation", ImGuiTableColumnFlags_WidthStretch);
+  if (rows) ImGui::TableSetupColumn("row", ImGuiTableColumnFlags_WidthFixed, 36 * s);
   for (const StepColumn& col : columns)
     ImGui::TableSetupColumn(col.name.c_str(), ImGuiTableColumnFlags_WidthFixed, 70 * s);
   ImGui::TableHeadersRow();
@@ -78,6 +82,10 @@ void draw_steps_table(AppState& app) {
       ImGui::TableNextColumn();
       text_rich(st.text, ImGui::GetContentRegionAvail().x);
       if (const StepRow row = step_row(regs, i, playhead); row.shown) {
+        if (rows) {
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(row.row >= 0 ? std::to_string(row.row + 1).c_str() : "—");
+        }
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(register_text(row.m, has_m).c_str());
         ImGui::TableNextColumn();
