@@ -59,4 +59,20 @@ inline void covers(const std::vector<Algorithm>& list, const std::vector<Algorit
   covers(list, subset, [](Algorithm a) { return a; });
 }
 
+// A small run of row `a`: attention at N = n, d, with the SRAM M = 16·d (tiles of 4 × 4 at d = 4),
+// a softmax on the first n of 3, 2, 5, 1, 7, 0, 4, 6.
+inline flashstep::Scenario small_run(Algorithm a, int n = 6, int d = 3) {
+  flashstep::Scenario s;
+  s.algorithm = a;
+  if (flashstep::takes_qkv(a)) {
+    s.n = n;
+    s.d = d;
+    s.sram = 16 * d;
+  } else {
+    static const double kX[] = {3, 2, 5, 1, 7, 0, 4, 6};
+    s.x = {std::vector<double>(kX, kX + std::clamp(n, 1, 8))};
+  }
+  return s;
+}
+
 }  // namespace rows

@@ -4,6 +4,7 @@
 #include <GLFW/glfw3.h>
 
 #include "tests/app/headless.h"
+#include "tests/rows.h"
 #include "app/ui/model/app_state.h"
 #include "app/ui/panels/frame.h"
 #include "app/ui/style.h"
@@ -317,15 +318,7 @@ TEST_CASE("pseudocode: a softmax run with a scale says that its xᵢ stand for s
   // Without a scale, and for attention (its pseudocode writes the s), there is no note.
   for (const AlgorithmInfo& row : algorithm_table()) {
     CAPTURE(row.id);
-    Scenario sc;
-    sc.algorithm = row.algorithm;
-    if (takes_qkv(row.algorithm)) {
-      sc.n = 4;
-      sc.d = 2;
-    } else {
-      sc.x = {{1, 2, 3}};
-    }
-    const Recording r = record(sc);
+    const Recording r = record(rows::small_run(row.algorithm));
     if (r.scale == 1.0 || takes_qkv(row.algorithm)) CHECK(pseudocode_note(r).empty());
   }
 }

@@ -4,6 +4,7 @@
 // (FlashAttention-1: K/V blocks outside, Q blocks inside; FlashAttention-2 the other way round,
 // with one closing step per Q block), not from the recording.
 #include "app/ui/views/tile_states.h"
+#include "tests/rows.h"
 
 #include "core/algorithms.h"
 #include "core/engine.h"
@@ -148,16 +149,7 @@ TEST_CASE("registers: a cell drawn as discarded held a value, for every algorith
   int checked = 0, gone_seen = 0;
   for (const AlgorithmInfo& row : algorithm_table()) {
     CAPTURE(row.id);
-    Scenario s;
-    s.algorithm = row.algorithm;
-    if (takes_qkv(row.algorithm)) {
-      s.n = 6;
-      s.d = 3;
-      s.sram = 48;
-    } else {
-      s.x = {{3, 2, 5, 1}};
-    }
-    const Recording rec = record(s);
+    const Recording rec = record(rows::small_run(row.algorithm));
     for (int b = 0; b < static_cast<int>(rec.buffers.size()); ++b) {
       const BufferInfo& buf = rec.buffers[static_cast<std::size_t>(b)];
       if (buf.space != Space::reg) continue;

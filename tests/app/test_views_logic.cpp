@@ -4,6 +4,7 @@
 #include "app/ui/views/close_up.h"
 #include "app/ui/views/matrix_layout.h"
 #include "app/ui/views/view_logic.h"
+#include "tests/rows.h"
 #include "app/ui/widgets.h"
 
 #include "core/algorithms.h"
@@ -620,16 +621,8 @@ TEST_CASE("memory panel: what every step of every algorithm loads and writes bac
   // explicit blocks).
   std::vector<std::pair<std::string, Scenario>> runs;
   for (const AlgorithmInfo& row : algorithm_table()) {
-    Scenario s;
-    s.algorithm = row.algorithm;
-    if (takes_qkv(row.algorithm)) {
-      s.n = 8;
-      s.d = 4;
-      s.sram = 64;
-      s.seed = 3;
-    } else {
-      s.x = {{3, 2, 5, 1, 7, 0}};
-    }
+    Scenario s = rows::small_run(row.algorithm, takes_qkv(row.algorithm) ? 8 : 6, 4);
+    s.seed = 3;
     runs.emplace_back(std::string(row.id), s);
   }
   for (const Lesson& l : lessons()) runs.emplace_back("lesson " + l.id, l.scenario);
