@@ -67,7 +67,8 @@ bool picture_mode() { return g_picture; }
 void set_figure_mode(bool on) { g_figure = on; }
 bool figure_mode() { return g_figure; }
 
-TextScale::TextScale() : spacing_(ImGui::GetStyle().ItemSpacing) {}
+TextScale::TextScale()
+    : spacing_(ImGui::GetStyle().ItemSpacing), base_(ImGui::GetCurrentWindow()->FontWindowScale) {}
 
 TextScale::~TextScale() {
   if (pushed_ || f_ != 1.0f) set(1.0f);
@@ -77,7 +78,7 @@ void TextScale::set(float f) {
   if (pushed_) ImGui::PopStyleVar();
   pushed_ = f != 1.0f;
   f_ = f;
-  ImGui::SetWindowFontScale(f);
+  ImGui::SetWindowFontScale(base_ * f);
   if (pushed_) ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(spacing_.x * f, spacing_.y * f));
 }
 
@@ -234,7 +235,7 @@ void mark_legend(const Palette& pal, float scale, bool with_current, bool with_r
   // One entry: its swatch and label, moved to the next line when they do not fit on this one.
   auto entry = [&](const char* label, const char* help, const std::function<void(ImVec2, ImVec2)>& swatch) {
     const float w = box + 4 * scale + ImGui::CalcTextSize(label).x;
-    if (!first) flow_next(w);
+    if (!first) flow_next(w, fs);
     first = false;
     const ImVec2 p = ImGui::GetCursorScreenPos();
     swatch(ImVec2(p.x, p.y + (fs - box) * 0.5f + 1), ImVec2(p.x + box, p.y + (fs - box) * 0.5f + 1 + box));
@@ -242,7 +243,6 @@ void mark_legend(const Palette& pal, float scale, bool with_current, bool with_r
     ImGui::SameLine(0, 0);
     ImGui::TextUnformatted(label);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", help);
-    ImGui::SameLine(0, fs);
   };
   auto outlined = [&](ImU32 col) {
     return [=](ImVec2 a, ImVec2 b) { dl->AddRect(a, b, col, 0.0f, 0, 2.5f * scale); };
@@ -269,7 +269,6 @@ void mark_legend(const Palette& pal, float scale, bool with_current, bool with_r
       hatch(dl, a, b, with_alpha(pal.text_dim, 0.55f), 4.0f * scale);
     });
   }
-  ImGui::NewLine();
 }
 
 ImVec4 error_colour() {

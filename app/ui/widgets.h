@@ -143,6 +143,10 @@ class TextScale {
 
  private:
   ImVec2 spacing_;
+  // The window's own font scale when made (a view Compare or a slide draws smaller): f is
+  // relative to it, and it is what the scale goes back to. Set absolutely, the legend of a
+  // view drawn at half size came out whole size and left the rest of the view at it.
+  float base_ = 1.0f;
   float f_ = 1.0f;
   bool pushed_ = false;
 };
