@@ -134,9 +134,14 @@ std::size_t fitting_prefix(std::string_view word, float width) {
 
 }  // namespace
 
-void flow_next(float w) {
-  ImGui::SameLine();
-  if (ImGui::GetCursorPosX() + w > ImGui::GetWindowContentRegionMax().x) ImGui::NewLine();
+void flow_next(float w, float spacing) {
+  // Decided before moving: SameLine then NewLine left the window's content as wide as where the
+  // item would have gone, past its right edge after an item that ended near it (a legend of a
+  // view drawn smaller scrolled sideways by a pixel). A pixel to spare for placement at whole
+  // pixels.
+  const float gap = spacing < 0 ? ImGui::GetStyle().ItemSpacing.x : spacing;
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (ImGui::GetItemRectMax().x + gap + w + 1.0f <= right) ImGui::SameLine(0, gap);
 }
 
 std::vector<std::string> wrap_words(std::string_view text, float width) {
