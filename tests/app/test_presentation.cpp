@@ -774,6 +774,58 @@ TEST_CASE("Compare at a font made larger: both views at one scale, no smaller th
   }
 }
 
+TEST_CASE("Compare at a font made larger: matrix views are drawn at their font-1× size, the step's tile whole in the close-up") {
+  // FlashAttention-1 against -2 presenting at font 2× drew the matrices with cells of 2 px and
+  // the close-up one row of the tile at a time ("row 1 of 4"), its numbers at twice the size.
+  const float scale = kPresentationScale * 2.0f;
+  Headless h;
+  ImGui::GetIO().DisplaySize = ImVec2(1920, 1080);
+  int pairs = 0;
+  for (const ComparePreset& p : compare_presets()) {
+    if (info(p.a).view != ViewKind::matrix && info(p.b).view != ViewKind::matrix) continue;
+    ++pairs;
+    const std::string name(p.name);
+    CAPTURE(name);
+    AppState app;
+    app.set_font_scale(2.0f);
+    use_scale(app, scale, Theme::projector);
+    app.motion.enabled = false;
+    open_compare(app, "attn-tiled-v2", p.a, p.b, true);
+    h.frame(app);
+    const int n = app.compare.timeline.count();
+    REQUIRE(n > 2);
+    for (const int k : {0, n / 2, n - 1}) {
+      CAPTURE(k);
+      app.seek_active(k);
+      for (int f = 0; f < 4; ++f) h.frame(app);
+      int views = 0;
+      for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
+        const std::string wn = w->Name;
+        const std::size_t at = wn.find("/presented-view_");
+        if (!w->Active || at == std::string::npos) continue;
+        const std::size_t v = wn.find("/view_", at + 1);
+        if (v == std::string::npos || wn.find('/', v + 1) != std::string::npos) continue;
+        ++views;
+        CHECK(w->FontWindowScale == doctest::Approx(0.5f));
+      }
+      CHECK(views == 2);
+      // The forward pairs' tiles whole; the backward pair's thirteen matrices leave their close-up
+      // one row of four (three at font 1×).
+      if (info(p.a).runs_after || info(p.b).runs_after) continue;
+      for (int side = 0; side < 2; ++side) {
+        CAPTURE(side);
+        const MatrixViewOptions::Drawn& d = app.compare.views[side].get<MatrixViewOptions>().drawn;
+        CHECK(d.close_up_px > 0);
+        CHECK(d.close_up_pages == 1);
+      }
+    }
+  }
+  CHECK(pairs >= 3);
+  AppState app;
+  use_scale(app, 1.0f, Theme::dark);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+}
+
 namespace {
 
 // A per-row column (m, l) is as wide as its numbers only where its rows are tall enough for them

@@ -157,6 +157,11 @@ void draw_tab_content(AppState& app, Tab t, bool toolbars) {
       const float floor = std::min(vi.floor_s(), app.ui_scale);
       auto fit = [&](float need) { return need > avail.y ? avail.y / need : 1.0f; };
       float scale = std::max(app.ui_scale * fit(room.need), floor);
+      // Matrices fit any height and never ask: a font made larger gave their labels and the
+      // close-up the room the matrices need (FlashAttention-2 at font 2×: cells of 3 px, one row
+      // of the tile at a time). They are drawn at their font-1× size; the font enlarges the
+      // slide's title, the explanation and the pseudocode.
+      if (info(app.played.rec->algorithm).view == ViewKind::matrix) scale = floor;
       if (room.tight > 0) scale = std::min(scale, std::max(app.ui_scale * fit(room.tight), floor * 0.75f));
       ImGui::SetWindowFontScale(scale / app.ui_scale);
       vi.ui_scale = scale;
