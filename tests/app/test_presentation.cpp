@@ -42,6 +42,35 @@ void open_compare(AppState& app, const char* lesson, Algorithm a, Algorithm b, b
   app.presenting = presenting;
 }
 
+// Compare's two view windows on a slide (children of the presented region), as drawn last frame.
+std::vector<const ImGuiWindow*> presented_compare_views() {
+  std::vector<const ImGuiWindow*> out;
+  for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
+    const std::string wn = w->Name;
+    const std::size_t at = wn.find("/presented-view_");
+    if (!w->Active || at == std::string::npos) continue;
+    const std::size_t v = wn.find("/view_", at + 1);
+    if (v != std::string::npos && wn.find('/', v + 1) == std::string::npos) out.push_back(w);
+  }
+  return out;
+}
+
+// The Compare tab opened by open_compare, at its first, middle and last step, each after the
+// frames its layout takes to settle (a window's scroll range is that of the frame before; the
+// text and the views take the room the views were seen to need in the frame before that).
+template <class Check>
+void at_compare_steps(Headless& h, AppState& app, Check check) {
+  h.frame(app);
+  const int n = app.compare.timeline.count();
+  REQUIRE(n > 2);
+  for (const int k : {0, n / 2, n - 1}) {
+    CAPTURE(k);
+    app.seek_active(k);
+    for (int f = 0; f < 4; ++f) h.frame(app);
+    check();
+  }
+}
+
 // Relative luminance of an sRGB colour (WCAG 2.x), and the contrast ratio of two colours.
 double channel(double c) { return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); }
 double luminance(const ImVec4& c) {
@@ -686,15 +715,7 @@ TEST_CASE("the Compare tab holds both sides, their views and their sentences, wi
         use_scale(app, scale, Theme::projector);
       }
       open_compare(app, takes_qkv(p.a) ? "attn-tiled-v2" : "online", p.a, p.b, presenting);
-      h.frame(app);
-      const int n = app.compare.timeline.count();
-      REQUIRE(n > 2);
-      for (const int k : {0, n / 2, n - 1}) {
-        CAPTURE(k);
-        app.seek_active(k);
-        // A window's scroll range is that of the frame before; the text and the views take the
-        // room the views were seen to need in the frame before that.
-        for (int f = 0; f < 4; ++f) h.frame(app);
+      at_compare_steps(h, app, [&] {
         // The tab's region, and in it the two views (child windows named below it).
         const std::string region_name = presenting ? "/presented-view_" : "/compare-view_";
         int regions = 0;
@@ -719,7 +740,7 @@ TEST_CASE("the Compare tab holds both sides, their views and their sentences, wi
         // longest its cells hold, so the same value must not read "−.01" on one side and "0".
         REQUIRE(view_widths.size() == 2);
         CHECK(view_widths[0] == view_widths[1]);
-      }
+      });
     }
 }
 
@@ -750,13 +771,8 @@ TEST_CASE("Compare at a font made larger: both views at one scale, no smaller th
     app.seek_active(k);
     for (int f = 0; f < 4; ++f) h.frame(app);
     std::vector<float> drawn;  // each view's scale over the full one
-    for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
-      const std::string wn = w->Name;
-      const std::size_t at = wn.find("/presented-view_");
-      if (!w->Active || at == std::string::npos) continue;
-      const std::size_t v = wn.find("/view_", at + 1);
-      if (v == std::string::npos || wn.find('/', v + 1) != std::string::npos) continue;
-      CAPTURE(wn);
+    for (const ImGuiWindow* w : presented_compare_views()) {
+      CAPTURE(std::string(w->Name));
       drawn.push_back(w->FontWindowScale);
       CHECK(w->ScrollMax.y == 0.0f);
     }
@@ -791,34 +807,20 @@ TEST_CASE("Compare at a font made larger: matrix views are drawn at their font-1
     use_scale(app, scale, Theme::projector);
     app.motion.enabled = false;
     open_compare(app, "attn-tiled-v2", p.a, p.b, true);
-    h.frame(app);
-    const int n = app.compare.timeline.count();
-    REQUIRE(n > 2);
-    for (const int k : {0, n / 2, n - 1}) {
-      CAPTURE(k);
-      app.seek_active(k);
-      for (int f = 0; f < 4; ++f) h.frame(app);
-      int views = 0;
-      for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
-        const std::string wn = w->Name;
-        const std::size_t at = wn.find("/presented-view_");
-        if (!w->Active || at == std::string::npos) continue;
-        const std::size_t v = wn.find("/view_", at + 1);
-        if (v == std::string::npos || wn.find('/', v + 1) != std::string::npos) continue;
-        ++views;
-        CHECK(w->FontWindowScale == doctest::Approx(0.5f));
-      }
-      CHECK(views == 2);
+    at_compare_steps(h, app, [&] {
+      const std::vector<const ImGuiWindow*> views = presented_compare_views();
+      CHECK(views.size() == 2);
+      for (const ImGuiWindow* w : views) CHECK(w->FontWindowScale == doctest::Approx(0.5f));
       // The forward pairs' tiles whole; the backward pair's thirteen matrices leave their close-up
       // one row of four (three at font 1×).
-      if (info(p.a).runs_after || info(p.b).runs_after) continue;
+      if (info(p.a).runs_after || info(p.b).runs_after) return;
       for (int side = 0; side < 2; ++side) {
         CAPTURE(side);
         const MatrixViewOptions::Drawn& d = app.compare.views[side].get<MatrixViewOptions>().drawn;
         CHECK(d.close_up_px > 0);
         CHECK(d.close_up_pages == 1);
       }
-    }
+    });
   }
   CHECK(pairs >= 3);
   AppState app;
