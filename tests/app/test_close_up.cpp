@@ -101,16 +101,67 @@ TEST_CASE("close-up: ] and [ page through every query row of the step's tile, wh
   CHECK(paged);
 }
 
+TEST_CASE("close-up: a step with fewer items shows more of its rows in the close-up's height: in the window, and all of them on a slide") {
+  // The close-up is as high at every step as its largest (the flash backward's tiles: five
+  // matrices, then O, dQ and the statistics, then dKⱼ and dVⱼ) and pages through the rows
+  // there; a step with fewer items (D = rowsum(dO ∘ O), the write-back of dKⱼ and dVⱼ) has
+  // fewer lines, and more rows in that height.
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  for (const bool presenting : {false, true}) {
+    CAPTURE(presenting);
+    io.DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
+    AppState app;
+    app.background_allowed = false;
+    REQUIRE(app.open_lesson("attn-flash-backward"));
+    app.tab = Tab::lesson;
+    app.tab_changed = true;
+    app.presenting = presenting;
+    if (presenting) use_scale(app, 1.5f, Theme::projector);
+    const MatrixViewOptions& opt = app.views.get<MatrixViewOptions>();
+    int tile_pages = 0;
+    std::vector<int> few_pages;
+    for (int k = 0; k < app.timeline.count(); ++k) {
+      CAPTURE(k);
+      app.seek(k);
+      for (int f = 0; f < 3; ++f) h.frame(app);
+      const Step* step = app.played.step();
+      REQUIRE(step);
+      if (!opt.drawn.close_up.shown) continue;
+      if (step->tile_i >= 0 && step->tile_j >= 0) tile_pages = std::max(tile_pages, opt.drawn.close_up_pages);
+      else if (step->tile_i >= 0 || step->tile_j >= 0) few_pages.push_back(opt.drawn.close_up_pages);  // a D block, a write-back
+    }
+    CHECK(tile_pages > 1);  // the premise: the tiles' steps do not hold all their rows
+    REQUIRE_FALSE(few_pages.empty());
+    for (int pages : few_pages) {
+      CHECK(pages < tile_pages);
+      if (presenting) CHECK(pages == 1);
+    }
+  }
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+  io.DisplaySize = ImVec2(1280, 800);
+}
+
 TEST_CASE("close-up: a K/V block's write-back pages through its key rows when they do not fit, at 1280×800") {
-  // The flash backward's last step writes dKⱼ and dVⱼ back: Bc = 4 key rows and no query row.
+  // The flash backward's last step writes dKⱼ and dVⱼ back: Bc = 16 key rows of 16 numbers and
+  // no query row.
   Headless h;
   ImGuiIO& io = ImGui::GetIO();
   io.DisplaySize = ImVec2(1280, 800);
   AppState app;
   app.background_allowed = false;
   REQUIRE(app.open_lesson("attn-flash-backward"));
+  app.inputs.N = 32;
+  app.inputs.d = 16;
+  app.inputs.blocks = BlockChoice::explicit_blocks;
+  app.inputs.Br = 16;
+  app.inputs.Bc = 16;
+  app.inputs_changed();
+  app.panels.memory = false;  // the view takes the height: 16 × 16 tiles, five of them
   app.tab = Tab::lesson;
   app.tab_changed = true;
+  REQUIRE(app.played.rec->Bc == 16);
   app.seek(app.timeline.count() - 1);
   for (int f = 0; f < 3; ++f) h.frame(app);
   const Step* step = app.played.step();

@@ -174,7 +174,7 @@ float close_up_height(const CloseUpDraw& c, float w) {
 
 CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* dl, ImVec2 p, float w) {
   const CloseUp big = close_up_largest(c.in.rec);
-  const Sizes z = fitted(c, big, w);
+  Sizes z = fitted(c, big, w);
   // The page of rows asked for: the step's query rows z.max_rows at a time, and as many of its
   // key rows (dKⱼ, dVⱼ), where it has more of those.
   CloseUpShown out;
@@ -182,6 +182,24 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
   for (const CloseUpItem& it : cu.items)
     if (it.key_rows) key_rows = std::max(key_rows, it.r1 - it.r0);
   const int query_rows = cu.r1 - cu.r0, rows = std::max(query_rows, key_rows);
+  // The close-up is as high at every step as the largest needs, its numbers as large. A step
+  // with fewer items (fewer lines) holds more of its rows in that height: as many as fit, all
+  // where they do, rather than paging through them with the room left empty below (the
+  // FlashAttention-2 backward's D step: two rows of four, the largest step's share).
+  if (z.max_rows < rows) {
+    std::vector<Item> scratch;
+    const float height = lay_out(c, big, big, w, z, scratch);
+    for (int r = rows; r > z.max_rows; --r) {
+      Sizes more = z;
+      more.max_rows = r;
+      more.heading_h = r < rows && !z.inline_titles ? z.text + 4 * c.s : 0.0f;
+      scratch.clear();
+      if (lay_out(c, cu, big, w, more, scratch) <= height) {
+        z = more;
+        break;
+      }
+    }
+  }
   out.pages = std::max(1, (rows + z.max_rows - 1) / z.max_rows);
   out.page = std::clamp(c.page, 0, out.pages - 1);
   CloseUp shown = cu;
