@@ -73,6 +73,15 @@ long long int_from(const Json& j, const char* key, long long fallback, long long
   return static_cast<long long>(x);
 }
 
+void refuse_unknown_keys(const Json& j, const std::vector<std::string>& keys, const char* what) {
+  for (const auto& item : j.items()) {
+    if (std::find(keys.begin(), keys.end(), item.key()) != keys.end()) continue;
+    std::string list;
+    for (const std::string& k : keys) list += (list.empty() ? "" : ", ") + k;
+    throw InputError(std::string(what) + ": \"" + item.key() + "\" is not a field; use " + list);
+  }
+}
+
 std::string string_from(const Json& j, const char* key, const std::string& fallback) {
   if (!j.contains(key)) return fallback;
   if (!j[key].is_string()) throw InputError(std::string("scenario: \"") + key + "\" is " + shown(j[key]) + ", not a string");
@@ -116,6 +125,14 @@ Json scenario_to_json(const Scenario& s) {
 
 Scenario scenario_from_json(const Json& j) {
   if (!j.is_object()) throw InputError("scenario: expected a JSON object {\"algorithm\": ..., ...}");
+  // Only the keys it knows: a misspelt one ("br" for "block_rows") would otherwise be left out
+  // and the default taken in its place.
+  {
+    std::vector<std::string> keys = {"algorithm", "precision", "scale", "causal", "input", "q", "k",
+                                     "v", "do", "rows", "n", "d", "seed"};
+    for (const ParamDecl& p : params()) keys.push_back(p.key);
+    refuse_unknown_keys(j, keys, "scenario");
+  }
   Scenario s;
   const std::string algo = string_from(j, "algorithm", std::string(algorithm_id(s.algorithm)));
   const auto a = parse_algorithm(algo);
@@ -208,6 +225,9 @@ ScenarioDocument document_from_json(const Json& j) {
                             v.get<long long>(), kScenarioVersion));
     if (v.get<long long>() < 1) throw InputError("scenario file: version " + shown(v) + " is not valid");
   }
+  // After the version: a newer version's fields are its own.
+  refuse_unknown_keys(j, {"flashstep_scenario", "lesson", "backend", "playhead", "scenario", "layout"},
+                      "scenario file");
   doc.lesson = string_from(j, "lesson", "");
   doc.backend = string_from(j, "backend", "cpu");
   if (doc.backend != "cpu" && doc.backend != "gpu")

@@ -102,6 +102,10 @@ TEST_CASE("bad scenario files are refused with a message naming the problem") {
       {"{\"flashstep_scenario\": 1, \"scenario\": {}, \"playhead\": -1}", "playhead"},
       {"{\"flashstep_scenario\": 1, \"scenario\": {}, \"layout\": 5}", "layout"},
       {"{\"flashstep_scenario\": 1, \"scenario\": [1]}", "object"},
+      // A misspelt key is refused by name, not left out for its default.
+      {"{\"algorithm\": \"attn-tiled\", \"br\": 16}", "\"br\" is not a field; use algorithm"},
+      {"{\"flashstep_scenario\": 1, \"scenario\": {\"Block_rows\": 2}}", "\"Block_rows\" is not a field"},
+      {"{\"flashstep_scenario\": 1, \"scenario\": {}, \"play_head\": 3}", "\"play_head\" is not a field; use flashstep_scenario"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.text);
