@@ -206,6 +206,16 @@ inline float overflow_now() {
   return std::ceil(w->DC.CursorMaxPos.y - w->DC.CursorStartPos.y) + 2.0f * w->WindowPadding.y -
          (w->InnerRect.Max.y - w->InnerRect.Min.y);
 }
+// The scale a view is drawn at in a region `height` high where nothing scrolls (a slide, a side
+// of Compare): its full scale `full`, smaller in proportion where it was seen to need more
+// (`need`, at the full scale; 0: not seen yet), down to `floor`, its size at font 1×. Matrix
+// views fit any height and never ask: a font made larger gave their labels and the close-up the
+// room the matrices need (FlashAttention-2 at font 2×: cells of 3 px, one row of the tile at a
+// time). They are drawn at `floor`, and the font enlarges the text around them.
+inline float fitted_scale(bool matrix, float need, float height, float full, float floor) {
+  if (matrix) return floor;
+  return std::max(need > height ? full * height / need : full, floor);
+}
 // What a view drawn at `scale` in a region `height` high with `over` left to scroll needs at the
 // full scale `full`, the most `need` has seen: 2% more than in proportion, since a view's fixed
 // parts do not shrink with it (taken in proportion, the next frame still had a few pixels over).

@@ -143,6 +143,9 @@ class AppState {
   Theme theme = Theme::dark;
   float ui_scale = 1.0f;    // what sizes are multiplied by: screen DPI × font_scale
   float font_scale = 1.0f;  // the user's choice, 1..3 (View ▸ Font size, Ctrl+= / Ctrl+-)
+  // The scale at font 1× (the screen's and presentation mode's): where a larger font leaves no
+  // room, a view is drawn no smaller than this.
+  float font_1x_scale() const { return ui_scale / (font_scale > 1.0f ? font_scale : 1.0f); }
   bool presenting = false;  // presentation mode: one big view, keyboard stepping
   bool presentation_memory = true;  // the memory panel under the view in presentation mode (M)
   Transition motion;  // the lesson's move between steps (View ▸ Animate steps)

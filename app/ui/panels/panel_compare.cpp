@@ -110,9 +110,8 @@ void side(AppState& app, CompareState::SentenceRoom& room, Played& p, int playhe
   const float f = text.get();
   text.set(1.0f);
   ImGui::BeginChild("view", size, false);
-  const float floor = app.ui_scale / std::max(app.font_scale, 1.0f);
   ImGui::SetWindowFontScale(scale / app.ui_scale);
-  ViewInput vi{rec, *p.cursor, k, st, palette_of(app.theme), scale, std::min(floor, scale)};
+  ViewInput vi{rec, *p.cursor, k, st, palette_of(app.theme), scale, std::min(app.font_1x_scale(), scale)};
   vi.side_by_side = true;
   vi.shrinks = true;
   draw_recording_view(vi, views, ViewPlace::compare);
@@ -233,19 +232,14 @@ void draw_compare(AppState& app, bool controls) {
       return static_cast<float>(2 + wrapping_lines(c, avail.x)) * line + 6 * app.ui_scale +
              ImGui::GetStyle().ItemSpacing.y * 2 + style.CellPadding.y * 2;
     };
-    shrink_to_fit(text, std::min(avail.y * 0.45f, avail.y - room.view_need), text_h, 1.0f / std::max(app.font_scale, 1.0f));
+    shrink_to_fit(text, std::min(avail.y * 0.45f, avail.y - room.view_need), text_h, app.font_1x_scale() / app.ui_scale);
     const float view_h = std::max(avail.y - text_h(), 80.0f * app.ui_scale);
     // Where even the smallest text leaves the views less than they need (a font made larger),
     // they are drawn smaller, down to their size at font 1×: both at one scale, worked out once
-    // a frame from what they were seen to need before it. Matrix views fit any height, so they
-    // never ask; at half a lesson view's width, a font made larger gave their labels and the
-    // close-up the room the matrices need (FlashAttention-1 against -2 at font 2×: cells of 2 px,
-    // one row of the step's tile at a time). They are drawn at their font-1× size, and the font
-    // enlarges the headers and the sentences.
-    const float floor = app.ui_scale / std::max(app.font_scale, 1.0f);
-    const float fit = room.view_need > view_h ? view_h / room.view_need : 1.0f;
+    // a frame from what they were seen to need before it (fitted_scale: matrix views at their
+    // font-1× size, at half a lesson view's width all the more).
     const bool matrices = info(c.a).view == ViewKind::matrix || info(c.b).view == ViewKind::matrix;
-    const float view_scale = matrices ? floor : std::max(app.ui_scale * fit, floor);
+    const float view_scale = fitted_scale(matrices, room.view_need, view_h, app.ui_scale, app.font_1x_scale());
     // Both views the same width, to the pixel (the table's two columns may differ by one): a
     // matrix's number format is the longest its cells hold, and the CPU and GPU sides of one
     // algorithm must not show the same value as "−.01" and "0".

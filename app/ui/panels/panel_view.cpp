@@ -17,7 +17,7 @@ namespace flashstep::ui {
 ViewInput view_input(const AppState& app) {
   const int k = app.played.cursor->position();
   ViewInput vi{*app.played.rec, *app.played.cursor, k, app.played.step(), palette_of(app.theme), app.ui_scale,
-               app.ui_scale / std::max(app.font_scale, 1.0f)};
+               app.font_1x_scale()};
   vi.tween = app.motion.tween_at(k, app.played.cursor->part());
   return vi;
 }
@@ -154,15 +154,11 @@ void draw_tab_content(AppState& app, Tab t, bool toolbars) {
       if (room.rec != app.played.rec.get() || room.width != size.x || room.height != size.y ||
           room.scale != app.ui_scale)
         room = {app.played.rec.get(), size.x, size.y, app.ui_scale, 0.0f, 0.0f};
-      const float floor = std::min(vi.floor_s(), app.ui_scale);
-      auto fit = [&](float need) { return need > avail.y ? avail.y / need : 1.0f; };
-      float scale = std::max(app.ui_scale * fit(room.need), floor);
-      // Matrices fit any height and never ask: a font made larger gave their labels and the
-      // close-up the room the matrices need (FlashAttention-2 at font 2×: cells of 3 px, one row
-      // of the tile at a time). They are drawn at their font-1× size; the font enlarges the
-      // slide's title, the explanation and the pseudocode.
-      if (info(app.played.rec->algorithm).view == ViewKind::matrix) scale = floor;
-      if (room.tight > 0) scale = std::min(scale, std::max(app.ui_scale * fit(room.tight), floor * 0.75f));
+      const float floor = app.font_1x_scale();
+      const bool matrix = info(app.played.rec->algorithm).view == ViewKind::matrix;
+      float scale = fitted_scale(matrix, room.need, avail.y, app.ui_scale, floor);
+      if (room.tight > 0)
+        scale = std::min(scale, fitted_scale(false, room.tight, avail.y, app.ui_scale, floor * 0.75f));
       ImGui::SetWindowFontScale(scale / app.ui_scale);
       vi.ui_scale = scale;
       vi.floor_scale = std::min(floor, scale);
