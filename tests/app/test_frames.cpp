@@ -322,3 +322,35 @@ TEST_CASE("pseudocode: a softmax run with a scale says that its xᵢ stand for s
     if (r.scale == 1.0 || takes_qkv(row.algorithm)) CHECK(pseudocode_note(r).empty());
   }
 }
+
+TEST_CASE("layout: at every font size the side panels leave the view 40% of the width and the memory panel leaves it 60% of the height") {
+  // At font 2× on 1280 × 800 the side panels, widened with the font, left the view 220 pixels
+  // (a lab's plots 46 wide) and the memory panel took 320 of the 590 left under the menu.
+  Headless h;
+  for (const ImVec2 display : {ImVec2(1280, 800), ImVec2(960, 600), ImVec2(1920, 1080)})
+    for (const float font : {1.0f, 1.5f, 2.0f, 3.0f}) {
+      // Up to a window the size of 640 × 400 at font 1× (below it the timeline alone takes
+      // half the height and the panels keep their title bars).
+      if (display.x / font < 640.0f) continue;
+      CAPTURE(display.x);
+      CAPTURE(font);
+      ImGui::GetIO().DisplaySize = display;
+      AppState app;
+      app.background_allowed = false;
+      REQUIRE(app.open_lesson("attn-tiled"));
+      app.set_font_scale(font);
+      use_scale(app, font, Theme::dark);
+      for (int f = 0; f < 2; ++f) h.frame(app);
+      const ImGuiWindow* view = ImGui::FindWindowByName("View");
+      const ImGuiWindow* memory = ImGui::FindWindowByName("Memory: HBM and SRAM");
+      REQUIRE(view);
+      REQUIRE(memory);
+      CHECK(view->Size.x >= 0.4f * display.x - 1.0f);
+      CHECK(memory->Size.y <= 0.4f * (view->Size.y + memory->Size.y) + 1.0f);
+      CHECK(memory->Pos.x == view->Pos.x);
+      CHECK(memory->Pos.y == doctest::Approx(view->Pos.y + view->Size.y));
+    }
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+}

@@ -45,9 +45,16 @@ Layout layout(const AppState& app, PanelFlags f, ImVec2 origin, ImVec2 size) {
   L.log = {ImVec2(origin.x + size.x * 0.45f, bottom - size.y * 0.3f), ImVec2(size.x * 0.55f, size.y * 0.3f)};
   const float top = origin.y, avail_h = bottom - top;
 
-  float left = 0;
+  float left = f.lessons || f.inputs ? std::clamp(size.x * 0.22f, 250 * s, 340 * s) : 0.0f;
+  float right = f.explanation || f.pseudocode ? std::clamp(size.x * 0.27f, 280 * s, 480 * s) : 0.0f;
+  // A font made larger widens the side panels with it, but together they never take more than
+  // 60% of the width: at font 2× on 1280 pixels they had left the view 220 (a lab's plots 46
+  // pixels wide, the memory panel's HBM and SRAM on top of each other).
+  if (left + right > size.x * 0.6f) {
+    const float k = size.x * 0.6f / (left + right);
+    left *= k, right *= k;
+  }
   if (f.lessons || f.inputs) {
-    left = std::clamp(size.x * 0.22f, 250 * s, 340 * s);
     const float line = ImGui::GetTextLineHeightWithSpacing();
     // Room for every lesson and the longest summary (at most six lines), so the border does not
     // move from lesson to lesson; past what the window gives it, the list scrolls.
@@ -66,9 +73,7 @@ Layout layout(const AppState& app, PanelFlags f, ImVec2 origin, ImVec2 size) {
     if (f.lessons) L.lessons = {ImVec2(origin.x, top), ImVec2(left, lh)};
     if (f.inputs) L.inputs = {ImVec2(origin.x, top + lh), ImVec2(left, avail_h - lh)};
   }
-  float right = 0;
   if (f.explanation || f.pseudocode) {
-    right = std::clamp(size.x * 0.27f, 280 * s, 480 * s);
     const float rx = origin.x + size.x - right;
     float eh = f.pseudocode ? avail_h * 0.4f : avail_h;
     if (!f.explanation) eh = 0;
@@ -76,7 +81,8 @@ Layout layout(const AppState& app, PanelFlags f, ImVec2 origin, ImVec2 size) {
     if (f.pseudocode) L.pseudocode = {ImVec2(rx, top + eh), ImVec2(right, avail_h - eh)};
   }
   const float cx = origin.x + left, cw = size.x - left - right;
-  const float mh = f.memory ? std::clamp(avail_h * 0.36f, 160 * s, 340 * s) : 0;
+  // Likewise the memory panel: at most 40% of the height, whatever the font.
+  const float mh = f.memory ? std::min(std::clamp(avail_h * 0.36f, 160 * s, 340 * s), avail_h * 0.4f) : 0;
   L.view = {ImVec2(cx, top), ImVec2(cw, avail_h - mh)};
   if (f.memory) L.memory = {ImVec2(cx, top + avail_h - mh), ImVec2(cw, mh)};
   return L;
