@@ -4,6 +4,7 @@
 #include "tests/app/headless.h"
 #include "tests/sample.h"
 
+#include "app/ui/labs/lab_scale.h"
 #include "app/ui/panels/panels.h"
 #include "app/ui/views/view_matrix.h"
 #include "app/ui/widgets.h"
@@ -320,6 +321,52 @@ TEST_CASE("each lab lays out its controls and plots inside its panel in the wind
       CAPTURE(window_name);
       CHECK(window->DC.CursorMaxPos.x <= window->WorkRect.Max.x + 1.0f);
     }
+}
+
+TEST_CASE("1/sqrt(d) lab: each plot's number sits above its bars and on a slide the plots take the room with nothing to scroll") {
+  // ImGui's histogram wrote its overlay ("variance 66.3 ≈ d") over the middle bars, and on a
+  // slide the plots kept their window height above half a slide of nothing.
+  Headless h;
+  for (const bool presenting : {false, true})
+    for (const float font : {1.0f, 2.0f}) {
+      CAPTURE(presenting);
+      CAPTURE(font);
+      ImGui::GetIO().DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
+      AppState app;
+      app.background_allowed = false;
+      REQUIRE(app.open_lesson("scale"));
+      app.tab = Tab::scale_lab;
+      app.presenting = presenting;
+      app.set_font_scale(font);
+      if (presenting) use_scale(app, 1.5f * font, Theme::projector);
+      else use_scale(app, font, Theme::dark);
+      for (int f = 0; f < 4; ++f) h.frame(app);
+      const ScaleLab::Drawn& d = app.scale_lab.drawn;
+      REQUIRE(d.bars.size() == 4);
+      REQUIRE(d.statistic.size() == 4);
+      for (std::size_t i = 0; i < 4; ++i) {
+        CAPTURE(i);
+        const auto& bars = d.bars[i];
+        const auto& text = d.statistic[i];
+        CHECK(text[1] + text[3] <= bars[1] + 0.5f);  // the number's line ends where the bars may begin
+        CHECK(text[0] >= bars[0] - 4.0f * app.ui_scale);
+        CHECK(text[0] + text[2] <= bars[0] + bars[2] + 4.0f * app.ui_scale);
+      }
+      // The plots take what the rest leaves: the lab fills its region (to a line of it) unless
+      // they are at their largest; it goes past it only where they are at their smallest (the
+      // window scrolls), never on a slide.
+      const float line = ImGui::GetTextLineHeightWithSpacing();
+      if (d.plot_h < d.most - 0.5f) CHECK(d.used >= d.room - line);
+      if (d.plot_h > d.least + 0.5f || presenting) CHECK(d.used <= d.room + 1.0f);
+      if (presenting)
+        for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
+          const std::string name = w->Name;
+          if (w->Active && name.find("/presented-view_") != std::string::npos) CHECK(w->ScrollMax.y == 0.0f);
+        }
+    }
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
 }
 
 TEST_CASE("the Compare tab's softmax views hold their bars and registers at every step, with nothing to scroll, in the window and presenting") {

@@ -7,6 +7,7 @@
 // [10, 0, −5] / √64 = [1.25, 0, −0.625] → [0.6945, 0.1990, 0.1065].
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -49,10 +50,23 @@ struct ScaleLab {
   std::vector<double> scores, w_raw, w_scaled;
   ScaleCurves curves;
   int curves_seed = -1;
+  // The tab's height besides its four plots', from the frame before: the plots take the rest
+  // (a slide), at least their height in the window. Negative: not measured yet.
+  float fixed_h = -1;
+  float fixed_scale = 0;  // the scale fixed_h was measured at
+  int stacked = 2;        // plots above each other in a column, then
+  // What the last frame drew (screen pixels), for tests: each bar plot's bars' area and the
+  // line its statistic is written on, the plots' height, the height the lab took and had.
+  struct Drawn {
+    float plot_h = 0, least = 0, most = 0, used = 0, room = 0;
+    std::vector<std::array<float, 4>> bars, statistic;  // x, y, w, h
+  } drawn;
 };
 
 void update_scale_lab(ScaleLab& lab);
-// Draws into the current window (the 1/√d lab tab); `scale` is the UI scale.
-void draw_scale_lab(ScaleLab& lab, float scale);
+// Draws into the current window (the 1/√d lab tab); `scale` is the UI scale. On a slide
+// (`slide_floor` > 0: nothing scrolls) the plots take the room there is, and where that is too
+// little the lab is drawn smaller, down to 3/4 of `slide_floor`, the scale at font 1×.
+void draw_scale_lab(ScaleLab& lab, float scale, float slide_floor = 0);
 
 }  // namespace flashstep::ui

@@ -171,7 +171,7 @@ void draw_tab_content(AppState& app, Tab t, bool toolbars) {
     case Tab::steps: draw_steps_table(app); break;
     case Tab::compare: draw_compare(app, toolbars); break;
     case Tab::overflow_lab: draw_overflow_lab(app.overflow_lab, app.ui_scale); break;
-    case Tab::scale_lab: draw_scale_lab(app.scale_lab, app.ui_scale); break;
+    case Tab::scale_lab: draw_scale_lab(app.scale_lab, app.ui_scale, toolbars ? 0.0f : app.font_1x_scale()); break;
     case Tab::measure_lab: draw_measure_lab(app.measure_lab, app.ui_scale); break;
   }
 }
