@@ -369,6 +369,41 @@ TEST_CASE("1/sqrt(d) lab: each plot's number sits above its bars and on a slide 
   ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
 }
 
+TEST_CASE("every lab on a slide at font 1x 1.5x and 2x has nothing to scroll") {
+  // A slide has no scroll bar: at font 2× the Overflow lab's tables and the Measure tab's
+  // softmax plot went below its edge.
+  Headless h;
+  ImGui::GetIO().DisplaySize = ImVec2(1920, 1080);
+  for (const Tab tab : {Tab::overflow_lab, Tab::scale_lab, Tab::measure_lab})
+    for (const char* lesson : {"online", "scale", "measure"})
+      for (const float font : {1.0f, 1.5f, 2.0f}) {
+        const std::string name(tab_name(tab));
+        CAPTURE(name);
+        CAPTURE(lesson);
+        CAPTURE(font);
+        AppState app;
+        app.background_allowed = false;
+        REQUIRE(app.open_lesson(lesson));
+        app.tab = tab;
+        app.presenting = true;
+        app.set_font_scale(font);
+        use_scale(app, 1.5f * font, Theme::projector);
+        for (int f = 0; f < 4; ++f) h.frame(app);
+        bool seen = false;
+        for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
+          const std::string window = w->Name;
+          if (!w->Active || window.find("/presented-view_") == std::string::npos) continue;
+          seen = true;
+          CHECK(w->ScrollMax.y == 0.0f);
+          CHECK(w->ScrollMax.x == 0.0f);
+        }
+        CHECK(seen);
+      }
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+}
+
 TEST_CASE("the Compare tab's softmax views hold their bars and registers at every step, with nothing to scroll, in the window and presenting") {
   // Presenting there is no mouse to scroll with: what a view's region does not hold is not seen.
   // In the Compare tab's narrow columns the registers take two lines (online softmax's rescale

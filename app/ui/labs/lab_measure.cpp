@@ -135,7 +135,7 @@ void plot(const char* id, const std::vector<MeasurePoint>& points, std::initiali
 
 }  // namespace
 
-void draw_measure_lab(MeasureLab& lab, float scale) {
+void draw_measure_lab(MeasureLab& lab, float scale, bool slide) {
   ImGui::TextWrapped("Times the fast fp32 kernels on this machine (all cores, best of 3): attention "
                      "with S and P materialized against the tiled FlashAttention-2 loop, and safe "
                      "(3 passes) against online (2 passes) softmax. Sizes grow until you stop it.");
@@ -214,35 +214,57 @@ void draw_measure_lab(MeasureLab& lab, float scale) {
                          static_cast<long long>(p.n), p.gpu ? " on the GPU" : "", p.note.c_str());
   ImGui::PopStyleColor();
 
-  const float w = (ImGui::GetContentRegionAvail().x - 10 * scale) / 2;
-  const ImVec2 size(w, 220 * scale);
+  // Three plots: in a row where each gets 260 px at this scale, else two above the third. In
+  // the window at a set height (it scrolls); on a slide, which does not, they take the height
+  // left, down to 100 px at this scale.
+  const float gap = 10 * scale;
+  const float avail_w = ImGui::GetContentRegionAvail().x;
+  const int columns = avail_w >= 3 * 260 * scale + 2 * gap ? 3 : 2;
+  const float w = (avail_w - static_cast<float>(columns - 1) * gap) / static_cast<float>(columns);
+  const bool gpu_points = std::any_of(points.begin(), points.end(), [](const MeasurePoint& p) { return p.gpu; });
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const float legend = gpu_points ? 4 * (ImGui::GetTextLineHeight() + 2) : 0.0f;  // under the time plot
+  float plot_h = 220 * scale;
+  if (slide) {
+    const float rows = columns == 3 ? 1.0f : 2.0f;
+    const float left = ImGui::GetContentRegionAvail().y - rows * line - legend - ImGui::GetStyle().ItemSpacing.y * rows;
+    plot_h = std::clamp(std::floor(left / rows), 100 * scale, 320 * scale);
+  }
+  const ImVec2 size(w, plot_h);
   // Okabe–Ito colours, told apart also with colour-blindness: CPU orange and sky blue, GPU
   // vermillion and bluish green.
   const ImU32 naive_c = IM_COL32(230, 159, 0, 255), tiled_c = IM_COL32(86, 180, 233, 255);
   const ImU32 naive_gpu_c = IM_COL32(213, 94, 0, 255), tiled_gpu_c = IM_COL32(0, 158, 115, 255);
+  const float x0 = ImGui::GetCursorPosX();
   ImGui::TextUnformatted("attention time against N");
-  ImGui::SameLine(w + 10 * scale);
+  ImGui::SameLine(x0 + w + gap);
   ImGui::TextUnformatted("attention working memory against N");
   help_marker("The memory each kernel allocates beyond Q, K, V and O, counted where it allocates it: "
               "naive attention holds S and P, 2·N²·4 bytes; the tiled loop holds one set of tiles per "
               "thread (Q_{i}, O_{i}, S_{ij}, m_{i}, l_{i}), the same for every N. The CPU's alone: the GPU's "
               "memory is not counted.");
-  const bool gpu_points = std::any_of(points.begin(), points.end(), [](const MeasurePoint& p) { return p.gpu; });
+  if (columns == 3) {
+    ImGui::SameLine(x0 + 2 * (w + gap));
+    ImGui::TextUnformatted("softmax time against n");
+  }
   if (gpu_points)
     plot("attn_time", points,
          {{ar.slow, "naive, CPU", naive_c}, {ar.fast, "tiled (FA-2), CPU", tiled_c},
           {ar.slow, "naive, GPU", naive_gpu_c, true}, {ar.fast, "tiled (FA-2), GPU", tiled_gpu_c, true}},
-         [](const MeasurePoint& p) { return p.time_ms; }, "ms",
-         ImVec2(size.x, size.y + 4 * (ImGui::GetTextLineHeight() + 2)));
+         [](const MeasurePoint& p) { return p.time_ms; }, "ms", ImVec2(size.x, size.y + legend));
   else
     plot("attn_time", points, {{ar.slow, ar.slow_label, naive_c}, {ar.fast, ar.fast_label, tiled_c}},
          [](const MeasurePoint& p) { return p.time_ms; }, "ms", size);
-  ImGui::SameLine(0, 10 * scale);
+  ImGui::SameLine(0, gap);
   plot("attn_mem", points, {{ar.slow, ar.slow_label, naive_c}, {ar.fast, ar.fast_label, tiled_c}},
        [](const MeasurePoint& p) { return p.peak_bytes / 1048576.0; }, "MiB", size, true);
-  ImGui::TextUnformatted("softmax time against n");
+  if (columns == 3) {
+    ImGui::SameLine(0, gap);
+  } else {
+    ImGui::TextUnformatted("softmax time against n");
+  }
   plot("soft_time", points, {{sr.slow, sr.slow_label, naive_c}, {sr.fast, sr.fast_label, tiled_c}},
-       [](const MeasurePoint& p) { return p.time_ms; }, "ms", ImVec2(w, 200 * scale));
+       [](const MeasurePoint& p) { return p.time_ms; }, "ms", ImVec2(w, columns == 3 ? plot_h : std::min(plot_h, 200 * scale)));
 }
 
 }  // namespace flashstep::ui

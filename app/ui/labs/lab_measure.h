@@ -59,7 +59,8 @@ bool measure_gpu_wanted(const MeasureLab& lab);
 // "12.3 ms at n = 16M" (softmax), so two figures of different sizes are never read as a race.
 std::string figure_text(double value, const char* unit, std::int64_t n, bool attention);
 
-// Draws into the current window; `scale` is the UI scale.
-void draw_measure_lab(MeasureLab& lab, float scale);
+// Draws into the current window; `scale` is the UI scale. On a slide (nothing scrolls) its
+// plots take the height left.
+void draw_measure_lab(MeasureLab& lab, float scale, bool slide = false);
 
 }  // namespace flashstep::ui

@@ -180,6 +180,12 @@ class AppState {
     float need = 0;   // seen above the font-1× size
     float tight = 0;  // seen at or below it
   } presented_room;
+  // The same for a lab on a slide (the Overflow lab, Measure it yourself), for the tab it was
+  // seen on.
+  struct PresentedLabRoom {
+    Tab tab = Tab::lesson;
+    float width = 0, height = 0, scale = 0, need = 0;
+  } presented_lab_room;
   Quiz quiz;        // View ▸ Ask me first: questions before steps (ask.h)
   GoToBox go_to;    // Ctrl+G
   OverflowLab overflow_lab;

@@ -133,6 +133,23 @@ std::string presented_title(const AppState& app, bool brief) {
   }
 }
 
+// A lab on a slide, where nothing scrolls: drawn smaller where it needs more room than the slide
+// has (a font made larger), down to 3/4 of its font-1× size (the larger title leaves it less
+// room than at font 1×), from the room it was seen to need. `draw` takes the scale.
+template <class Draw>
+void draw_lab_on_slide(AppState& app, Tab t, Draw draw) {
+  AppState::PresentedLabRoom& room = app.presented_lab_room;
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImVec2 size = ImGui::GetWindowSize();
+  if (room.tab != t || room.width != size.x || room.height != size.y || room.scale != app.ui_scale)
+    room = {t, size.x, size.y, app.ui_scale, 0.0f};
+  const float scale = fitted_scale(false, room.need, avail.y, app.ui_scale, 0.75f * app.font_1x_scale());
+  ImGui::SetWindowFontScale(scale / app.ui_scale);
+  draw(scale);
+  learn_need(room.need, avail.y, overflow_now(), scale, app.ui_scale);
+  ImGui::SetWindowFontScale(1.0f);
+}
+
 void draw_tab_content(AppState& app, Tab t, bool toolbars) {
   switch (t) {
     case Tab::lesson: {
@@ -170,9 +187,16 @@ void draw_tab_content(AppState& app, Tab t, bool toolbars) {
     }
     case Tab::steps: draw_steps_table(app); break;
     case Tab::compare: draw_compare(app, toolbars); break;
-    case Tab::overflow_lab: draw_overflow_lab(app.overflow_lab, app.ui_scale); break;
+    case Tab::overflow_lab:
+      if (toolbars) draw_overflow_lab(app.overflow_lab, app.ui_scale);
+      else draw_lab_on_slide(app, t, [&](float s) { draw_overflow_lab(app.overflow_lab, s); });
+      break;
+    // It fits itself: its plots take the room there is.
     case Tab::scale_lab: draw_scale_lab(app.scale_lab, app.ui_scale, toolbars ? 0.0f : app.font_1x_scale()); break;
-    case Tab::measure_lab: draw_measure_lab(app.measure_lab, app.ui_scale); break;
+    case Tab::measure_lab:
+      if (toolbars) draw_measure_lab(app.measure_lab, app.ui_scale);
+      else draw_lab_on_slide(app, t, [&](float s) { draw_measure_lab(app.measure_lab, s, true); });
+      break;
   }
 }
 
