@@ -77,6 +77,7 @@ struct MatrixViewOptions {
     int close_up_pages = 0;       // its pages of rows (1: every row of the step at once)
     int close_up_r0 = 0, close_up_r1 = 0;  // the query rows it shows, [r0, r1) (0-based)
     bool close_up_cut = false;    // a row of it without its last columns ("…")
+    std::vector<std::string> close_up_numbers;  // its numbers as written, row by row
     Rect close_up_rows;           // its "rows 3–4 of 16" line, which a click turns (screen)
     Rect close_up;                // where the close-up was drawn (screen)
     Rect area;                    // the matrices' visible area (screen)

@@ -305,13 +305,19 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
         dl->AddRectFilled(a, e, fill, 2.0f * c.s);
         if (fill == pal.nonfinite) hatch(dl, a, e, IM_COL32(0, 0, 0, 70), 6.0f * c.s);
         if (defined) {
-          const float room = e.x - a.x - 4 * c.s;
+          // From the cell's width, as at_text sized it (room for "−0.00" and 6 paddings), not
+          // from its corners: their difference carries the rounding of where the cell is, and a
+          // number exactly as wide as "−0.00" fitted in one place and lost a digit in the next
+          // (Compare's CPU and GPU sides: −1.43 and −1.4). A hundredth of a pixel for the
+          // rounding of the sizes themselves.
+          const float room = it.cell_w - 6 * pad(c, z.text) + 0.01f;
           // The most digits that fit: 3, 2, 1 significant, then the shortest form.
           std::string t = compact_number(v, 3);
           for (int digits = 2; digits >= 1 && f->CalcTextSizeA(z.text, 1e9f, 0, t.c_str()).x > room; --digits)
             t = compact_number(v, digits);
           if (f->CalcTextSizeA(z.text, 1e9f, 0, t.c_str()).x > room) t = tiny_number(v);
           text_centered(dl, ImVec2((a.x + e.x) * 0.5f, (a.y + e.y) * 0.5f), text_over(fill), t.c_str(), z.text);
+          out.numbers.push_back(t);
           out.number_px = out.number_px > 0 ? std::min(out.number_px, z.text) : z.text;
         }
         const std::uint8_t marks = cell_marks(c.in.step, it.buffer, r, col);

@@ -9,6 +9,7 @@
 
 #include <imgui.h>
 
+#include <string>
 #include <vector>
 
 namespace flashstep::ui {
@@ -32,6 +33,7 @@ struct CloseUpShown {
   bool cut = false;     // a row drawn without its last columns ("…"): too wide even for narrow cells
   bool clicked = false;  // its "rows … of …" line was clicked: the caller turns the page
   ImVec2 rows_at, rows_size;  // where that line is (screen), empty when it is not drawn
+  std::vector<std::string> numbers;  // each cell's number as written, row by row, item by item
 };
 
 // The height the close-up takes in width `w` (the same at every step of a recording, so the

@@ -315,6 +315,7 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
       opt.drawn.close_up_pages = shown.pages;
       opt.drawn.close_up_r0 = shown.r0, opt.drawn.close_up_r1 = shown.r1;
       opt.drawn.close_up_cut = shown.cut;
+      opt.drawn.close_up_numbers = shown.numbers;
       opt.drawn.close_up_rows = Rect{shown.rows_at.x, shown.rows_at.y, shown.rows_size.x, shown.rows_size.y,
                                      shown.rows_size.x > 0};
       // A click on its "rows … of …" turns to the next page, from the last back to the first.
