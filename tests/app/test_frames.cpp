@@ -354,3 +354,32 @@ TEST_CASE("layout: at every font size the side panels leave the view 40% of the 
   use_scale(reset, 1.0f, Theme::dark);
   ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
 }
+
+TEST_CASE("Steps tab: the table scrolls to the playhead's row in every lesson, its rows as high as their wrapped explanations") {
+  // The rows wrap onto one to several lines; an ImGuiListClipper took each as high as the
+  // first, and the standard backward's step 31 scrolled the table to steps 24 to 26.
+  Headless h;
+  for (const Lesson& l : lessons()) {
+    CAPTURE(l.id);
+    AppState app;
+    app.background_allowed = false;
+    REQUIRE(app.open_lesson(l.id));
+    app.tab = Tab::steps;
+    app.tab_changed = true;
+    const int n = app.timeline.count();
+    for (const int k : {n - 1, n / 2, 0, n * 3 / 4}) {
+      CAPTURE(k);
+      app.seek(k);
+      for (int f = 0; f < 5; ++f) h.frame(app);  // a scroll bar comes, the rows are laid out again
+      const AppState::StepsTableLayout& t = app.steps_table;
+      CHECK(t.off < 1.0f);  // every row drawn where the heights before it put it (to the pixel)
+      // The playhead's row in sight, under the header (or filling it, where taller).
+      CHECK(t.row_y1 > t.seen_y0);
+      CHECK(t.row_y0 < t.seen_y1);
+      if (t.row_y1 - t.row_y0 < t.seen_y1 - t.seen_y0) {
+        CHECK(t.row_y0 >= t.seen_y0 - 0.5f);
+        CHECK(t.row_y1 <= t.seen_y1 + 0.5f);
+      }
+    }
+  }
+}

@@ -186,6 +186,20 @@ class AppState {
     Tab tab = Tab::lesson;
     float width = 0, height = 0, scale = 0, need = 0;
   } presented_lab_room;
+  // The Steps tab's rows, whose explanations wrap onto one to several lines: each row's top in
+  // the table for one recording, column width and font size (an ImGuiListClipper takes every
+  // row as high as the first, and scrolled to the wrong step); the playhead the table last
+  // scrolled to; and, for tests, where the playhead's row and the rows in sight were last drawn
+  // (screen y).
+  struct StepsTableLayout {
+    const Recording* rec = nullptr;
+    float width = 0, font = 0;
+    std::vector<float> top;  // step_count() + 1 entries, from 0
+    int followed = -2;
+    int refollowed = 0;  // times it followed the same playhead again after laying out again
+    float row_y0 = 0, row_y1 = 0, seen_y0 = 0, seen_y1 = 0;
+    float off = 0;  // the most a row drawn last frame stood from where its height put it
+  } steps_table;
   Quiz quiz;        // View ▸ Ask me first: questions before steps (ask.h)
   GoToBox go_to;    // Ctrl+G
   OverflowLab overflow_lab;
