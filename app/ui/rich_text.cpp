@@ -94,16 +94,26 @@ std::vector<std::string> wrap_rich(std::string_view text, float width, float siz
     }
     return text.size();
   };
+  // Each word measured once: a line's width is its words' and the spaces' between them (markup
+  // never spans a space), so a long text wraps in time linear in its length (the Steps tab
+  // measures every step's).
+  const float space = w(" ");
+  float line_w = 0;
   std::size_t i = 0;
   while (i <= text.size()) {
     const std::size_t j = next_space(i);
     const std::string word(text.substr(i, j - i));
-    const std::string candidate = line.empty() ? word : line + " " + word;
-    if (line.empty() || w(candidate) <= width) {
-      line = candidate;
+    const float word_w = w(word);
+    if (line.empty()) {
+      line = word;
+      line_w = word_w;
+    } else if (line_w + space + word_w <= width) {
+      line += " " + word;
+      line_w += space + word_w;
     } else {
       lines.push_back(line);
       line = word;
+      line_w = word_w;
     }
     i = j + 1;
   }
