@@ -194,7 +194,7 @@ class AppState {
   struct StepsTableLayout {
     const Recording* rec = nullptr;
     float width = 0, font = 0;
-    std::vector<float> top;  // step_count() + 1 entries, from 0
+    std::vector<double> top;  // step_count() + 1 entries, from 0
     int followed = -2;
     int refollowed = 0;  // times it followed the same playhead again after laying out again
     float row_y0 = 0, row_y1 = 0, seen_y0 = 0, seen_y1 = 0;

@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <utility>
+#include <vector>
 
 namespace flashstep::ui {
 
@@ -56,7 +58,9 @@ void draw_steps_table(AppState& app) {
   if (!ImGui::BeginTable("steps", 4 + (rows ? 1 : 0) + static_cast<int>(columns.size()), flags)) return;
   const float s = app.ui_scale;
   ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed, 48 * s);
+  // As wide as the last step's number (200000 steps: six digits).
+  const float number_w = ImGui::CalcTextSize(std::to_string(count).c_str()).x + ImGui::GetStyle().ItemSpacing.x;
+  ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed, std::max(48 * s, number_w));
   ImGui::TableSetupColumn("pass", ImGuiTableColumnFlags_WidthFixed, 40 * s);
   ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, 150 * s);
   ImGui::TableSetupColumn("explanation", ImGuiTableColumnFlags_WidthStretch);
@@ -65,8 +69,10 @@ void draw_steps_table(AppState& app) {
     ImGui::TableSetupColumn(col.name.c_str(), ImGuiTableColumnFlags_WidthFixed, 70 * s);
   ImGui::TableHeadersRow();
   // Each row as high as its explanation's lines at that column's width, worked out once for the
-  // recording, width and font: the rows out of sight are left empty at that height, so that
-  // the table scrolls to where each row really is.
+  // recording, width and font (in double: 200000 rows of 87 px pass 2^24). The rows out of
+  // sight are left out, runs of them standing in as a row or two of their height, so that the
+  // table scrolls to where each row really is: a row a step would add its height to ImGui's
+  // float cursor, and 200000 such additions drifted by hundreds of pixels.
   AppState::StepsTableLayout& L = app.steps_table;
   const ImGuiTable* table = ImGui::GetCurrentTable();
   const ImGuiTableColumn& ex = table->Columns[3];
@@ -75,66 +81,91 @@ void draw_steps_table(AppState& app) {
   const bool relaid = L.rec != &rec || L.width != width || L.font != font || static_cast<int>(L.top.size()) != count + 1;
   if (relaid) {
     L.rec = &rec, L.width = width, L.font = font;
-    L.top.assign(static_cast<std::size_t>(count) + 1, 0.0f);
-    const float line = ImGui::GetTextLineHeight();
+    L.top.assign(static_cast<std::size_t>(count) + 1, 0.0);
+    const double line = ImGui::GetTextLineHeight();
     for (int i = 0; i < count; ++i) {
-      const float lines = static_cast<float>(std::max(1, text_rich_lines(rec.steps[static_cast<std::size_t>(i)].text, width)));
-      L.top[static_cast<std::size_t>(i) + 1] = L.top[static_cast<std::size_t>(i)] + lines * line +
-                                              (lines - 1) * style.ItemSpacing.y + 2 * style.CellPadding.y;
+      const double lines = std::max(1, text_rich_lines(rec.steps[static_cast<std::size_t>(i)].text, width));
+      L.top[static_cast<std::size_t>(i) + 1] =
+          L.top[static_cast<std::size_t>(i)] + lines * line + (lines - 1) * style.ItemSpacing.y + 2 * style.CellPadding.y;
     }
   }
-  auto row_h = [&](int i) { return L.top[static_cast<std::size_t>(i) + 1] - L.top[static_cast<std::size_t>(i)]; };
+  auto top = [&](int i) { return L.top[static_cast<std::size_t>(i)]; };
+  auto row_h = [&](int i) { return static_cast<float>(top(i + 1) - top(i)); };
   const bool follow = L.followed != playhead && playhead >= 0;
   L.off = 0;
   // The rows in sight, in the table's own coordinates. The frozen header row is laid out where
   // the table is scrolled to: the rows start under it as it stands unscrolled.
-  const float header = ImGui::GetCursorPosY() - ImGui::GetScrollY();
-  const float seen0 = ImGui::GetScrollY(), seen1 = seen0 + ImGui::GetWindowHeight();
-  for (int i = 0; i < count; ++i) {
-    const float y0 = header + L.top[static_cast<std::size_t>(i)], y1 = y0 + row_h(i);
-    // The height asked is the whole row's, its padding in it (a row left empty gets just that).
-    ImGui::TableNextRow(ImGuiTableRowFlags_None, row_h(i));
-    if ((y1 < seen0 || y0 > seen1) && !(follow && i == playhead)) continue;
-    const Step& st = rec.steps[static_cast<std::size_t>(i)];
-    ImGui::TableNextColumn();
-    L.off = std::max(L.off, std::abs(ImGui::GetCursorPosY() - style.CellPadding.y - y0));
-    ImGui::PushID(i);
-    if (ImGui::Selectable(std::to_string(i + 1).c_str(), i == playhead, ImGuiSelectableFlags_SpanAllColumns))
-      app.seek(i);
-    ImGui::PopID();
-    if (i == playhead) {
-      // The whole row in the middle of the rows in sight, under the header; a row taller than
-      // they are, from its top.
-      if (follow) {
-        const float local = ImGui::GetItemRectMin().y - ImGui::GetWindowPos().y - style.CellPadding.y;
-        const float rows_h = ImGui::GetWindowHeight() - header;
-        const float want = header + std::max(0.0f, (rows_h - row_h(i)) * 0.5f);
-        ImGui::SetScrollY(ImGui::GetScrollY() + local - want);
-      }
-      L.row_y0 = ImGui::GetItemRectMin().y;
-      L.row_y1 = L.row_y0 + row_h(i);
-    }
-    ImGui::TableNextColumn();
-    ImGui::Text("%d", st.pass);
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(st.label.c_str());
-    ImGui::TableNextColumn();
-    text_rich(st.text, ImGui::GetContentRegionAvail().x);
-    if (const StepRow row = step_row(regs, i, playhead); row.shown) {
-      if (rows) {
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(row.row >= 0 ? std::to_string(row.row + 1).c_str() : "—");
-      }
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(register_text(row.m, has_m).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(register_text(row.l, has_l).c_str());
-      for (const std::optional<double>& v : row.more) {
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(register_text(v, true).c_str());
-      }
-    }
+  const double header = ImGui::GetCursorPosY() - ImGui::GetScrollY();
+  const double seen0 = ImGui::GetScrollY() - header, seen1 = seen0 + ImGui::GetWindowHeight();
+  auto first_below = [&](double y) {  // the first row whose top is below y
+    return static_cast<int>(std::upper_bound(L.top.begin(), L.top.end() - 1, y) - L.top.begin());
+  };
+  const int a = std::max(0, first_below(seen0) - 1), b = std::min(count, first_below(seen1));
+  // The rows drawn: those in sight, and the playhead's while the table goes to it.
+  std::vector<std::pair<int, int>> drawn = {{a, b}};
+  if (follow && (playhead < a || playhead >= b)) {
+    drawn.emplace_back(playhead, playhead + 1);
+    if (playhead < a) std::swap(drawn[0], drawn[1]);
   }
+  // Rows [from, to) left out: one row of their height, or two where that keeps the rows after
+  // them striped as their numbers say (the first alone, then the rest).
+  auto leave_out = [&](int from, int to) {
+    if (to <= from) return;
+    if ((to - from) % 2 == 0) {
+      ImGui::TableNextRow(ImGuiTableRowFlags_None, row_h(from));
+      ++from;
+    }
+    ImGui::TableNextRow(ImGuiTableRowFlags_None, static_cast<float>(top(to) - top(from)));
+  };
+  int next = 0;
+  for (const auto& [from, to] : drawn) {
+    leave_out(next, from);
+    for (int i = from; i < to; ++i) {
+      // The height asked is the whole row's, its padding in it.
+      ImGui::TableNextRow(ImGuiTableRowFlags_None, row_h(i));
+      const Step& st = rec.steps[static_cast<std::size_t>(i)];
+      ImGui::TableNextColumn();
+      L.off = std::max(L.off, static_cast<float>(std::abs(ImGui::GetCursorPosY() - style.CellPadding.y - header - top(i))));
+      ImGui::PushID(i);
+      if (ImGui::Selectable(std::to_string(i + 1).c_str(), i == playhead, ImGuiSelectableFlags_SpanAllColumns))
+        app.seek(i);
+      ImGui::PopID();
+      if (i == playhead) {
+        // The whole row in the middle of the rows in sight, under the header; a row taller than
+        // they are, from its top.
+        if (follow) {
+          const float local = ImGui::GetItemRectMin().y - ImGui::GetWindowPos().y - style.CellPadding.y;
+          const float rows_h = ImGui::GetWindowHeight() - static_cast<float>(header);
+          const float want = static_cast<float>(header) + std::max(0.0f, (rows_h - row_h(i)) * 0.5f);
+          ImGui::SetScrollY(ImGui::GetScrollY() + local - want);
+        }
+        L.row_y0 = ImGui::GetItemRectMin().y;
+        L.row_y1 = L.row_y0 + row_h(i);
+      }
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", st.pass);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(st.label.c_str());
+      ImGui::TableNextColumn();
+      text_rich(st.text, ImGui::GetContentRegionAvail().x);
+      if (const StepRow row = step_row(regs, i, playhead); row.shown) {
+        if (rows) {
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(row.row >= 0 ? std::to_string(row.row + 1).c_str() : "—");
+        }
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(register_text(row.m, has_m).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(register_text(row.l, has_l).c_str());
+        for (const std::optional<double>& v : row.more) {
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(register_text(v, true).c_str());
+        }
+      }
+    }
+    next = to;
+  }
+  leave_out(next, count);
   // Laid out again (a scroll bar came and narrowed the explanations): the rows moved, so the
   // table follows the playhead again next frame; a few times at most, so that a scroll bar
   // that comes and goes cannot hold the table there against the user's scrolling.
@@ -142,7 +173,7 @@ void draw_steps_table(AppState& app) {
   const bool again = relaid && L.refollowed < 3;
   L.refollowed += again ? 1 : 0;
   L.followed = again ? -2 : playhead;
-  L.seen_y0 = ImGui::GetWindowPos().y + header, L.seen_y1 = ImGui::GetWindowPos().y + ImGui::GetWindowHeight();
+  L.seen_y0 = ImGui::GetWindowPos().y + static_cast<float>(header), L.seen_y1 = ImGui::GetWindowPos().y + ImGui::GetWindowHeight();
   ImGui::EndTable();
 }
 
