@@ -383,3 +383,28 @@ TEST_CASE("Steps tab: the table scrolls to the playhead's row in every lesson, i
     }
   }
 }
+
+TEST_CASE("Steps tab: with the longest input the window takes the table still goes to the playhead's row") {
+  // 100000 values: 200000 steps, rows some 17 million pixels down. A row per step added its
+  // height to ImGui's float cursor, which drifted hundreds of pixels: the table showed nothing.
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("online"));
+  app.inputs.x = {std::vector<double>(100000, 0.0)};
+  for (std::size_t i = 0; i < app.inputs.x[0].size(); ++i) app.inputs.x[0][i] = std::sin(static_cast<double>(i));
+  app.inputs.vector_text = "";
+  app.inputs_changed();
+  REQUIRE(app.played.rec->step_count() == 200000);
+  app.tab = Tab::steps;
+  app.tab_changed = true;
+  for (const int k : {150000, 199999, 0}) {
+    CAPTURE(k);
+    app.seek(k);
+    for (int f = 0; f < 5; ++f) h.frame(app);
+    const AppState::StepsTableLayout& t = app.steps_table;
+    CHECK(t.off < 8.0f);  // a few float roundings of 17 million: 2 px each
+    CHECK(t.row_y0 >= t.seen_y0 - 8.0f);
+    CHECK(t.row_y1 <= t.seen_y1 + 8.0f);
+  }
+}
