@@ -10,6 +10,7 @@
 #include "app/ui/panels/frame.h"
 #include "app/ui/style.h"
 
+#include <doctest/doctest.h>
 #include <imgui.h>
 #include <imgui_internal.h>
 
@@ -101,6 +102,19 @@ inline void use_scale(AppState& app, float scale, Theme theme) {
   ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
   app.ui_scale = scale;
   app.set_theme(theme);
+}
+
+// `app` on `lesson`, its recordings made in the foreground (nothing to wait for), showing `tab`,
+// presenting or not, at font `font`: presenting, 1.5 times that in the projector theme, as the
+// window has it; else in the dark theme.
+inline void open_at(AppState& app, const char* lesson, Tab tab, bool presenting, float font = 1.0f) {
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson(lesson));
+  app.tab = tab;
+  app.tab_changed = true;
+  app.presenting = presenting;
+  app.set_font_scale(font);
+  use_scale(app, (presenting ? 1.5f : 1.0f) * font, presenting ? Theme::projector : Theme::dark);
 }
 
 }  // namespace flashstep::ui

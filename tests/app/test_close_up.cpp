@@ -112,12 +112,7 @@ TEST_CASE("close-up: a step with fewer items shows more of its rows in the close
     CAPTURE(presenting);
     io.DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
     AppState app;
-    app.background_allowed = false;
-    REQUIRE(app.open_lesson("attn-flash-backward"));
-    app.tab = Tab::lesson;
-    app.tab_changed = true;
-    app.presenting = presenting;
-    if (presenting) use_scale(app, 1.5f, Theme::projector);
+    open_at(app, "attn-flash-backward", Tab::lesson, presenting);
     const MatrixViewOptions& opt = app.views.get<MatrixViewOptions>();
     int tile_pages = 0;
     std::vector<int> few_pages;
@@ -214,11 +209,7 @@ TEST_CASE("close-up: ] and [ turn its page when presenting too, where the view i
   ImGuiIO& io = ImGui::GetIO();
   io.DisplaySize = ImVec2(1920, 1080);
   AppState app;
-  app.background_allowed = false;
-  REQUIRE(app.open_lesson("measure"));
-  app.tab = Tab::lesson;
-  app.tab_changed = true;
-  app.presenting = true;
+  open_at(app, "measure", Tab::lesson, true);
   app.seek(app.timeline.count() / 2);
   for (int f = 0; f < 3; ++f) h.frame(app);
   const MatrixViewOptions& opt = app.views.get<MatrixViewOptions>();

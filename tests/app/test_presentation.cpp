@@ -333,13 +333,7 @@ TEST_CASE("1/sqrt(d) lab: each plot's number sits above its bars and on a slide 
       CAPTURE(font);
       ImGui::GetIO().DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
       AppState app;
-      app.background_allowed = false;
-      REQUIRE(app.open_lesson("scale"));
-      app.tab = Tab::scale_lab;
-      app.presenting = presenting;
-      app.set_font_scale(font);
-      if (presenting) use_scale(app, 1.5f * font, Theme::projector);
-      else use_scale(app, font, Theme::dark);
+      open_at(app, "scale", Tab::scale_lab, presenting, font);
       for (int f = 0; f < 4; ++f) h.frame(app);
       const ScaleLab::Drawn& d = app.scale_lab.drawn;
       REQUIRE(d.bars.size() == 4);
@@ -382,12 +376,7 @@ TEST_CASE("every lab on a slide at font 1x 1.5x and 2x has nothing to scroll") {
         CAPTURE(lesson);
         CAPTURE(font);
         AppState app;
-        app.background_allowed = false;
-        REQUIRE(app.open_lesson(lesson));
-        app.tab = tab;
-        app.presenting = true;
-        app.set_font_scale(font);
-        use_scale(app, 1.5f * font, Theme::projector);
+        open_at(app, lesson, tab, true, font);
         for (int f = 0; f < 4; ++f) h.frame(app);
         bool seen = false;
         for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
