@@ -408,3 +408,36 @@ TEST_CASE("Steps tab: with the longest input the window takes the table still go
     CHECK(t.row_y1 <= t.seen_y1 + 8.0f);
   }
 }
+
+TEST_CASE("online softmax: the rescale box says its factor at every step of the sweep, in the window and presenting") {
+  // At 1280 × 800 "old l = 0: nothing to rescale" did not fit the box, which stood empty at the
+  // first step: a shorter way of saying it is taken.
+  Headless h;
+  int lessons_seen = 0;
+  for (const Lesson& l : lessons()) {
+    const AlgorithmInfo& row = info(l.scenario.algorithm);
+    if (row.view == ViewKind::matrix || !row.rescales || row.global_max) continue;
+    ++lessons_seen;
+    for (const bool presenting : {false, true}) {
+      CAPTURE(l.id);
+      CAPTURE(presenting);
+      ImGui::GetIO().DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
+      AppState app;
+      open_at(app, l.id.c_str(), Tab::lesson, presenting);
+      const VectorViewOptions& opt = app.views.get<VectorViewOptions>();
+      for (int k = 0; k < app.timeline.count(); ++k) {
+        app.seek(k);
+        for (int f = 0; f < 2; ++f) h.frame(app);
+        const Step* step = app.played.step();
+        REQUIRE(step);
+        if (step->pass != 1) continue;
+        CAPTURE(k);
+        CHECK_FALSE(opt.drawn.rescale.empty());
+      }
+    }
+  }
+  CHECK(lessons_seen >= 2);  // online softmax and log-sum-exp
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+}

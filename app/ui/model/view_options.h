@@ -31,6 +31,7 @@ struct VectorViewOptions {
   // What the view drew in its last frame, for tests.
   struct Drawn {
     float bar_px = 0;  // the height of a full bar (exp and y)
+    std::string rescale;  // what the online update's rescale box said ("× 0.13534"); empty: none
   } drawn;
 };
 
@@ -111,6 +112,9 @@ inline void keep_after_presenting(MatrixViewOptions& opt, const MatrixViewOption
   opt.legend_height = shown.legend_height;
   opt.close_up_page = shown.close_up_page;
 }
+
+// Presenting, the softmax view keeps what it drew (for tests, as the window's).
+inline void keep_after_presenting(VectorViewOptions& opt, const VectorViewOptions& shown) { opt.drawn = shown.drawn; }
 
 // The chunked view (views/view_chunked.h).
 struct ChunkedViewOptions {

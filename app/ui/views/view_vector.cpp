@@ -25,7 +25,8 @@ using namespace vector_view;
 // rescale factor as in online softmax's first pass; beside another view, m, l, the LSE where there
 // is one and the rescale factor, whatever the algorithm), the room the bars above leave for them, so
 // that the bars keep their size from step to step and two views side by side keep theirs level.
-float draw_registers(const Ctx& c, float y0, float left, float right, bool draw = true) {
+// `said`: where to put what the rescale box says, when drawn.
+float draw_registers(const Ctx& c, float y0, float left, float right, bool draw = true, std::string* said = nullptr) {
   const Palette& pal = c.in.palette;
   const Recording& rec = c.rec;
   const float gap = 10 * c.s;
@@ -90,16 +91,24 @@ float draw_registers(const Ctx& c, float y0, float left, float right, bool draw 
                    "The old sum l was computed against the old max m. When the max grows to m′, every "
                    "term e^{xᵢ − m} must become e^{xᵢ − m′}: multiplying the whole sum by "
                    "e^{m − m′} does that in one step, without re-reading x.");
-    std::string t;
-    if (rescaled)
-      t = "× e^{" + num(m.old_value) + " − " + num(m.new_value) + "} = " + num(std::exp(m.old_value - m.new_value));
-    else if (m.changed())
-      t = "old l = 0: nothing to rescale";
-    else
-      t = "m unchanged: × e^{0} = 1";
+    // The longest way of saying it that fits the box (at 1280 × 800 "old l = 0: nothing to
+    // rescale" did not, and the box stood empty at the first step).
+    std::vector<std::string> says;
+    if (rescaled) {
+      const std::string factor = num(std::exp(m.old_value - m.new_value));
+      says = {"× e^{" + num(m.old_value) + " − " + num(m.new_value) + "} = " + factor, "× " + factor};
+    } else if (m.changed()) {
+      says = {"old l = 0: nothing to rescale", "old l = 0: none", "none"};
+    } else {
+      says = {"m unchanged: × e^{0} = 1", "× e^{0} = 1", "× 1"};
+    }
     const ImVec2 tp(p0.x + pad, p0.y + pad * 2 + fs);
-    if (draw_rich(c.dl, tp, 0, t, fs, true) <= p1.x - p0.x - 2 * pad)
-      draw_rich(c.dl, tp, rescaled ? pal.text : pal.text_dim, t, fs);
+    for (const std::string& t : says)
+      if (draw_rich(c.dl, tp, 0, t, fs, true) <= p1.x - p0.x - 2 * pad) {
+        draw_rich(c.dl, tp, rescaled ? pal.text : pal.text_dim, t, fs);
+        if (said) *said = t;
+        break;
+      }
     h = std::max(h, p1.y - p0.y);
   }
   return y - y0 + h;
@@ -276,7 +285,8 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
                               ImVec2(cols.col_right(col) + 2 * s, band_bottom), with_alpha(pal.current, 0.07f),
                               4.0f * s);
   y += 4 * s;
-  y += draw_registers(c, y, origin.x, origin.x + avail.x) + 10 * s;
+  opt.drawn.rescale.clear();
+  y += draw_registers(c, y, origin.x, origin.x + avail.x, true, &opt.drawn.rescale) + 10 * s;
   if (rec.rows > 1 && opt.show_rows) {
     const float left = std::max(origin.y + avail.y - y - fs * 1.8f, 0.0f);
     y += draw_row_strips(c, y, std::min(left, 16.0f * s * static_cast<float>(rec.rows) + fs), opt) + 6 * s;
