@@ -192,7 +192,7 @@ class AppState {
   // scrolled to; and, for tests, where the playhead's row and the rows in sight were last drawn
   // (screen y).
   struct StepsTableLayout {
-    const Recording* rec = nullptr;
+    std::weak_ptr<const Recording> rec;  // not a pointer: a new recording may take an old one's address
     float width = 0, font = 0;
     std::vector<double> top;  // step_count() + 1 entries, from 0
     int followed = -2;
