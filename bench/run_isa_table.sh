@@ -17,7 +17,10 @@
 # beside the programs in $WORK; copy $WORK there and run with MEASURE_ONLY=1 (the ggml folders
 # are then not read: give any two names); copy $WORK/raw back and write the table with
 # TABLE_ONLY=1. The machine's CPU, threads and load are kept in $WORK/raw/machine. THREADS
-# (default: the number of cores) sets the threads of both programs.
+# (default: the number of cores) sets the threads of both programs. NATIVE_MARCH=ARCH builds the
+# second column with -march=ARCH instead of -march=native (and ggml's native folder should then be
+# built for the same set, GGML_NATIVE=OFF with its AVX-512 options): for a machine other than the
+# one that builds, such as x86-64-v4 for any AVX-512 CPU.
 # Run it on an otherwise idle machine.
 set -euo pipefail
 
@@ -59,7 +62,8 @@ else
 if [[ ${MEASURE_ONLY:-0} != 1 ]]; then
 # ---- builds ----------------------------------------------------------------------------------
 declare -A flags=([native]="-DFLASHSTEP_NATIVE=ON" [avx2]="-DFLASHSTEP_NATIVE=OFF -DCMAKE_CXX_FLAGS=-march=x86-64-v3")
-declare -A march=([native]="-march=native" [avx2]="-march=x86-64-v3")
+[[ -n ${NATIVE_MARCH:-} ]] && flags[native]="-DFLASHSTEP_NATIVE=OFF -DCMAKE_CXX_FLAGS=-march=$NATIVE_MARCH"
+echo "${NATIVE_MARCH:-native}" >"$work/native-march"  # what the second column was built for
 for isa in native avx2; do
   echo "building FlashStep ($isa) into $work/build-$isa" >&2
   # shellcheck disable=SC2086
@@ -118,6 +122,7 @@ done_at=$(date +%s)
   echo "date $(date -u +%Y-%m-%d)"
   echo "load $(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '_')"
   echo "measure_s $((done_at - built))"
+  echo "native_march $(cat "$work/native-march" 2>/dev/null || echo native)"
 } >"$raw/machine"
 fi
 
@@ -169,6 +174,8 @@ threads=$(fig "$machine" threads)
 measured_on=$(fig "$machine" date)
 load=$(fig "$machine" load | tr '_' ' ')
 measure_s=$(fig "$machine" measure_s)
+native_march=$(fig "$machine" native_march)
+native_march=${native_march:-native}
 commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
 ggml_commit=${GGML_COMMIT:-$(git -C "$ggml_src" rev-parse --short HEAD 2>/dev/null || echo "from $ggml_src")}
 {
@@ -176,7 +183,7 @@ ggml_commit=${GGML_COMMIT:-$(git -C "$ggml_src" rev-parse --short HEAD 2>/dev/nu
   echo "Written by \`bench/run_isa_table.sh ${ggml_build[native]} ${ggml_build[avx2]}\` ($rounds rounds; $([[ ${TABLE_ONLY:-0} == 1 || ${MEASURE_ONLY:-0} == 1 ]] || echo "builds $((built - start)) s, ")measurements $measure_s s)."
   echo "N = 4096, fp32, scale 1/√d, one head, $threads threads; FlashStep as \`flashstep run --algo A --n 4096 --d D --scale sqrt --steps none --repeat 5\` runs it (\`bench_isa attn\`), ggml's \`ggml_flash_attn_ext\` as \`bench/ggml/ggml_fa.c\` runs it, each its best of 5, taking turns in separate processes; a ratio is taken round by round and its range shown.$([[ -f "$raw/avx2-turns-64-1" ]] && echo " FA-1 / FA-2 and the causal speed-up are also measured with the three kernels taking turns run by run in one process (\`bench_isa turns\`, best of 5 each, in every round), and their verdict is taken from that.")"
   echo
-  echo "| figure | AVX2 build (-march=x86-64-v3) | native build (-march=native) | target |"
+  echo "| figure | AVX2 build (-march=x86-64-v3) | $([[ $native_march == native ]] && echo native || echo AVX-512) build (-march=$native_march) | target |"
   echo "|---|---|---|---|"
   row() { echo "| $1 | $2 | $3 | $4 |"; }
   declare -A peak bw
