@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <thread>
 
 using namespace flashstep;
@@ -45,4 +46,24 @@ TEST_CASE("release: a recording replaced in the view is freed, and not on the th
   std::unique_lock<std::mutex> lock(f->mutex);
   REQUIRE(f->done.wait_for(lock, std::chrono::seconds(60), [&] { return f->freed; }));
   CHECK(f->on != std::this_thread::get_id());
+}
+
+TEST_CASE("release: what was measured on a recording is not taken for a new one at the freed one's address") {
+  // Both recordings in one place, as an allocator may give a freed block to the next.
+  alignas(Recording) static unsigned char place[sizeof(Recording)];
+  const auto in_place = [] {
+    return std::shared_ptr<const Recording>(new (place) Recording(), [](const Recording* p) { p->~Recording(); });
+  };
+  auto first = in_place();
+  const RecordingKey key(first);
+  CHECK(key.is(first));
+  AppState::PresentedRoom room;
+  room.at(first, 1920, 1000, 1.5f).need = 700;
+  CHECK(room.at(first, 1920, 1000, 1.5f).need == 700);  // the same recording and window: kept
+  first.reset();
+  const auto second = in_place();
+  REQUIRE(static_cast<const void*>(second.get()) == static_cast<const void*>(place));
+  CHECK_FALSE(key.is(second));
+  CHECK(room.at(second, 1920, 1000, 1.5f).need == 0);  // measured again
+  CHECK(RecordingKey(second).is(second));
 }

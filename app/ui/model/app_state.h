@@ -82,6 +82,18 @@ struct KeyPress {
   bool shift = false, ctrl = false, repeat = false;
 };
 
+// Names a recording for what was measured on it (a view's room, the rows of a table): not by its
+// address, which a new recording may take over once the old one is freed.
+class RecordingKey {
+ public:
+  RecordingKey() = default;
+  explicit RecordingKey(const std::shared_ptr<const Recording>& r) : rec_(r) {}
+  bool is(const std::shared_ptr<const Recording>& r) const { return rec_.lock() == r; }
+
+ private:
+  std::weak_ptr<const Recording> rec_;
+};
+
 // A Recording with the Cursor that plays it; the Cursor points into the Recording, so the two
 // travel together.
 struct Played {
@@ -118,8 +130,7 @@ struct CompareState {
   // by font size, found once per pair and size; and the height the views have been seen to
   // need (their height and what was left to scroll), which the text gives way to (panel_compare.cpp).
   struct SentenceRoom {
-    const Recording* a = nullptr;
-    const Recording* b = nullptr;
+    RecordingKey a, b;
     float width = 0, scale = 0;
     std::vector<std::pair<float, int>> lines;  // font size, lines
     float view_need = 0;
@@ -171,28 +182,28 @@ class AppState {
   ViewStates views;  // the lesson's view's options, by kind
   MemoryPanelOptions memory_panel;
   CompareState compare;
-  // The height the lesson's view was seen to need on a slide, at the full scale, for one
-  // recording, region and scale: where it needs more than the slide has (a font made larger),
-  // it is drawn smaller, down to its size at font 1× (panel_view.cpp).
+  // The height a tab on a slide was seen to need, at the full scale, for one recording (the
+  // lesson's view), window size and scale: where it needs more than the slide has (a font made
+  // larger), it is drawn smaller, down to its size at font 1× (panel_view.cpp).
   struct PresentedRoom {
-    const Recording* rec = nullptr;
+    RecordingKey rec;  // the lesson's view's recording; none for a lab
     float width = 0, height = 0, scale = 0;
     float need = 0;   // seen above the font-1× size
     float tight = 0;  // seen at or below it
-  } presented_room;
-  // The same for a lab on a slide (the Overflow lab, Measure it yourself), for the tab it was
-  // seen on.
-  struct PresentedLabRoom {
-    Tab tab = Tab::lesson;
-    float width = 0, height = 0, scale = 0, need = 0;
-  } presented_lab_room;
+    // This room, or a new one where any of those changed.
+    PresentedRoom& at(const std::shared_ptr<const Recording>& r, float w, float h, float s) {
+      if (!rec.is(r) || width != w || height != h || scale != s) *this = {RecordingKey(r), w, h, s, 0, 0};
+      return *this;
+    }
+  };
+  std::map<Tab, PresentedRoom> presented_rooms;  // each tab's, so that going back finds it
   // The Steps tab's rows, whose explanations wrap onto one to several lines: each row's top in
   // the table for one recording, column width and font size (an ImGuiListClipper takes every
   // row as high as the first, and scrolled to the wrong step); the playhead the table last
   // scrolled to; and, for tests, where the playhead's row and the rows in sight were last drawn
   // (screen y).
   struct StepsTableLayout {
-    std::weak_ptr<const Recording> rec;  // not a pointer: a new recording may take an old one's address
+    RecordingKey rec;
     float width = 0, font = 0;
     std::vector<double> top;  // step_count() + 1 entries, from 0
     int followed = -2;

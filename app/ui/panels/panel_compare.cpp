@@ -56,8 +56,8 @@ int most_lines(const Recording& rec, float width) {
 // has no mouse to scroll it).
 CompareState::SentenceRoom& room_for(CompareState& c, float width, float scale) {
   CompareState::SentenceRoom& r = c.sentence_room;
-  if (r.a != c.left.rec.get() || r.b != c.right.rec.get() || r.width != width || r.scale != scale)
-    r = {c.left.rec.get(), c.right.rec.get(), width, scale, {}, 0.0f};
+  if (!r.a.is(c.left.rec) || !r.b.is(c.right.rec) || r.width != width || r.scale != scale)
+    r = {RecordingKey(c.left.rec), RecordingKey(c.right.rec), width, scale, {}, 0.0f};
   return r;
 }
 

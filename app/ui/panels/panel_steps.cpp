@@ -78,9 +78,9 @@ void draw_steps_table(AppState& app) {
   const ImGuiTableColumn& ex = table->Columns[3];
   const float width = ex.WorkMaxX - ex.WorkMinX, font = ImGui::GetFontSize();
   const ImGuiStyle& style = ImGui::GetStyle();
-  const bool relaid = L.rec.lock() != app.played.rec || L.width != width || L.font != font;
+  const bool relaid = !L.rec.is(app.played.rec) || L.width != width || L.font != font;
   if (relaid) {
-    L.rec = app.played.rec, L.width = width, L.font = font;
+    L.rec = RecordingKey(app.played.rec), L.width = width, L.font = font;
     L.top.assign(static_cast<std::size_t>(count) + 1, 0.0);
     const double line = ImGui::GetTextLineHeight();
     for (int i = 0; i < count; ++i) {

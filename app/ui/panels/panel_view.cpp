@@ -138,11 +138,9 @@ std::string presented_title(const AppState& app, bool brief) {
 // room than at font 1×), from the room it was seen to need. `draw` takes the scale.
 template <class Draw>
 void draw_lab_on_slide(AppState& app, Tab t, Draw draw) {
-  AppState::PresentedLabRoom& room = app.presented_lab_room;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 size = ImGui::GetWindowSize();
-  if (room.tab != t || room.width != size.x || room.height != size.y || room.scale != app.ui_scale)
-    room = {t, size.x, size.y, app.ui_scale, 0.0f};
+  AppState::PresentedRoom& room = app.presented_rooms[t].at(nullptr, size.x, size.y, app.ui_scale);
   const float scale = fitted_scale(false, room.need, avail.y, app.ui_scale, 0.75f * app.font_1x_scale());
   ImGui::SetWindowFontScale(scale / app.ui_scale);
   draw(scale);
@@ -165,12 +163,9 @@ void draw_tab_content(AppState& app, Tab t, bool toolbars) {
       // less room than at font 1×: the chunked view's tree), smaller still, down to 3/4 of it,
       // from what it was seen to need at that size: views that fill the height they are given
       // (the bars) would otherwise be drawn as small as a guess from the full size made them.
-      AppState::PresentedRoom& room = app.presented_room;
       const ImVec2 avail = ImGui::GetContentRegionAvail();
       const ImVec2 size = ImGui::GetWindowSize();  // its content's width changes with a scroll bar
-      if (room.rec != app.played.rec.get() || room.width != size.x || room.height != size.y ||
-          room.scale != app.ui_scale)
-        room = {app.played.rec.get(), size.x, size.y, app.ui_scale, 0.0f, 0.0f};
+      AppState::PresentedRoom& room = app.presented_rooms[t].at(app.played.rec, size.x, size.y, app.ui_scale);
       const float floor = app.font_1x_scale();
       const bool matrix = info(app.played.rec->algorithm).view == ViewKind::matrix;
       float scale = fitted_scale(matrix, room.need, avail.y, app.ui_scale, floor);
