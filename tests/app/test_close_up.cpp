@@ -286,3 +286,44 @@ TEST_CASE("presentation at 1920×1080 in the projector theme, font 1×, 1.5× an
   use_scale(reset, 1.0f, Theme::dark);
   io.DisplaySize = ImVec2(1280, 800);
 }
+
+TEST_CASE("close-up: a fraction is written one way in all its cells (0.6 or .6, never both), at 1280×800 and presenting") {
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  const std::string minus = "−";
+  // Where a number's digits start, after its minus sign.
+  const auto digits = [&](const std::string& t) { return t.compare(0, minus.size(), minus) == 0 ? t.substr(minus.size()) : t; };
+  int bare = 0, zero = 0;
+  for (const Lesson& l : lessons()) {
+    if (info(l.scenario.algorithm).view != ViewKind::matrix) continue;
+    for (const bool presenting : {false, true}) {
+      CAPTURE(l.id);
+      CAPTURE(presenting);
+      io.DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
+      AppState app;
+      open_at(app, l.id.c_str(), Tab::lesson, presenting);
+      const int n = app.timeline.count();
+      for (int k = 0; k < n; k += std::max(1, n / 12)) {
+        CAPTURE(k);
+        app.seek(k);
+        for (int f = 0; f < 3; ++f) h.frame(app);
+        const MatrixViewOptions::Drawn& d = app.views.get<MatrixViewOptions>().drawn;
+        bool has_bare = false, has_zero = false;
+        for (const std::string& t : d.close_up_numbers) {
+          CAPTURE(t);
+          has_bare |= digits(t).rfind(".", 0) == 0;
+          has_zero |= digits(t).rfind("0.", 0) == 0;
+        }
+        CHECK_FALSE((has_bare && has_zero));
+        bare += has_bare;
+        zero += has_zero;
+      }
+    }
+  }
+  // Both forms were met (the check above saw each): narrow cells and wide ones.
+  CHECK(bare > 0);
+  CHECK(zero > 0);
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+  io.DisplaySize = ImVec2(1280, 800);
+}

@@ -120,6 +120,28 @@ TEST_CASE("the shortest numbers for narrow cells") {
   CHECK(tiny_number(std::nan("")) == "nan");
 }
 
+TEST_CASE("a close-up's numbers: the most digits that fit each cell and a fraction written one way in all") {
+  // Room counted in characters, the minus sign one.
+  const auto room = [](std::size_t chars) {
+    return [chars](std::size_t, const std::string& t) {
+      std::size_t n = 0;
+      for (unsigned char ch : t) n += (ch & 0xC0) != 0x80;
+      return n <= chars;
+    };
+  };
+  const std::vector<double> v = {0.83, -0.63, 0.13, -0.41, -1.57};
+  // Four characters: two digits where they fit, one with its leading zero where not.
+  CHECK(cell_numbers(v, room(4)) == std::vector<std::string>{"0.83", "−0.6", "0.13", "−0.4", "−1.6"});
+  // Five: three digits.
+  CHECK(cell_numbers(v, room(5)) == std::vector<std::string>{"0.83", "−0.63", "0.13", "−0.41", "−1.57"});
+  // Three: "−0.6" does not fit, so ".6" everywhere, not "0.8" beside "−.6".
+  CHECK(cell_numbers(v, room(3)) == std::vector<std::string>{".8", "−.6", ".1", "−.4", "−2"});
+  // Each cell its own room: the narrow one alone decides the way.
+  const auto mixed = [&](std::size_t i, const std::string& t) { return room(i == 1 ? 3 : 9)(i, t); };
+  CHECK(cell_numbers({0.83, -0.63}, mixed) == std::vector<std::string>{".83", "−.6"});
+  CHECK(cell_numbers({}, room(3)).empty());
+}
+
 TEST_CASE("cells below 2 px are drawn in blocks of at least 2 px") {
   CHECK(decimation(2.3f) == 1);
   CHECK(decimation(2.0f) == 1);

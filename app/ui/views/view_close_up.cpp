@@ -259,6 +259,27 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
       ImGui::SetCursorScreenPos(keep);
     }
   }
+  // Every shown cell's number first, so that all are written one way (cell_numbers). From a
+  // cell's width, as at_text sized it (room for "−0.00" and 6 paddings), not from its corners:
+  // their difference carries the rounding of where the cell is, and a number exactly as wide as
+  // "−0.00" fitted in one place and lost a digit in the next (Compare's CPU and GPU sides: −1.43
+  // and −1.4). A hundredth of a pixel for the rounding of the sizes themselves.
+  std::vector<double> values;
+  std::vector<float> rooms;
+  for (const Item& it : items) {
+    const std::size_t cols = static_cast<std::size_t>(rec.buffers[static_cast<std::size_t>(it.buffer)].cols);
+    for (int r = it.r0; r < it.r1; ++r)
+      for (int k = 0; k < it.cols_shown; ++k) {
+        const std::size_t idx = static_cast<std::size_t>(r) * cols + static_cast<std::size_t>(it.c0 + k);
+        if (c.state.defined[static_cast<std::size_t>(it.buffer)][idx] == 0) continue;
+        values.push_back(c.state.values[static_cast<std::size_t>(it.buffer)][idx]);
+        rooms.push_back(it.cell_w - 6 * pad(c, z.text) + 0.01f);
+      }
+  }
+  const std::vector<std::string> numbers = cell_numbers(values, [&](std::size_t i, const std::string& t) {
+    return f->CalcTextSizeA(z.text, 1e9f, 0, t.c_str()).x <= rooms[i];
+  });
+  std::size_t next_number = 0;
   float line_y = -1;
   for (const Item& it : items) {
     const BufferInfo& b = rec.buffers[static_cast<std::size_t>(it.buffer)];
@@ -305,17 +326,7 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
         dl->AddRectFilled(a, e, fill, 2.0f * c.s);
         if (fill == pal.nonfinite) hatch(dl, a, e, IM_COL32(0, 0, 0, 70), 6.0f * c.s);
         if (defined) {
-          // From the cell's width, as at_text sized it (room for "−0.00" and 6 paddings), not
-          // from its corners: their difference carries the rounding of where the cell is, and a
-          // number exactly as wide as "−0.00" fitted in one place and lost a digit in the next
-          // (Compare's CPU and GPU sides: −1.43 and −1.4). A hundredth of a pixel for the
-          // rounding of the sizes themselves.
-          const float room = it.cell_w - 6 * pad(c, z.text) + 0.01f;
-          // The most digits that fit: 3, 2, 1 significant, then the shortest form.
-          std::string t = compact_number(v, 3);
-          for (int digits = 2; digits >= 1 && f->CalcTextSizeA(z.text, 1e9f, 0, t.c_str()).x > room; --digits)
-            t = compact_number(v, digits);
-          if (f->CalcTextSizeA(z.text, 1e9f, 0, t.c_str()).x > room) t = tiny_number(v);
+          const std::string& t = numbers[next_number++];
           text_centered(dl, ImVec2((a.x + e.x) * 0.5f, (a.y + e.y) * 0.5f), text_over(fill), t.c_str(), z.text);
           out.numbers.push_back(t);
           out.number_px = out.number_px > 0 ? std::min(out.number_px, z.text) : z.text;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 
 namespace flashstep::ui {
 
@@ -129,6 +130,43 @@ std::string tiny_number(double v) {
   if (tenths == 0) return v == 0 ? "0" : "≈0";  // "0" only where the value is zero
   if (tenths < 10) return sign + "." + std::to_string(tenths);
   return sign + std::to_string(std::lround(a));
+}
+
+namespace {
+
+constexpr std::string_view kMinus = "−";
+
+// Where a number's digits start: after its minus sign.
+std::size_t digits_at(const std::string& t) { return t.compare(0, kMinus.size(), kMinus) == 0 ? kMinus.size() : 0; }
+bool bare_fraction(const std::string& t) { return t.compare(digits_at(t), 1, ".") == 0; }
+bool zero_fraction(const std::string& t) { return t.compare(digits_at(t), 2, "0.") == 0; }
+
+}  // namespace
+
+std::vector<std::string> cell_numbers(const std::vector<double>& values,
+                                      const std::function<bool(std::size_t, const std::string&)>& fits_at) {
+  std::vector<std::string> out;
+  out.reserve(values.size());
+  bool bare = false;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double v = values[i];
+    const auto fits = [&](const std::string& t) { return fits_at(i, t); };
+    std::string t = compact_number(v, 3);
+    for (int digits = 2; digits >= 1 && !fits(t); --digits) t = compact_number(v, digits);
+    if (!fits(t) || bare_fraction(t)) {
+      // One digit with its leading zero, before going without it.
+      std::string z = t;
+      if (bare_fraction(z)) z.insert(digits_at(z), "0");
+      if (fits(z)) t = z;
+      else if (!fits(t)) t = tiny_number(v);
+    }
+    bare |= bare_fraction(t);
+    out.push_back(std::move(t));
+  }
+  if (bare)
+    for (std::string& t : out)
+      if (zero_fraction(t)) t.erase(digits_at(t), 1);
+  return out;
 }
 
 std::string display_number(double v) { return num(v); }

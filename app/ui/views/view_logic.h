@@ -16,7 +16,9 @@
 #include "core/recording.h"
 #include "core/tiles.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,14 @@ std::string compact_number(double v, int digits = 2);
 // The shortest form of a number, for cells too narrow for compact_number: "0" for zero, "≈0" for
 // any other value below 0.05 (a cell that reads 0 holds 0), one decimal without the leading zero below 1 (".5", "−.3"), else a rounded integer.
 std::string tiny_number(double v);
+
+// The numbers of a close-up's cells, each with the most digits that fit its cell (`fits(i, text)`
+// for values[i]): 3, 2,
+// then 1 significant digit ("−0.6": as wide as "−1.6"), then without its leading zero ("−.6"),
+// then tiny_number. A fraction is written one way in all of them: where one needs ".6", every
+// "0.83" becomes ".83" (a cell's text only gets shorter, so it still fits).
+std::vector<std::string> cell_numbers(const std::vector<double>& values,
+                                      const std::function<bool(std::size_t, const std::string&)>& fits);
 
 // A value for a register or a tooltip: num(v), 5 significant digits.
 std::string display_number(double v);
