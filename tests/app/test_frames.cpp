@@ -441,3 +441,37 @@ TEST_CASE("online softmax: the rescale box says its factor at every step of the 
   use_scale(reset, 1.0f, Theme::dark);
   ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
 }
+
+TEST_CASE("chunked view: every node's title is written above it, the global pair's too, at 1280×800, presenting and font 2×") {
+  // The root's "merge → global (m, l)" was wider than its box and nothing was written: the
+  // global pair stood unnamed.
+  Headless h;
+  for (const int workers : {1, 2, 4, 8}) {
+    for (const float font : {1.0f, 2.0f}) {
+      for (const bool presenting : {false, true}) {
+        CAPTURE(workers);
+        CAPTURE(font);
+        CAPTURE(presenting);
+        ImGui::GetIO().DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
+        AppState app;
+        open_at(app, "chunked", Tab::lesson, presenting, font);
+        app.inputs.chunks = workers;
+        app.inputs_changed();
+        REQUIRE(app.played.rec->chunks == workers);
+        const ChunkedViewOptions& opt = app.views.get<ChunkedViewOptions>();
+        for (int k = 0; k < app.timeline.count(); ++k) {
+          CAPTURE(k);
+          app.seek(k);
+          for (int f = 0; f < 2; ++f) h.frame(app);
+          // A tree of `workers` leaves: 2·workers − 1 nodes.
+          REQUIRE(opt.drawn.titles.size() == static_cast<std::size_t>(2 * workers - 1));
+          for (const std::string& t : opt.drawn.titles) CHECK_FALSE(t.empty());
+          CHECK(opt.drawn.titles.back().find("global") != std::string::npos);
+        }
+      }
+    }
+  }
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+}

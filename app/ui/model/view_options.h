@@ -121,7 +121,13 @@ struct ChunkedViewOptions {
   static constexpr ViewKind kKind = ViewKind::chunked;
   int row = -1;              // softmax row shown; -1 follows the step
   bool show_toolbar = true;  // the row picker (only drawn when there are several rows)
+  // What the view drew in its last frame, for tests: each node's title, as it was written above
+  // it ("" where none fitted).
+  struct Drawn {
+    std::vector<std::string> titles;
+  } drawn;
 };
+inline void keep_after_presenting(ChunkedViewOptions& opt, const ChunkedViewOptions& shown) { opt.drawn = shown.drawn; }
 
 // The memory panel (views/panel_memory.h).
 struct MemoryPanelOptions {

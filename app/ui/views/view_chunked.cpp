@@ -22,6 +22,7 @@ struct Ctx {
   float s, fs;
   int row;
   int bm, bl;  // m_tree, l_tree
+  ChunkedViewOptions::Drawn& drawn;
 };
 
 // One (m, l) node: a title above, "m = …" and "l = …" inside, "old → new" when this step
@@ -49,8 +50,17 @@ void node_box(const Ctx& c, ImVec2 centre_top, float w, const std::string& title
   mark_outline(c.dl, c.pal, p0, p1, marks, c.s);
   if (c.in.hits)
     c.in.hits->add_node({c.bm, c.bl}, c.row, node, title, Rect{p0.x, p0.y, p1.x - p0.x, p1.y - p0.y, true});
-  text_fit(c.dl, ImVec2(p0.x, p0.y - c.fs - 2 * c.s), root ? c.pal.text : c.pal.text_dim, {title.c_str(), ""},
-           w + 30 * c.s);
+  // The root stands alone on its line: its title may run past its box, and it says at least
+  // that this is the global pair.
+  const float room = root ? std::max(2.0f * w, w + 30 * c.s) : w + 30 * c.s;
+  std::string shown;
+  const char* names[] = {title.c_str(), "global (m, l)", "global"};
+  for (int i = 0; i < (root ? 3 : 1); ++i)
+    if (text_fit(c.dl, ImVec2(p0.x, p0.y - c.fs - 2 * c.s), root ? c.pal.text : c.pal.text_dim, {names[i]}, room) > 0) {
+      shown = names[i];
+      break;
+    }
+  c.drawn.titles.push_back(shown);
   auto line_text = [&](const char* name, const CellChange& ch) {
     const std::string now = ch.new_defined ? display_number(ch.new_value) : "—";
     const std::string full =
@@ -117,7 +127,8 @@ static void draw_chunked_view_body(const ViewInput& in, ChunkedViewOptions& opt)
   const int K = rec.chunks, n = rec.n;
   const auto tree = merge_tree(K);
   const int levels = merge_tree_levels(tree);
-  Ctx c{in, rec, in.cursor.state(), pal, ImGui::GetWindowDrawList(), s, fs, row, bm, bl};
+  opt.drawn = {};
+  Ctx c{in, rec, in.cursor.state(), pal, ImGui::GetWindowDrawList(), s, fs, row, bm, bl, opt.drawn};
 
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
