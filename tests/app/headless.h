@@ -11,6 +11,8 @@
 #include "app/ui/style.h"
 
 #include <doctest/doctest.h>
+
+#include <algorithm>
 #include <imgui.h>
 #include <imgui_internal.h>
 
@@ -56,6 +58,18 @@ struct Headless {
     ImGui::NewFrame();
     draw_frame(app, opt);
     ImGui::Render();
+  }
+  // At about `count` evenly spaced steps of the app's timeline (every step where it has fewer),
+  // from the first: seeks it, draws `frames` frames, then calls `at()`.
+  template <class At>
+  void at_steps(AppState& app, int count, int frames, At at) {
+    const int n = app.timeline.count();
+    for (int k = 0; k < n; k += std::max(1, n / count)) {
+      CAPTURE(k);
+      app.seek(k);
+      for (int f = 0; f < frames; ++f) frame(app);
+      at();
+    }
   }
   // One frame with `key` down (and shift / ctrl as given), then one with it up.
   void press(AppState& app, int key, bool shift = false, bool ctrl = false) {

@@ -254,11 +254,7 @@ TEST_CASE("presentation at 1920×1080 in the projector theme, font 1×, 1.5× an
       app.presenting = true;
       app.set_font_scale(scale / 1.5f);
       use_scale(app, scale, Theme::projector);
-      const int n = app.timeline.count();
-      for (int k = 0; k < n; k += std::max(1, n / 8)) {
-        CAPTURE(k);
-        app.seek(k);
-        for (int f = 0; f < 4; ++f) h.frame(app);
+      h.at_steps(app, 8, 4, [&] {
         CHECK(overflow("Explanation") == 0.0f);
         CHECK(overflow("Pseudocode") == 0.0f);
         CHECK(overflow("Memory: HBM and SRAM") == 0.0f);
@@ -279,7 +275,7 @@ TEST_CASE("presentation at 1920×1080 in the projector theme, font 1×, 1.5× an
           CAPTURE(b);
           CHECK(inside(matrix.second, d.area));
         }
-      }
+      });
     }
   }
   AppState reset;
@@ -302,11 +298,7 @@ TEST_CASE("close-up: a fraction is written one way in all its cells (0.6 or .6, 
       io.DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
       AppState app;
       open_at(app, l.id.c_str(), Tab::lesson, presenting);
-      const int n = app.timeline.count();
-      for (int k = 0; k < n; k += std::max(1, n / 12)) {
-        CAPTURE(k);
-        app.seek(k);
-        for (int f = 0; f < 3; ++f) h.frame(app);
+      h.at_steps(app, 12, 3, [&] {
         const MatrixViewOptions::Drawn& d = app.views.get<MatrixViewOptions>().drawn;
         bool has_bare = false, has_zero = false;
         for (const std::string& t : d.close_up_numbers) {
@@ -317,7 +309,7 @@ TEST_CASE("close-up: a fraction is written one way in all its cells (0.6 or .6, 
         CHECK_FALSE((has_bare && has_zero));
         bare += has_bare;
         zero += has_zero;
-      }
+      });
     }
   }
   // Both forms were met (the check above saw each): narrow cells and wide ones.

@@ -467,11 +467,7 @@ TEST_CASE("matrix view: at every step of every attention lesson, the step's numb
       app.presenting = mode > 0;
       app.set_font_scale(mode == 2 ? 1.5f : 1.0f);
       use_scale(app, scale, mode == 0 ? Theme::dark : Theme::projector);
-      const int n = app.timeline.count();
-      for (int k = 0; k < n; k += std::max(1, n / 12)) {
-        CAPTURE(k);
-        app.seek(k);
-        for (int f = 0; f < 3; ++f) h.frame(app);
+      h.at_steps(app, 12, 3, [&] {
         const MatrixViewOptions::Drawn& d = app.views.get<MatrixViewOptions>().drawn;
         const bool all_numbers = !d.numbers_hidden && d.number_px >= kMinCellTextPx * scale;
         // Where a font made larger leaves too little room, the close-up's numbers give way
@@ -489,7 +485,7 @@ TEST_CASE("matrix view: at every step of every attention lesson, the step's numb
             CHECK(matrix.second.h / static_cast<float>(rec.n) >= kMinCellTextPx);
           }
         }
-      }
+      });
     }
   }
   AppState reset;
@@ -627,15 +623,11 @@ TEST_CASE("presentation at 1920×1080 in the projector theme: the explanation, t
       app.tab_changed = true;
       app.presenting = true;
       use_scale(app, scale, Theme::projector);
-      const int n = app.timeline.count();
-      for (int k = 0; k < n; k += std::max(1, n / 8)) {
-        CAPTURE(k);
-        app.seek(k);
-        for (int f = 0; f < 4; ++f) h.frame(app);
+      h.at_steps(app, 8, 4, [&] {
         CHECK(overflow("Explanation") == 0.0f);
         CHECK(overflow("Pseudocode") == 0.0f);
         CHECK(overflow("Memory: HBM and SRAM") == 0.0f);
-      }
+      });
     }
   }
   AppState app;
