@@ -161,7 +161,7 @@ void value_cell(ImDrawList* dl, const Palette& pal, ImVec2 p0, ImVec2 p1, ImU32 
 float register_box_height(float scale) { return ImGui::GetFontSize() * 2.0f + 6.0f * scale * 3.0f; }
 
 ImVec2 register_box(ImDrawList* dl, const Palette& pal, ImVec2 p0, float width, const RegisterBox& r,
-                    float scale) {
+                    float scale, RegisterLine* line) {
   const float fs = ImGui::GetFontSize();
   const float pad = 6.0f * scale;
   const ImVec2 size(width, register_box_height(scale));
@@ -182,12 +182,31 @@ ImVec2 register_box(ImDrawList* dl, const Palette& pal, ImVec2 p0, float width, 
   const float nw = ImGui::CalcTextSize(r.name).x;
   text_fit(dl, ImVec2(p0.x + pad + nw + 6 * scale, p0.y + pad), pal.text_dim, {r.role, ""},
            width - nw - 2 * pad - 6 * scale);
-  // Line 2: the value, as "old → new" when this step changed it.
-  const std::string now = ch.new_defined ? display_number(ch.new_value) : "—";
+  // Line 2: the value, as "old → new" when this step changed it; where both do not fit, the old
+  // value with 3 digits, then "→ new" alone, then the new value with 3 digits.
+  const float room = width - 2 * pad;
+  const auto fits = [&](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x <= room; };
+  std::string now = ch.new_defined ? display_number(ch.new_value) : "—";
   const ImU32 now_col = is_alarm(kind) ? text_over(bg) : pal.text;
   const float y2 = p0.y + pad * 2 + fs;
+  std::string old;
   if (changed) {
-    const std::string old = (ch.old_defined ? display_number(ch.old_value) : "—") + "  →  ";
+    const std::string was = ch.old_defined ? display_number(ch.old_value) : "—";
+    const std::string was3 = ch.old_defined ? compact_number(ch.old_value, 3) : "—";
+    old = "→ ";
+    for (const std::string& o : {was + "  →  ", was3 + " → "})
+      if (fits(o + now)) {
+        old = o;
+        break;
+      }
+  }
+  if (!fits(old + now) && ch.new_defined) now = compact_number(ch.new_value, 3);
+  if (line) {
+    line->text = old + now;
+    line->width = ImGui::CalcTextSize(line->text.c_str()).x;
+    line->room = room;
+  }
+  if (changed) {
     dl->AddText(ImVec2(p0.x + pad, y2), pal.text_dim, old.c_str());
     const float ow = ImGui::CalcTextSize(old.c_str()).x;
     if (r.fade < 1.0f) {

@@ -187,8 +187,11 @@ struct RegisterBox {
   // slides in over the old one as it fades out. 1: the step itself.
   float fade = 1.0f;
 };
+// Draws the box; its second line, "old → new" where the step changed the value, gives the old
+// value fewer digits, then leaves it out, where the box is too narrow for both (`line`: what it
+// wrote).
 ImVec2 register_box(ImDrawList* dl, const Palette& pal, ImVec2 p0, float width, const RegisterBox& r,
-                    float scale);
+                    float scale, RegisterLine* line = nullptr);
 // Its height (two lines of the current font and their padding), for laying one out before drawing.
 float register_box_height(float scale);
 

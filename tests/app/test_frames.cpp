@@ -418,12 +418,20 @@ TEST_CASE("online softmax: the rescale box says its factor at every step of the 
     const AlgorithmInfo& row = info(l.scenario.algorithm);
     if (row.view == ViewKind::matrix || !row.rescales || row.global_max) continue;
     ++lessons_seen;
-    for (const bool presenting : {false, true}) {
+    for (const bool presenting : {false, true})
+    for (const bool long_numbers : {false, true}) {
       CAPTURE(l.id);
       CAPTURE(presenting);
+      CAPTURE(long_numbers);
       ImGui::GetIO().DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
       AppState app;
       open_at(app, l.id.c_str(), Tab::lesson, presenting);
+      if (long_numbers) {  // the lesson's example, or numbers whose five digits are as wide as they come
+        app.inputs.x = {{-1.23456e-5, -98765.4321, 3.33333e-3, -0.555555}};
+        app.inputs.vector_text = "";
+        app.inputs_changed();
+        REQUIRE(app.input_error.empty());
+      }
       const VectorViewOptions& opt = app.views.get<VectorViewOptions>();
       for (int k = 0; k < app.timeline.count(); ++k) {
         app.seek(k);
@@ -471,6 +479,48 @@ TEST_CASE("chunked view: every node's title is written above it, the global pair
       }
     }
   }
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+}
+
+TEST_CASE("softmax views: every register box's value line fits inside it, at every step, in the window and presenting") {
+  // At 1280 × 800 "0.13534  →  0.18512" ran past the edge of safe softmax's l box.
+  Headless h;
+  int boxes = 0, shortened = 0;
+  for (const Lesson& l : lessons()) {
+    const AlgorithmInfo& row = info(l.scenario.algorithm);
+    if (row.view != ViewKind::vector) continue;
+    for (const bool presenting : {false, true})
+    for (const bool long_numbers : {false, true}) {
+      CAPTURE(l.id);
+      CAPTURE(presenting);
+      CAPTURE(long_numbers);
+      ImGui::GetIO().DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
+      AppState app;
+      open_at(app, l.id.c_str(), Tab::lesson, presenting);
+      if (long_numbers) {  // the lesson's example, or numbers whose five digits are as wide as they come
+        app.inputs.x = {{-1.23456e-5, -98765.4321, 3.33333e-3, -0.555555}};
+        app.inputs.vector_text = "";
+        app.inputs_changed();
+        REQUIRE(app.input_error.empty());
+      }
+      const VectorViewOptions& opt = app.views.get<VectorViewOptions>();
+      for (int k = 0; k < app.timeline.count(); ++k) {
+        app.seek(k);
+        for (int f = 0; f < 2; ++f) h.frame(app);
+        CAPTURE(k);
+        for (const RegisterLine& r : opt.drawn.registers) {
+          CAPTURE(r.text);
+          CHECK(r.width <= r.room);
+          ++boxes;
+          shortened += r.text.find("→") == 0;
+        }
+      }
+    }
+  }
+  CHECK(boxes > 100);
+  MESSAGE("register boxes seen: " << boxes << ", written as → new alone: " << shortened);
   AppState reset;
   use_scale(reset, 1.0f, Theme::dark);
   ImGui::GetIO().DisplaySize = ImVec2(1280, 800);

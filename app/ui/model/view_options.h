@@ -32,6 +32,7 @@ struct VectorViewOptions {
   struct Drawn {
     float bar_px = 0;  // the height of a full bar (exp and y)
     std::string rescale;  // what the online update's rescale box said ("× 0.13534"); empty: none
+    std::vector<RegisterLine> registers;  // what each register box (m, l, LSE) wrote on its value line
   } drawn;
 };
 

@@ -67,6 +67,13 @@ std::string tiny_number(double v);
 std::vector<std::string> cell_numbers(const std::vector<double>& values,
                                       const std::function<bool(std::size_t, const std::string&)>& fits);
 
+// What a register box wrote on its second line, for tests: the text, its width and the room the
+// box has for it.
+struct RegisterLine {
+  std::string text;
+  float width = 0, room = 0;
+};
+
 // A value for a register or a tooltip: num(v), 5 significant digits.
 std::string display_number(double v);
 

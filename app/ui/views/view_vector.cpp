@@ -25,8 +25,9 @@ using namespace vector_view;
 // rescale factor as in online softmax's first pass; beside another view, m, l, the LSE where there
 // is one and the rescale factor, whatever the algorithm), the room the bars above leave for them, so
 // that the bars keep their size from step to step and two views side by side keep theirs level.
-// `said`: where to put what the rescale box says, when drawn.
-float draw_registers(const Ctx& c, float y0, float left, float right, bool draw = true, std::string* said = nullptr) {
+// `drawn`: where to put what the boxes say, when drawn.
+float draw_registers(const Ctx& c, float y0, float left, float right, bool draw = true,
+                     VectorViewOptions::Drawn* drawn = nullptr) {
   const Palette& pal = c.in.palette;
   const Recording& rec = c.rec;
   const float gap = 10 * c.s;
@@ -52,7 +53,7 @@ float draw_registers(const Ctx& c, float y0, float left, float right, bool draw 
       r.marks = cell_marks(c.in.step, buffer, c.row, 0);
       r.reason = nonfinite_reason(rec, c.st, buffer, c.row, 0);
       if (c.in.tween) r.fade = c.in.tween->t;
-      sz = register_box(c.dl, pal, ImVec2(x, y), box_w, r, c.s);
+      sz = register_box(c.dl, pal, ImVec2(x, y), box_w, r, c.s, drawn ? &drawn->registers.emplace_back() : nullptr);
       if (c.in.hits) c.in.hits->add_register(buffer, c.row, name, Rect{x, y, sz.x, sz.y, true});
       change = r.change;
     }
@@ -106,7 +107,7 @@ float draw_registers(const Ctx& c, float y0, float left, float right, bool draw 
     for (const std::string& t : says)
       if (draw_rich(c.dl, tp, 0, t, fs, true) <= p1.x - p0.x - 2 * pad) {
         draw_rich(c.dl, tp, rescaled ? pal.text : pal.text_dim, t, fs);
-        if (said) *said = t;
+        if (drawn) drawn->rescale = t;
         break;
       }
     h = std::max(h, p1.y - p0.y);
@@ -286,7 +287,8 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
                               4.0f * s);
   y += 4 * s;
   opt.drawn.rescale.clear();
-  y += draw_registers(c, y, origin.x, origin.x + avail.x, true, &opt.drawn.rescale) + 10 * s;
+  opt.drawn.registers.clear();
+  y += draw_registers(c, y, origin.x, origin.x + avail.x, true, &opt.drawn) + 10 * s;
   if (rec.rows > 1 && opt.show_rows) {
     const float left = std::max(origin.y + avail.y - y - fs * 1.8f, 0.0f);
     y += draw_row_strips(c, y, std::min(left, 16.0f * s * static_cast<float>(rec.rows) + fs), opt) + 6 * s;
