@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <set>
 
 using namespace flashstep;
 using namespace flashstep::ui;
@@ -39,6 +40,41 @@ bool same_state(const State& a, const State& b) {
     }
   }
   return true;
+}
+
+// Every step of each softmax lesson that `keep(row)` takes, in the window (1280 × 800) and
+// presenting (1920 × 1080), with the lesson's example and with numbers whose five digits are as
+// wide as they come: `at(app, opt)` after two frames at each.
+template <class Keep, class At>
+void every_softmax_step(Headless& h, Keep keep, At at) {
+  for (const Lesson& l : lessons()) {
+    if (!keep(info(l.scenario.algorithm))) continue;
+    for (const bool presenting : {false, true})
+      for (const bool long_numbers : {false, true}) {
+        CAPTURE(l.id);
+        CAPTURE(presenting);
+        CAPTURE(long_numbers);
+        ImGui::GetIO().DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
+        AppState app;
+        open_at(app, l.id.c_str(), Tab::lesson, presenting);
+        if (long_numbers) {
+          app.inputs.x = {{-1.23456e-5, -98765.4321, 3.33333e-3, -0.555555}};
+          app.inputs.vector_text = "";
+          app.inputs_changed();
+          REQUIRE(app.input_error.empty());
+        }
+        const VectorViewOptions& opt = app.views.get<VectorViewOptions>();
+        for (int k = 0; k < app.timeline.count(); ++k) {
+          CAPTURE(k);
+          app.seek(k);
+          for (int f = 0; f < 2; ++f) h.frame(app);
+          at(app, opt);
+        }
+      }
+  }
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
 }
 
 }  // namespace
@@ -413,41 +449,16 @@ TEST_CASE("online softmax: the rescale box says its factor at every step of the 
   // At 1280 × 800 "old l = 0: nothing to rescale" did not fit the box, which stood empty at the
   // first step: a shorter way of saying it is taken.
   Headless h;
-  int lessons_seen = 0;
-  for (const Lesson& l : lessons()) {
-    const AlgorithmInfo& row = info(l.scenario.algorithm);
-    if (row.view == ViewKind::matrix || !row.rescales || row.global_max) continue;
-    ++lessons_seen;
-    for (const bool presenting : {false, true})
-    for (const bool long_numbers : {false, true}) {
-      CAPTURE(l.id);
-      CAPTURE(presenting);
-      CAPTURE(long_numbers);
-      ImGui::GetIO().DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
-      AppState app;
-      open_at(app, l.id.c_str(), Tab::lesson, presenting);
-      if (long_numbers) {  // the lesson's example, or numbers whose five digits are as wide as they come
-        app.inputs.x = {{-1.23456e-5, -98765.4321, 3.33333e-3, -0.555555}};
-        app.inputs.vector_text = "";
-        app.inputs_changed();
-        REQUIRE(app.input_error.empty());
-      }
-      const VectorViewOptions& opt = app.views.get<VectorViewOptions>();
-      for (int k = 0; k < app.timeline.count(); ++k) {
-        app.seek(k);
-        for (int f = 0; f < 2; ++f) h.frame(app);
+  std::set<std::string> lessons_seen;
+  every_softmax_step(
+      h, [](const AlgorithmInfo& row) { return row.view == ViewKind::vector && row.rescales && !row.global_max; },
+      [&](const AppState& app, const VectorViewOptions& opt) {
+        lessons_seen.insert(app.current_lesson().id);
         const Step* step = app.played.step();
         REQUIRE(step);
-        if (step->pass != 1) continue;
-        CAPTURE(k);
-        CHECK_FALSE(opt.drawn.rescale.empty());
-      }
-    }
-  }
-  CHECK(lessons_seen >= 2);  // online softmax and log-sum-exp
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
-  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+        if (step->pass == 1) CHECK_FALSE(opt.drawn.rescale.empty());
+      });
+  CHECK(lessons_seen.size() >= 2);  // online softmax and log-sum-exp
 }
 
 TEST_CASE("chunked view: every node's title is written above it, the global pair's too, at 1280×800, presenting and font 2×") {
@@ -488,40 +499,16 @@ TEST_CASE("softmax views: every register box's value line fits inside it, at eve
   // At 1280 × 800 "0.13534  →  0.18512" ran past the edge of safe softmax's l box.
   Headless h;
   int boxes = 0, shortened = 0;
-  for (const Lesson& l : lessons()) {
-    const AlgorithmInfo& row = info(l.scenario.algorithm);
-    if (row.view != ViewKind::vector) continue;
-    for (const bool presenting : {false, true})
-    for (const bool long_numbers : {false, true}) {
-      CAPTURE(l.id);
-      CAPTURE(presenting);
-      CAPTURE(long_numbers);
-      ImGui::GetIO().DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
-      AppState app;
-      open_at(app, l.id.c_str(), Tab::lesson, presenting);
-      if (long_numbers) {  // the lesson's example, or numbers whose five digits are as wide as they come
-        app.inputs.x = {{-1.23456e-5, -98765.4321, 3.33333e-3, -0.555555}};
-        app.inputs.vector_text = "";
-        app.inputs_changed();
-        REQUIRE(app.input_error.empty());
-      }
-      const VectorViewOptions& opt = app.views.get<VectorViewOptions>();
-      for (int k = 0; k < app.timeline.count(); ++k) {
-        app.seek(k);
-        for (int f = 0; f < 2; ++f) h.frame(app);
-        CAPTURE(k);
+  every_softmax_step(
+      h, [](const AlgorithmInfo& row) { return row.view == ViewKind::vector; },
+      [&](const AppState&, const VectorViewOptions& opt) {
         for (const RegisterLine& r : opt.drawn.registers) {
           CAPTURE(r.text);
           CHECK(r.width <= r.room);
           ++boxes;
           shortened += r.text.find("→") == 0;
         }
-      }
-    }
-  }
+      });
   CHECK(boxes > 100);
   MESSAGE("register boxes seen: " << boxes << ", written as → new alone: " << shortened);
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
-  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
 }
