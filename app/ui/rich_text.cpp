@@ -80,58 +80,77 @@ float draw_rich(ImDrawList* dl, ImVec2 pos, ImU32 col, std::string_view text, fl
   return draw_runs(dl, pos, col, parse_markup(text), size, measure_only);
 }
 
-std::vector<std::string> wrap_rich(std::string_view text, float width, float size) {
-  std::vector<std::string> lines;
-  std::string line;
-  auto w = [&](const std::string& t) { return draw_rich(nullptr, ImVec2(0, 0), 0, t, size, true); };
-  // The next space that is not inside a sub- or superscript's braces.
-  auto next_space = [&](std::size_t from) {
-    int depth = 0;
-    for (std::size_t k = from; k < text.size(); ++k) {
-      if (text[k] == '{') ++depth;
-      else if (text[k] == '}' && depth > 0) --depth;
-      else if (text[k] == ' ' && depth == 0) return k;
-    }
-    return text.size();
-  };
-  // Each word measured once: a line's width is its words' and the spaces' between them (markup
-  // never spans a space), so a long text wraps in time linear in its length (the Steps tab
-  // measures every step's).
-  const float space = w(" ");
-  float line_w = 0;
+namespace {
+
+// A paragraph's words: split at the spaces that are not inside a sub- or superscript's braces
+// (markup never spans such a space), so that a line's width is its words' and the spaces'
+// between them, each word measured once: a long text wraps in time linear in its length.
+std::vector<std::string_view> rich_words(std::string_view text) {
+  std::vector<std::string_view> words;
   std::size_t i = 0;
   while (i <= text.size()) {
-    const std::size_t j = next_space(i);
-    const std::string word(text.substr(i, j - i));
-    const float word_w = w(word);
-    if (line.empty()) {
-      line = word;
-      line_w = word_w;
-    } else if (line_w + space + word_w <= width) {
-      line += " " + word;
-      line_w += space + word_w;
-    } else {
-      lines.push_back(line);
-      line = word;
-      line_w = word_w;
+    int depth = 0;
+    std::size_t j = i;
+    for (; j < text.size(); ++j) {
+      if (text[j] == '{') ++depth;
+      else if (text[j] == '}' && depth > 0) --depth;
+      else if (text[j] == ' ' && depth == 0) break;
     }
+    words.push_back(text.substr(i, j - i));
     i = j + 1;
   }
-  lines.push_back(line);
+  return words;
+}
+
+float rich_width(std::string_view word, float size) {
+  return draw_rich(nullptr, ImVec2(0, 0), 0, word, size, true);
+}
+
+}  // namespace
+
+std::vector<std::string> wrap_rich(std::string_view text, float width, float size) {
+  const std::vector<std::string_view> words = rich_words(text);
+  std::vector<float> w(words.size());
+  for (std::size_t k = 0; k < words.size(); ++k) w[k] = rich_width(words[k], size);
+  std::vector<std::string> lines;
+  greedy_lines(w.data(), w.size(), rich_width(" ", size), width, [&](std::size_t first, std::size_t last) {
+    std::string line;
+    for (std::size_t k = first; k < last; ++k) {
+      if (k > first) line += ' ';
+      line += words[k];
+    }
+    lines.push_back(std::move(line));
+  });
   return lines;
 }
 
-void text_rich(std::string_view text, float width, float hanging) {
-  const float size = ImGui::GetFontSize();
-  const ImU32 col = ImGui::GetColorU32(ImGuiCol_Text);
-  const float x = ImGui::GetCursorPosX();
+MeasuredTexts measured_texts(float size) {
+  if (!(size > 0)) size = ImGui::GetFontSize();
+  return MeasuredTexts(size, rich_width(" ", size));
+}
+
+void measure_rich(MeasuredTexts& texts, std::string_view text) {
+  texts.begin_text();
+  std::vector<float> w;
   std::size_t start = 0;
-  bool first = true;
   while (start <= text.size()) {
     const std::size_t nl = std::min(text.find('\n', start), text.size());
-    for (const std::string& line : wrap_rich(text.substr(start, nl - start), width - (first ? 0 : hanging), size)) {
-      if (!first) ImGui::SetCursorPosX(x + hanging);
-      first = false;
+    w.clear();
+    for (const std::string_view word : rich_words(text.substr(start, nl - start)))
+      w.push_back(rich_width(word, texts.font_size()));
+    texts.add_paragraph(w);
+    if (nl >= text.size()) break;
+    start = nl + 1;
+  }
+}
+
+void text_rich(std::string_view text, float width) {
+  const float size = ImGui::GetFontSize();
+  const ImU32 col = ImGui::GetColorU32(ImGuiCol_Text);
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t nl = std::min(text.find('\n', start), text.size());
+    for (const std::string& line : wrap_rich(text.substr(start, nl - start), width, size)) {
       const ImVec2 p = ImGui::GetCursorScreenPos();
       const float w = draw_rich(ImGui::GetWindowDrawList(), p, col, line, size);
       ImGui::Dummy(ImVec2(std::max(w, 1.0f), ImGui::GetTextLineHeight()));
@@ -141,17 +160,10 @@ void text_rich(std::string_view text, float width, float hanging) {
   }
 }
 
-int text_rich_lines(std::string_view text, float width, float hanging) {
-  const float size = ImGui::GetFontSize();
-  int lines = 0;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t nl = std::min(text.find('\n', start), text.size());
-    lines += static_cast<int>(wrap_rich(text.substr(start, nl - start), width - (lines ? hanging : 0), size).size());
-    if (nl >= text.size()) break;
-    start = nl + 1;
-  }
-  return lines;
+int text_rich_lines(std::string_view text, float width) {
+  MeasuredTexts texts = measured_texts(ImGui::GetFontSize());
+  measure_rich(texts, text);
+  return texts.lines(0, width);
 }
 
 float text_fit(ImDrawList* dl, ImVec2 pos, ImU32 col, std::initializer_list<const char*> candidates,

@@ -3,6 +3,7 @@
 // Defined in widgets.cpp, but for the text section (rich_text.cpp) and the fields (fields.cpp).
 #pragma once
 
+#include "app/ui/model/text_lines.h"
 #include "app/ui/views/view.h"
 #include "app/ui/style.h"
 #include "app/ui/views/view_logic.h"
@@ -46,13 +47,17 @@ void text_centered(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text, f
 // 0.7× the size on a lowered or raised baseline, \~m with a tilde drawn over the letter.
 // draw_rich draws one line at pos and returns its width (nothing is drawn if measure_only);
 // wrap_rich breaks text into lines no wider than width at spaces; text_rich draws it wrapped at
-// the cursor in the current font and colour, continuation lines `hanging` px further in.
+// the cursor in the current font and colour.
 float draw_rich(ImDrawList* dl, ImVec2 pos, ImU32 col, std::string_view text, float size = 0,
                 bool measure_only = false);
 std::vector<std::string> wrap_rich(std::string_view text, float width, float size);
-void text_rich(std::string_view text, float width, float hanging = 0);
+void text_rich(std::string_view text, float width);
 // The lines text_rich takes for `text` (its '\n's and its wrapping) in the current font.
-int text_rich_lines(std::string_view text, float width, float hanging = 0);
+int text_rich_lines(std::string_view text, float width);
+// Texts measured once for text_rich at `size` (0: the current font's), each added by
+// measure_rich, then their lines counted at any width without measuring (model/text_lines.h).
+MeasuredTexts measured_texts(float size = 0);
+void measure_rich(MeasuredTexts& texts, std::string_view text);
 // Draws the first candidate no wider than max_w at pos (left-aligned); returns its width.
 float text_fit(ImDrawList* dl, ImVec2 pos, ImU32 col, std::initializer_list<const char*> candidates,
                float max_w, float size = 0);

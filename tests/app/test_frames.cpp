@@ -20,6 +20,7 @@
 #include <imgui_internal.h>
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <set>
@@ -393,7 +394,9 @@ TEST_CASE("layout: at every font size the side panels leave the view 40% of the 
 
 TEST_CASE("Steps tab: the table scrolls to the playhead's row in every lesson, its rows as high as their wrapped explanations") {
   // The rows wrap onto one to several lines; an ImGuiListClipper took each as high as the
-  // first, and the standard backward's step 31 scrolled the table to steps 24 to 26.
+  // first, and the standard backward's step 31 scrolled the table to steps 24 to 26. The
+  // window is then made narrower and wider: the rows are laid out again from the sentences'
+  // words measured at the first width.
   Headless h;
   for (const Lesson& l : lessons()) {
     CAPTURE(l.id);
@@ -403,8 +406,12 @@ TEST_CASE("Steps tab: the table scrolls to the playhead's row in every lesson, i
     app.tab = Tab::steps;
     app.tab_changed = true;
     const int n = app.timeline.count();
-    for (const int k : {n - 1, n / 2, 0, n * 3 / 4}) {
+    const std::array<std::pair<int, float>, 5> at = {
+        {{n - 1, 1280.0f}, {n / 2, 1280.0f}, {0, 1280.0f}, {n * 3 / 4, 1000.0f}, {n / 3, 1500.0f}}};
+    for (const auto& [k, width] : at) {
       CAPTURE(k);
+      CAPTURE(width);
+      ImGui::GetIO().DisplaySize = ImVec2(width, 800);
       app.seek(k);
       for (int f = 0; f < 5; ++f) h.frame(app);  // a scroll bar comes, the rows are laid out again
       const AppState::StepsTableLayout& t = app.steps_table;
@@ -417,7 +424,9 @@ TEST_CASE("Steps tab: the table scrolls to the playhead's row in every lesson, i
         CHECK(t.row_y1 <= t.seen_y1 + 0.5f);
       }
     }
+    CHECK(app.step_sentences.size() == 1);  // measured in one font, at one size
   }
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
 }
 
 TEST_CASE("Steps tab: with the longest input the window takes the table still goes to the playhead's row") {
@@ -434,15 +443,25 @@ TEST_CASE("Steps tab: with the longest input the window takes the table still go
   REQUIRE(app.played.rec->step_count() == 200000);
   app.tab = Tab::steps;
   app.tab_changed = true;
-  for (const int k : {150000, 199999, 0}) {
+  // The last two with the window narrower, then wider: the rows laid out again (a resize used
+  // to measure all 200000 sentences again, half a second at each frame of the drag).
+  const std::array<std::pair<int, float>, 5> at = {
+      {{150000, 1280.0f}, {199999, 1280.0f}, {0, 1280.0f}, {120000, 1100.0f}, {60000, 1600.0f}}};
+  std::set<float> columns;  // the explanation column's widths laid out at
+  for (const auto& [k, width] : at) {
     CAPTURE(k);
+    CAPTURE(width);
+    ImGui::GetIO().DisplaySize = ImVec2(width, 800);
     app.seek(k);
     for (int f = 0; f < 5; ++f) h.frame(app);
     const AppState::StepsTableLayout& t = app.steps_table;
+    columns.insert(t.width);
     CHECK(t.off < 8.0f);  // a few float roundings of 17 million: 2 px each
     CHECK(t.row_y0 >= t.seen_y0 - 8.0f);
     CHECK(t.row_y1 <= t.seen_y1 + 8.0f);
   }
+  CHECK(columns.size() == 3);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
 }
 
 TEST_CASE("online softmax: the rescale box says its factor at every step of the sweep, in the window and presenting") {
@@ -512,3 +531,4 @@ TEST_CASE("softmax views: every register box's value line fits inside it, at eve
   CHECK(boxes > 100);
   MESSAGE("register boxes seen: " << boxes << ", written as → new alone: " << shortened);
 }
+

@@ -57,10 +57,12 @@ TEST_CASE("release: what was measured on a recording is not taken for a new one 
   auto first = in_place();
   const RecordingKey key(first);
   CHECK(key.is(first));
+  CHECK_FALSE(key.expired());
   AppState::PresentedRoom room;
   room.at(first, 1920, 1000, 1.5f).need = 700;
   CHECK(room.at(first, 1920, 1000, 1.5f).need == 700);  // the same recording and window: kept
   first.reset();
+  CHECK(key.expired());  // what was kept for it can go
   const auto second = in_place();
   REQUIRE(static_cast<const void*>(second.get()) == static_cast<const void*>(place));
   CHECK_FALSE(key.is(second));

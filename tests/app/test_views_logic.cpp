@@ -667,3 +667,63 @@ TEST_CASE("memory panel: what every step of every algorithm loads and writes bac
     }
   }
 }
+
+TEST_CASE("text lines: each line takes the words that fit it, a space between two, and a paragraph at least one line") {
+  // The reference: a line starts at a word and takes the next while the words so far and one
+  // space between each two, summed afresh, are no wider than the line. Widths in quarters, so
+  // every sum is exact.
+  auto reference = [](const std::vector<float>& w, float space, float width) {
+    int lines = 0;
+    std::size_t k = 0;
+    do {
+      std::size_t end = k + 1;
+      while (end < w.size()) {
+        double sum = 0;
+        for (std::size_t j = k; j <= end; ++j) sum += w[j] + (j > k ? space : 0.0);
+        if (sum > width) break;
+        ++end;
+      }
+      ++lines;
+      k = end;
+    } while (k < w.size());
+    return lines;
+  };
+  const float space = 3.25f;
+  const std::vector<std::vector<float>> paragraphs = {
+      {10, 20.5f, 7.25f, 30, 12, 12, 1.5f, 40, 8, 8, 8},
+      {},                       // an empty line
+      {95.75f},                 // one word wider than the narrow widths
+      {5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5},
+      {0, 0, 18},               // "  x": words of no width
+  };
+  MeasuredTexts texts(13.0f, space);
+  texts.begin_text();  // text 0: all the paragraphs
+  for (const std::vector<float>& p : paragraphs) texts.add_paragraph(p);
+  for (const std::vector<float>& p : paragraphs) {  // texts 1 to 5: one each
+    texts.begin_text();
+    texts.add_paragraph(p);
+  }
+  REQUIRE(texts.size() == 1 + paragraphs.size());
+  CHECK(texts.font_size() == 13.0f);
+  for (float width = 1; width <= 200; width += 0.25f) {
+    CAPTURE(width);
+    int all = 0, most = 1;
+    for (std::size_t p = 0; p < paragraphs.size(); ++p) {
+      const int expect = reference(paragraphs[p], space, width);
+      CHECK(texts.lines(1 + p, width) == expect);
+      all += expect;
+      most = std::max(most, expect);
+    }
+    CHECK(texts.lines(0, width) == all);
+    CHECK(texts.most_lines(width) == std::max(most, all));
+  }
+  // Exactly as wide as the line fits; a quarter less does not.
+  const float two = 10 + space + 20.5f;
+  std::vector<std::pair<std::size_t, std::size_t>> at;
+  greedy_lines(paragraphs[0].data(), 2, space, two, [&](std::size_t a, std::size_t b) { at.emplace_back(a, b); });
+  CHECK(at == std::vector<std::pair<std::size_t, std::size_t>>{{0, 2}});
+  at.clear();
+  greedy_lines(paragraphs[0].data(), 2, space, two - 0.25f, [&](std::size_t a, std::size_t b) { at.emplace_back(a, b); });
+  CHECK(at == std::vector<std::pair<std::size_t, std::size_t>>{{0, 1}, {1, 2}});
+  CHECK(MeasuredTexts().most_lines(100) == 1);  // no texts
+}

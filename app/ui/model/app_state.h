@@ -20,6 +20,7 @@
 #include "app/ui/model/open_job.h"
 #include "app/ui/model/pen.h"
 #include "app/ui/model/record_job.h"
+#include "app/ui/model/text_lines.h"
 #include "app/ui/model/theme.h"
 #include "app/ui/model/timeline.h"
 #include "app/ui/model/transition.h"
@@ -89,6 +90,7 @@ class RecordingKey {
   RecordingKey() = default;
   explicit RecordingKey(const std::shared_ptr<const Recording>& r) : rec_(r) {}
   bool is(const std::shared_ptr<const Recording>& r) const { return rec_.lock() == r; }
+  bool expired() const { return rec_.expired(); }
 
  private:
   std::weak_ptr<const Recording> rec_;
@@ -202,6 +204,15 @@ class AppState {
   // row as high as the first, and scrolled to the wrong step); the playhead the table last
   // scrolled to; and, for tests, where the playhead's row and the rows in sight were last drawn
   // (screen y).
+  // Every step's sentence of a recording measured at one font size (text_lines.h), for the
+  // Steps tab and Compare to count lines at any width: the last few, most recent first
+  // (panels.h's step_sentences).
+  struct StepSentences {
+    RecordingKey rec;
+    const void* font = nullptr;  // the ImFont they were measured in
+    MeasuredTexts texts;
+  };
+  std::vector<StepSentences> step_sentences;
   struct StepsTableLayout {
     RecordingKey rec;
     float width = 0, font = 0;

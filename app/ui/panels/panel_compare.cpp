@@ -42,13 +42,11 @@ std::string now_line(const Recording& rec, int pass, int step) {
 
 // The lines a side's wrapping text takes at most over its steps, at `width`: where it is and its
 // sentence.
-int most_lines(const Recording& rec, float width) {
+int most_lines(AppState& app, const std::shared_ptr<const Recording>& rec, float width) {
   std::size_t now = 1;
-  for (int p = 1; p <= rec.pass_count(); ++p)
-    now = std::max(now, wrap_words(now_line(rec, p, rec.step_count()), width).size());
-  int sentence = 1;
-  for (const Step& st : rec.steps) sentence = std::max(sentence, text_rich_lines(st.text, width));
-  return static_cast<int>(now) + sentence;
+  for (int p = 1; p <= rec->pass_count(); ++p)
+    now = std::max(now, wrap_words(now_line(*rec, p, rec->step_count()), width).size());
+  return static_cast<int>(now) + step_sentences(app, rec).most_lines(width);
 }
 
 // The lines of wrapping text under and over the two views, found once per pair and column width
@@ -61,12 +59,12 @@ CompareState::SentenceRoom& room_for(CompareState& c, float width, float scale) 
   return r;
 }
 
-int wrapping_lines(CompareState& c, float width) {
+int wrapping_lines(AppState& app, CompareState& c, float width) {
   CompareState::SentenceRoom& r = c.sentence_room;
   const float size = ImGui::GetFontSize();
   for (const auto& [at, lines] : r.lines)
     if (at == size) return lines;
-  const int lines = std::max(most_lines(*c.left.rec, width), most_lines(*c.right.rec, width));
+  const int lines = std::max(most_lines(app, c.left.rec, width), most_lines(app, c.right.rec, width));
   r.lines.emplace_back(size, lines);
   return lines;
 }
@@ -229,7 +227,7 @@ void draw_compare(AppState& app, bool controls) {
     CompareState::SentenceRoom& room = room_for(c, avail.x, app.ui_scale);
     auto text_h = [&] {
       const float line = ImGui::GetTextLineHeightWithSpacing();
-      return static_cast<float>(2 + wrapping_lines(c, avail.x)) * line + 6 * app.ui_scale +
+      return static_cast<float>(2 + wrapping_lines(app, c, avail.x)) * line + 6 * app.ui_scale +
              ImGui::GetStyle().ItemSpacing.y * 2 + style.CellPadding.y * 2;
     };
     shrink_to_fit(text, std::min(avail.y * 0.45f, avail.y - room.view_need), text_h, app.font_1x_scale() / app.ui_scale);

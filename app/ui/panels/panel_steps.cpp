@@ -39,6 +39,29 @@ const StepRegisters& registers_of(const std::shared_ptr<const Recording>& rec) {
 
 }  // namespace
 
+const MeasuredTexts& step_sentences(AppState& app, const std::shared_ptr<const Recording>& rec) {
+  std::vector<AppState::StepSentences>& cache = app.step_sentences;
+  // A freed recording's go: a long one's words are megabytes.
+  cache.erase(std::remove_if(cache.begin(), cache.end(), [](const AppState::StepSentences& s) { return s.rec.expired(); }),
+              cache.end());
+  const float size = ImGui::GetFontSize();
+  const void* font = ImGui::GetFont();
+  auto it = std::find_if(cache.begin(), cache.end(), [&](const AppState::StepSentences& s) {
+    return s.rec.is(rec) && s.font == font && s.texts.font_size() == size;
+  });
+  if (it == cache.end()) {
+    // Four: the Steps tab's and Compare's two sides, and a second size for Compare's text as it
+    // shrinks to fit.
+    if (cache.size() == 4) cache.pop_back();
+    AppState::StepSentences made{RecordingKey(rec), font, measured_texts(size)};
+    for (const Step& st : rec->steps) measure_rich(made.texts, st.text);
+    cache.insert(cache.begin(), std::move(made));
+  } else if (it != cache.begin()) {
+    std::rotate(cache.begin(), it, it + 1);
+  }
+  return cache.front().texts;
+}
+
 void draw_steps_table(AppState& app) {
   const Recording& rec = *app.played.rec;
   const int count = rec.step_count();
@@ -69,7 +92,7 @@ void draw_steps_table(AppState& app) {
     ImGui::TableSetupColumn(col.name.c_str(), ImGuiTableColumnFlags_WidthFixed, 70 * s);
   ImGui::TableHeadersRow();
   // Each row as high as its explanation's lines at that column's width, worked out once for the
-  // recording, width and font (in double: 200000 rows of 87 px pass 2^24). The rows out of
+  // recording, width and font from the sentences' words measured once (in double: 200000 rows of 87 px pass 2^24). The rows out of
   // sight are left out, runs of them standing in as a row or two of their height, so that the
   // table scrolls to where each row really is: a row a step would add its height to ImGui's
   // float cursor, and 200000 such additions drifted by hundreds of pixels.
@@ -83,8 +106,9 @@ void draw_steps_table(AppState& app) {
     L.rec = RecordingKey(app.played.rec), L.width = width, L.font = font;
     L.top.assign(static_cast<std::size_t>(count) + 1, 0.0);
     const double line = ImGui::GetTextLineHeight();
+    const MeasuredTexts& sentences = step_sentences(app, app.played.rec);
     for (int i = 0; i < count; ++i) {
-      const double lines = std::max(1, text_rich_lines(rec.steps[static_cast<std::size_t>(i)].text, width));
+      const double lines = sentences.lines(static_cast<std::size_t>(i), width);
       L.top[static_cast<std::size_t>(i) + 1] =
           L.top[static_cast<std::size_t>(i)] + lines * line + (lines - 1) * style.ItemSpacing.y + 2 * style.CellPadding.y;
     }

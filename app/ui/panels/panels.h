@@ -65,6 +65,8 @@ std::vector<Rect> tour_target_rects(const AppState& app, const TourStop& stop, i
 // the two sides and their totals only.
 void draw_compare(AppState& app, bool controls = true);
 void draw_steps_table(AppState& app);  // panel_steps.cpp: every recorded step, click to go there
+// Every step's sentence of `rec` measured in the current font, once per recording and size.
+const MeasuredTexts& step_sentences(AppState& app, const std::shared_ptr<const Recording>& rec);
 void draw_lesson_view(AppState& app);
 // One tab's contents without the tab bar (`shot --panel`, presentation mode); without the
 // views' toolbars unless `toolbars`.
