@@ -130,15 +130,23 @@ TEST_CASE("a close-up's numbers: the most digits that fit each cell and a fracti
     };
   };
   const std::vector<double> v = {0.83, -0.63, 0.13, -0.41, -1.57};
-  // Four characters: two digits where they fit, one with its leading zero where not.
-  CHECK(cell_numbers(v, room(4)) == std::vector<std::string>{"0.83", "−0.6", "0.13", "−0.4", "−1.6"});
-  // Five: three digits.
+  // Five characters: three digits.
   CHECK(cell_numbers(v, room(5)) == std::vector<std::string>{"0.83", "−0.63", "0.13", "−0.41", "−1.57"});
-  // Three: "−0.6" does not fit, so ".6" everywhere, not "0.8" beside "−.6".
-  CHECK(cell_numbers(v, room(3)) == std::vector<std::string>{".8", "−.6", ".1", "−.4", "−2"});
+  // Four: "−0.63" does not fit and "−.63" does, two digits rather than "−0.6"; so ".83"
+  // everywhere, not "0.83" beside "−.63".
+  CHECK(cell_numbers(v, room(4)) == std::vector<std::string>{".83", "−.63", ".13", "−.41", "−1.6"});
+  // Only positive numbers in four: every fraction keeps its zero.
+  CHECK(cell_numbers({0.83, 0.13, 1.57}, room(4)) == std::vector<std::string>{"0.83", "0.13", "1.57"});
+  // Three: two digits where they fit without the zero (".83"), one where not ("−.6"), and
+  // ".6" everywhere, not "0.8" beside "−.6".
+  CHECK(cell_numbers(v, room(3)) == std::vector<std::string>{".83", "−.6", ".13", "−.4", "−2"});
+  // Three, positive: ".83" (two digits) before "0.8".
+  CHECK(cell_numbers({0.83, 1.57}, room(3)) == std::vector<std::string>{".83", "1.6"});
   // Each cell its own room: the narrow one alone decides the way.
-  const auto mixed = [&](std::size_t i, const std::string& t) { return room(i == 1 ? 3 : 9)(i, t); };
+  const auto mixed = [&](std::size_t i, const std::string& t) { return room(i == 1 ? 2 : 9)(i, t); };
   CHECK(cell_numbers({0.83, -0.63}, mixed) == std::vector<std::string>{".83", "−.6"});
+  // Where no digit fits: tiny_number.
+  CHECK(cell_numbers({0.013, 12.4}, room(2)) == std::vector<std::string>{"≈0", "12"});
   CHECK(cell_numbers({}, room(3)).empty());
 }
 

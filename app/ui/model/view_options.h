@@ -80,6 +80,15 @@ struct MatrixViewOptions {
     int close_up_r0 = 0, close_up_r1 = 0;  // the query rows it shows, [r0, r1) (0-based)
     bool close_up_cut = false;    // a row of it without its last columns ("…")
     std::vector<std::string> close_up_numbers;  // its numbers as written, row by row
+    // Each number written in a matrix's cell: its buffer, value and text, the text's size and
+    // the room the cell had for it.
+    struct CellNumber {
+      int buffer = -1;
+      double value = 0;
+      std::string text;
+      float size = 0, room = 0;
+    };
+    std::vector<CellNumber> cell_numbers;
     Rect close_up_rows;           // its "rows 3–4 of 16" line, which a click turns (screen)
     Rect close_up;                // where the close-up was drawn (screen)
     Rect area;                    // the matrices' visible area (screen)

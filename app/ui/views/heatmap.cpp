@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace flashstep::ui {
 
@@ -69,47 +70,52 @@ void draw_cells(const HeatmapCtx& c, const Heatmap& m, const ValueRange& range) 
     c.dl->AddLine(ImVec2(x, m.rect.y), ImVec2(x, m.rect.y + m.rect.h), c.pal.background, 1.0f);
   }
   if (!c.opt.show_values) return;
-  // Numbers at a readable size or not at all: at least kMinCellTextPx (× the UI scale), in one
-  // format for the whole matrix (the longest that fits every visible cell), each on a backing
-  // plate so it reads against whatever colour is behind it.
-  // The largest size from the font's down to the minimum at which some format fits every cell.
+  // Numbers at a readable size or not at all: at least kMinCellTextPx (× the UI scale), the
+  // largest size from the font's down to that minimum at which every visible cell has a number
+  // that fits it, each written with the most digits that fit its cell, a fraction one way in the
+  // whole matrix (cell_numbers: 1.66 as "1.7" beside "0.7", not as "2" because 0.675 needed a
+  // third digit for its second), each on a backing plate so it reads against whatever colour
+  // is behind it.
   const float min_size = kMinCellTextPx * c.s;
   auto hide = [&] { c.report.numbers_hidden = true; };
   ImFont* font = ImGui::GetFont();
   const float room = m.cw - 3.0f * c.s;
-  float text_size = std::min(c.fs, m.ch * 0.8f);
-  int format = -1;  // digits 3, 2, 1, or 0 for tiny_number
-  for (; text_size >= min_size && format < 0; text_size = text_size > min_size ? std::max(text_size * 0.9f, min_size) : 0.0f) {
-    auto width = [&](const std::string& t) { return font->CalcTextSizeA(text_size, 1e9f, 0.0f, t.c_str()).x; };
-    for (int digits = 3; digits >= 0 && format < 0; --digits) {
-      bool fits = true;
-      for (int r = r_begin; r < r_end && fits; ++r)
-        for (int col = c_begin; col < c_end && fits; ++col) {
-          const std::size_t k = src.index(r, col);
-          if (!(*src.defined)[k]) continue;
-          const double v = (*src.values)[k];
-          fits = width(digits > 0 ? compact_number(v, digits) : tiny_number(v)) <= room;
-        }
-      if (fits) format = digits;
-    }
-    if (format >= 0) break;
-  }
-  auto width = [&](const std::string& t) { return font->CalcTextSizeA(text_size, 1e9f, 0.0f, t.c_str()).x; };
-  if (format < 0) return hide();
-  c.report.number_px = c.report.number_px > 0 ? std::min(c.report.number_px, text_size) : text_size;
+  std::vector<std::size_t> cells;  // the visible defined cells, row by row
+  std::vector<double> values;
   for (int r = r_begin; r < r_end; ++r)
     for (int col = c_begin; col < c_end; ++col) {
       const std::size_t k = src.index(r, col);
       if (!(*src.defined)[k]) continue;
+      cells.push_back(k);
+      values.push_back((*src.values)[k]);
+    }
+  float text_size = std::min(c.fs, m.ch * 0.8f);
+  auto width = [&](const std::string& t) { return font->CalcTextSizeA(text_size, 1e9f, 0.0f, t.c_str()).x; };
+  bool fits = false;
+  for (; text_size >= min_size; text_size = text_size > min_size ? std::max(text_size * 0.9f, min_size) : 0.0f) {
+    // The shortest form first (what cell_numbers falls back to): a size it does not fit is passed.
+    fits = std::all_of(values.begin(), values.end(), [&](double v) { return width(tiny_number(v)) <= room; });
+    if (fits) break;
+  }
+  if (!fits) return hide();
+  const std::vector<std::string> numbers =
+      cell_numbers(values, [&](std::size_t, const std::string& t) { return width(t) <= room; });
+  c.report.number_px = c.report.number_px > 0 ? std::min(c.report.number_px, text_size) : text_size;
+  std::size_t n = 0;
+  for (int r = r_begin; r < r_end; ++r)
+    for (int col = c_begin; col < c_end; ++col) {
+      const std::size_t k = src.index(r, col);
+      if (!(*src.defined)[k]) continue;
+      const std::string& t = numbers[n++];
       int br = 0, bc = 0;
       to_buffer(m, r, col, br, bc);
       if (cell_gone(c, m, br, bc)) continue;
       const double v = (*src.values)[k];
+      c.report.cell_numbers.push_back({m.buffer, v, t, text_size, room});
       const ImU32 fill = value_fill(c.pal, cell_kind(true, v), range, v);
       const ImVec2 p0 = cell_pos(m, static_cast<float>(r), static_cast<float>(col));
       if (fill == c.pal.nonfinite)
         hatch(c.dl, p0, ImVec2(p0.x + m.cw, p0.y + m.ch), IM_COL32(0, 0, 0, 70), 6.0f * c.s);
-      const std::string t = format > 0 ? compact_number(v, format) : tiny_number(v);
       const float tw = width(t);
       const ImVec2 centre(p0.x + m.cw * 0.5f, p0.y + m.ch * 0.5f);
       const ImU32 ink = text_over(fill);

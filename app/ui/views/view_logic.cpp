@@ -151,15 +151,16 @@ std::vector<std::string> cell_numbers(const std::vector<double>& values,
   for (std::size_t i = 0; i < values.size(); ++i) {
     const double v = values[i];
     const auto fits = [&](const std::string& t) { return fits_at(i, t); };
-    std::string t = compact_number(v, 3);
-    for (int digits = 2; digits >= 1 && !fits(t); --digits) t = compact_number(v, digits);
-    if (!fits(t) || bare_fraction(t)) {
-      // One digit with its leading zero, before going without it.
-      std::string z = t;
-      if (bare_fraction(z)) z.insert(digits_at(z), "0");
-      if (fits(z)) t = z;
-      else if (!fits(t)) t = tiny_number(v);
+    // The most digits that fit, with the leading zero where it fits too.
+    std::string t;
+    for (int digits = 3; digits >= 1 && t.empty(); --digits) {
+      std::string zero = compact_number(v, digits), no_zero;
+      if (bare_fraction(zero)) zero.insert(digits_at(zero), "0");
+      if (zero_fraction(zero)) no_zero = std::string(zero).erase(digits_at(zero), 1);
+      if (fits(zero)) t = zero;
+      else if (!no_zero.empty() && fits(no_zero)) t = no_zero;
     }
+    if (t.empty()) t = tiny_number(v);
     bare |= bare_fraction(t);
     out.push_back(std::move(t));
   }

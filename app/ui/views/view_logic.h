@@ -59,10 +59,10 @@ std::string compact_number(double v, int digits = 2);
 // any other value below 0.05 (a cell that reads 0 holds 0), one decimal without the leading zero below 1 (".5", "−.3"), else a rounded integer.
 std::string tiny_number(double v);
 
-// The numbers of a close-up's cells, each with the most digits that fit its cell (`fits(i, text)`
-// for values[i]): 3, 2,
-// then 1 significant digit ("−0.6": as wide as "−1.6"), then without its leading zero ("−.6"),
-// then tiny_number. A fraction is written one way in all of them: where one needs ".6", every
+// The numbers of a matrix's or a close-up's cells, each with the most significant digits that
+// fit its cell (`fits(i, text)` for values[i]): 3, 2, then 1, each with its leading zero where
+// that fits ("0.63") and without it where only that does (".63", before "0.6"), then
+// tiny_number. A fraction is written one way in all of them: where one needs ".63", every
 // "0.83" becomes ".83" (a cell's text only gets shorter, so it still fits).
 std::vector<std::string> cell_numbers(const std::vector<double>& values,
                                       const std::function<bool(std::size_t, const std::string&)>& fits);
