@@ -150,9 +150,9 @@ void value_cell(ImDrawList* dl, const Palette& pal, ImVec2 p0, ImVec2 p1, ImU32 
   dl->AddRectFilled(p0, p1, fill, 3.0f * scale);
   if (fill == pal.nonfinite) hatch(dl, p0, p1, IM_COL32(0, 0, 0, 70), 7.0f * scale);
   if (text && *text && p1.x - p0.x > 8) {
-    const float size = std::min(ImGui::GetFontSize(), (p1.y - p0.y) * 0.6f);
+    const float size = value_cell_text_size(p1.y - p0.y);
     const float w = ImGui::GetFont()->CalcTextSizeA(size, 1e9f, 0.0f, text).x;
-    if (w <= p1.x - p0.x - 2)
+    if (w <= value_cell_room(p0.x, p1.x))
       text_centered(dl, ImVec2((p0.x + p1.x) * 0.5f, (p0.y + p1.y) * 0.5f), text_over(fill), text, size);
   }
   mark_outline(dl, pal, p0, p1, marks, scale);

@@ -176,7 +176,10 @@ void hatch(ImDrawList* dl, ImVec2 p0, ImVec2 p1, ImU32 col, float spacing);
 // The read / written outlines of a cell or region (read outside, written inside).
 void mark_outline(ImDrawList* dl, const Palette& pal, ImVec2 p0, ImVec2 p1, std::uint8_t marks, float scale,
                   float min_size = 0);
-// A value cell: fill, centred text, marks.
+// A value cell: fill, centred text, marks. Its text at value_cell_text_size(cell height),
+// drawn where it is no wider than value_cell_room(the cell's left and right edges).
+inline float value_cell_text_size(float height) { return std::min(ImGui::GetFontSize(), height * 0.6f); }
+inline float value_cell_room(float x0, float x1) { return x1 - x0 > 8 ? x1 - x0 - 2 : 0.0f; }
 void value_cell(ImDrawList* dl, const Palette& pal, ImVec2 p0, ImVec2 p1, ImU32 fill, const char* text,
                 std::uint8_t marks, float scale);
 

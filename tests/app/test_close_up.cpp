@@ -4,6 +4,7 @@
 // has no mouse to scroll with), and the close-up stays.
 #include "tests/app/headless.h"
 #include "tests/sample.h"
+#include "tests/app/written_numbers.h"
 
 #include "app/ui/panels/panels.h"
 #include "app/ui/views/view_matrix.h"
@@ -326,28 +327,7 @@ TEST_CASE("matrix cells: every number fits its cell with two significant digits 
   // 0.675 needed "0.68", its column read "1  4  2  .7" for m = 1.16, 4.14, 1.66, 0.675.
   Headless h;
   ImGuiIO& io = ImGui::GetIO();
-  const std::string minus = "−", times = "×";
-  // The significant digits of a number as written: its digits before any "×10", leading zeros
-  // left out ("0.07" has 1, "1.2×10⁴" 2, "≈0" none).
-  const auto significant = [&](const std::string& t) {
-    const std::string mantissa = t.substr(0, t.find(times));
-    int n = 0;
-    bool lead = true;
-    for (const char ch : mantissa) {
-      if (ch < '0' || ch > '9') continue;
-      if (lead && ch == '0') continue;
-      lead = false;
-      ++n;
-    }
-    return n;
-  };
-  // "0.6" as ".6", "−0.6" as "−.6".
-  const auto bare = [&](std::string t) {
-    const std::size_t at = t.compare(0, minus.size(), minus) == 0 ? minus.size() : 0;
-    if (t.compare(at, 2, "0.") == 0) t.erase(at, 1);
-    return t;
-  };
-  int two_fit = 0, mixed = 0;
+  written::Tally tally;
   for (const Lesson& l : lessons()) {
     if (info(l.scenario.algorithm).view != ViewKind::matrix) continue;
     for (const bool presenting : {false, true}) {
@@ -356,37 +336,11 @@ TEST_CASE("matrix cells: every number fits its cell with two significant digits 
       io.DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
       AppState app;
       open_at(app, l.id.c_str(), Tab::lesson, presenting);
-      h.at_steps(app, 12, 3, [&] {
-        const MatrixViewOptions::Drawn& d = app.views.get<MatrixViewOptions>().drawn;
-        std::map<int, std::set<int>> digits;  // each matrix's numbers' significant digits
-        std::map<int, std::pair<bool, bool>> forms;  // each matrix: a ".6", a "0.6"
-        for (const auto& n : d.cell_numbers) {
-          CAPTURE(n.text);
-          CAPTURE(n.value);
-          const auto width = [&](const std::string& t) {
-            return ImGui::GetFont()->CalcTextSizeA(n.size, 1e9f, 0.0f, t.c_str()).x;
-          };
-          CHECK(width(n.text) <= n.room);
-          const std::string two = compact_number(n.value, 2);
-          if (width(two) <= n.room || width(bare(two)) <= n.room) {
-            ++two_fit;
-            CHECK(significant(n.text) >= significant(two));
-          }
-          digits[n.buffer].insert(significant(n.text));
-          const std::string unsigned_text = n.text.compare(0, minus.size(), minus) == 0 ? n.text.substr(minus.size()) : n.text;
-          forms[n.buffer].first |= unsigned_text.rfind(".", 0) == 0;
-          forms[n.buffer].second |= unsigned_text.rfind("0.", 0) == 0;
-        }
-        for (const auto& [buffer, f] : forms) {
-          CAPTURE(buffer);
-          CHECK_FALSE((f.first && f.second));
-        }
-        for (const auto& [buffer, set] : digits) mixed += set.size() > 1 ? 1 : 0;
-      });
+      h.at_steps(app, 12, 3, [&] { written::check(app.views.get<MatrixViewOptions>().drawn.cell_numbers, tally); });
     }
   }
-  CHECK(two_fit > 0);
-  CHECK(mixed > 0);  // matrices whose cells took different digits were met
+  CHECK(tally.two_fit > 0);
+  CHECK(tally.mixed > 0);  // matrices whose cells took different digits were met
   AppState reset;
   use_scale(reset, 1.0f, Theme::dark);
   io.DisplaySize = ImVec2(1280, 800);

@@ -4,6 +4,7 @@
 #include <GLFW/glfw3.h>
 
 #include "tests/app/headless.h"
+#include "tests/app/written_numbers.h"
 #include "tests/rows.h"
 #include "app/ui/model/app_state.h"
 #include "app/ui/panels/frame.h"
@@ -44,23 +45,28 @@ bool same_state(const State& a, const State& b) {
 }
 
 // Every step of each softmax lesson that `keep(row)` takes, in the window (1280 × 800) and
-// presenting (1920 × 1080), with the lesson's example and with numbers whose five digits are as
-// wide as they come: `at(app, opt)` after two frames at each.
+// presenting (1920 × 1080), with the lesson's example and with eight numbers whose five digits
+// are as wide as they come, then the same scaled by 1/T (an s·x row under x): `at(app, opt)`
+// after two frames at each.
 template <class Keep, class At>
 void every_softmax_step(Headless& h, Keep keep, At at) {
   for (const Lesson& l : lessons()) {
     if (!keep(info(l.scenario.algorithm))) continue;
     for (const bool presenting : {false, true})
-      for (const bool long_numbers : {false, true}) {
+      for (const int numbers : {0, 1, 2}) {  // the example, wide numbers, wide numbers scaled
         CAPTURE(l.id);
         CAPTURE(presenting);
-        CAPTURE(long_numbers);
+        CAPTURE(numbers);
         ImGui::GetIO().DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
         AppState app;
         open_at(app, l.id.c_str(), Tab::lesson, presenting);
-        if (long_numbers) {
-          app.inputs.x = {{-1.23456e-5, -98765.4321, 3.33333e-3, -0.555555}};
+        if (numbers > 0) {
+          app.inputs.x = {{-1.23456e-5, -98765.4321, 3.33333e-3, -0.555555, 1000.5, 42.4242, -7.77777, 0.123456}};
           app.inputs.vector_text = "";
+          if (numbers == 2) {
+            app.inputs.scale = ScaleChoice::temperature;
+            app.inputs.temperature = 3.0;
+          }
           app.inputs_changed();
           REQUIRE(app.input_error.empty());
         }
@@ -478,6 +484,42 @@ TEST_CASE("online softmax: the rescale box says its factor at every step of the 
         if (step->pass == 1) CHECK_FALSE(opt.drawn.rescale.empty());
       });
   CHECK(lessons_seen.size() >= 2);  // online softmax and log-sum-exp
+}
+
+TEST_CASE("vector view: every number in a cell or under a bar fits it, with two significant digits wherever two fit, none left out where one fits") {
+  // Eight wide numbers at 1280 × 800: x₁ = −1.2×10⁻⁵, x₂ = −98765 and x₅ = −0.000123 had empty
+  // cells (four digits, then two, did not fit, and nothing shorter was tried).
+  Headless h;
+  written::Tally tally;
+  every_softmax_step(
+      h, [](const AlgorithmInfo& row) { return row.view == ViewKind::vector; },
+      [&](const AppState&, const VectorViewOptions& opt) { written::check(opt.drawn.numbers, tally); });
+  CHECK(tally.two_fit > 0);
+  CHECK(tally.mixed > 0);
+}
+
+TEST_CASE("chunked view: every x and y cell's number fits it, with two significant digits wherever two fit, none left out where one fits") {
+  Headless h;
+  written::Tally tally;
+  for (const bool presenting : {false, true})
+    for (const bool wide : {false, true}) {
+      CAPTURE(presenting);
+      CAPTURE(wide);
+      ImGui::GetIO().DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
+      AppState app;
+      open_at(app, "chunked", Tab::lesson, presenting);
+      if (wide) {
+        app.inputs.x = {{-1.23456e-5, -98765.4321, 3.33333e-3, -0.555555, 1000.5, 42.4242, -7.77777, 0.123456}};
+        app.inputs.vector_text = "";
+        app.inputs_changed();
+        REQUIRE(app.input_error.empty());
+      }
+      h.at_steps(app, 12, 2, [&] { written::check(app.views.get<ChunkedViewOptions>().drawn.numbers, tally); });
+    }
+  CHECK(tally.two_fit > 0);
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
 }
 
 TEST_CASE("chunked view: every node's title is written above it, the global pair's too, at 1280×800, presenting and font 2×") {

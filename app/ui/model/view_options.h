@@ -33,6 +33,7 @@ struct VectorViewOptions {
     float bar_px = 0;  // the height of a full bar (exp and y)
     std::string rescale;  // what the online update's rescale box said ("× 0.13534"); empty: none
     std::vector<RegisterLine> registers;  // what each register box (m, l, LSE) wrote on its value line
+    std::vector<WrittenNumber> numbers;   // the x cells', s·x row's and bars' numbers
   } drawn;
 };
 
@@ -80,15 +81,7 @@ struct MatrixViewOptions {
     int close_up_r0 = 0, close_up_r1 = 0;  // the query rows it shows, [r0, r1) (0-based)
     bool close_up_cut = false;    // a row of it without its last columns ("…")
     std::vector<std::string> close_up_numbers;  // its numbers as written, row by row
-    // Each number written in a matrix's cell: its buffer, value and text, the text's size and
-    // the room the cell had for it.
-    struct CellNumber {
-      int buffer = -1;
-      double value = 0;
-      std::string text;
-      float size = 0, room = 0;
-    };
-    std::vector<CellNumber> cell_numbers;
+    std::vector<WrittenNumber> cell_numbers;  // each number written in a matrix's cell
     Rect close_up_rows;           // its "rows 3–4 of 16" line, which a click turns (screen)
     Rect close_up;                // where the close-up was drawn (screen)
     Rect area;                    // the matrices' visible area (screen)
@@ -135,6 +128,7 @@ struct ChunkedViewOptions {
   // it ("" where none fitted).
   struct Drawn {
     std::vector<std::string> titles;
+    std::vector<WrittenNumber> numbers;  // the x and y cells' numbers
   } drawn;
 };
 inline void keep_after_presenting(ChunkedViewOptions& opt, const ChunkedViewOptions& shown) { opt.drawn = shown.drawn; }

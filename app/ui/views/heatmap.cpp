@@ -111,7 +111,7 @@ void draw_cells(const HeatmapCtx& c, const Heatmap& m, const ValueRange& range) 
       to_buffer(m, r, col, br, bc);
       if (cell_gone(c, m, br, bc)) continue;
       const double v = (*src.values)[k];
-      c.report.cell_numbers.push_back({m.buffer, v, t, text_size, room});
+      c.report.cell_numbers.push_back({m.buffer, v, t, text_size, room});  // a matrix per buffer
       const ImU32 fill = value_fill(c.pal, cell_kind(true, v), range, v);
       const ImVec2 p0 = cell_pos(m, static_cast<float>(r), static_cast<float>(col));
       if (fill == c.pal.nonfinite)

@@ -157,15 +157,33 @@ static void draw_chunked_view_body(const ViewInput& in, ChunkedViewOptions& opt)
   for (int pass = 0; pass < 2; ++pass) {
     const int b = pass == 0 ? bx : by;
     if (b < 0) continue;
+    // Each cell's number with the most digits that fit it (up to 4, as the vector view's), a
+    // fraction written one way in the row.
+    const float size = value_cell_text_size(cell_h);
+    const auto width = [&](const std::string& t) { return ImGui::GetFont()->CalcTextSizeA(size, 1e9f, 0.0f, t.c_str()).x; };
+    std::vector<double> values;
+    std::vector<int> at;
+    for (int i = 0; i < n; ++i)
+      if (c.st.is_defined(b, row, i, ncols) && value_cell_room(left(i), right(i)) > 0) {
+        values.push_back(c.st.at(b, row, i, ncols));
+        at.push_back(i);
+      }
+    const std::vector<std::string> fitted = cell_numbers(
+        values, [&](std::size_t k, const std::string& t) { return width(t) <= value_cell_room(left(at[k]), right(at[k])); },
+        4);
+    std::vector<std::string> texts(static_cast<std::size_t>(n));
+    for (std::size_t k = 0; k < at.size(); ++k) {
+      const float room = value_cell_room(left(at[k]), right(at[k]));
+      if (width(fitted[k]) <= room) texts[static_cast<std::size_t>(at[k])] = fitted[k];
+      opt.drawn.numbers.push_back({pass, values[k], texts[static_cast<std::size_t>(at[k])], size, room});
+    }
     for (int i = 0; i < n; ++i) {
       const bool def = c.st.is_defined(b, row, i, ncols);
       const double v = c.st.at(b, row, i, ncols);
       const CellKind kind = cell_kind(def, v);
       const float t = pass == 0 ? rx.t(v) : static_cast<float>(std::clamp(v, 0.0, 1.0));
-      std::string text = def ? compact_number(v, 3) : "";
-      if (ImGui::CalcTextSize(text.c_str()).x > right(i) - left(i) - 4) text = compact_number(v, 1);
       const ImVec2 p0(left(i), y), p1(right(i), y + cell_h);
-      value_cell(c.dl, pal, p0, p1, cell_fill(pal, kind, t), def ? text.c_str() : "",
+      value_cell(c.dl, pal, p0, p1, cell_fill(pal, kind, t), texts[static_cast<std::size_t>(i)].c_str(),
                  cell_marks(in.step, b, row, i), s);
       if (in.hits) in.hits->add_strip(HitKind::cell, b, row, i, i + 1, Rect{p0.x, p0.y, p1.x - p0.x, p1.y - p0.y, true});
       if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(p0, p1)) {

@@ -144,7 +144,7 @@ bool zero_fraction(const std::string& t) { return t.compare(digits_at(t), 2, "0.
 }  // namespace
 
 std::vector<std::string> cell_numbers(const std::vector<double>& values,
-                                      const std::function<bool(std::size_t, const std::string&)>& fits_at) {
+                                      const std::function<bool(std::size_t, const std::string&)>& fits_at, int most) {
   std::vector<std::string> out;
   out.reserve(values.size());
   bool bare = false;
@@ -153,7 +153,7 @@ std::vector<std::string> cell_numbers(const std::vector<double>& values,
     const auto fits = [&](const std::string& t) { return fits_at(i, t); };
     // The most digits that fit, with the leading zero where it fits too.
     std::string t;
-    for (int digits = 3; digits >= 1 && t.empty(); --digits) {
+    for (int digits = most; digits >= 1 && t.empty(); --digits) {
       std::string zero = compact_number(v, digits), no_zero;
       if (bare_fraction(zero)) zero.insert(digits_at(zero), "0");
       if (zero_fraction(zero)) no_zero = std::string(zero).erase(digits_at(zero), 1);

@@ -59,13 +59,22 @@ std::string compact_number(double v, int digits = 2);
 // any other value below 0.05 (a cell that reads 0 holds 0), one decimal without the leading zero below 1 (".5", "−.3"), else a rounded integer.
 std::string tiny_number(double v);
 
-// The numbers of a matrix's or a close-up's cells, each with the most significant digits that
-// fit its cell (`fits(i, text)` for values[i]): 3, 2, then 1, each with its leading zero where
+// The numbers of a matrix's, a close-up's or a vector's cells, each with the most significant
+// digits that fit its cell (`fits(i, text)` for values[i]): `most` (3), then fewer down to 1, each with its leading zero where
 // that fits ("0.63") and without it where only that does (".63", before "0.6"), then
 // tiny_number. A fraction is written one way in all of them: where one needs ".63", every
 // "0.83" becomes ".83" (a cell's text only gets shorter, so it still fits).
 std::vector<std::string> cell_numbers(const std::vector<double>& values,
-                                      const std::function<bool(std::size_t, const std::string&)>& fits);
+                                      const std::function<bool(std::size_t, const std::string&)>& fits, int most = 3);
+
+// A number a view wrote in a cell or under a bar, or the room it found too small for any form
+// (text empty), as the views report it for tests.
+struct WrittenNumber {
+  int group = 0;  // the numbers written as one (a matrix, a row of cells): a fraction one way
+  double value = 0;
+  std::string text;
+  float size = 0, room = 0;  // the text's size and the width it had
+};
 
 // What a register box wrote on its second line, for tests: the text, its width and the room the
 // box has for it.

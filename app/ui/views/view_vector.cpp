@@ -199,6 +199,8 @@ static void draw_vector_view_body(const ViewInput& in, VectorViewOptions& opt) {
 
   Ctx c{in,  rec,  in.cursor.state(),       b, ImGui::GetWindowDrawList(), s, fs,
         row, cols, ImGui::IsWindowHovered()};
+  opt.drawn.numbers.clear();
+  c.numbers = &opt.drawn.numbers;
   const Palette& pal = in.palette;
   float y = origin.y;
   if (rec.rows > 1) {

@@ -67,6 +67,30 @@ void row_label(const Ctx& c, float y, float h, const char* text, const char* hel
 }
 
 // x as cells with their values; returns the height used.
+std::vector<std::string> column_numbers(const Ctx& c, const std::vector<std::optional<double>>& values,
+                                        float size, const std::function<float(int)>& room) {
+  ImFont* font = ImGui::GetFont();
+  const auto width = [&](const std::string& t) { return font->CalcTextSizeA(size, 1e9f, 0.0f, t.c_str()).x; };
+  std::vector<double> shown;
+  std::vector<int> cols;
+  // A column too narrow for any number (many elements a pixel each) is passed.
+  for (std::size_t col = 0; col < values.size(); ++col)
+    if (values[col] && room(static_cast<int>(col)) > 0) {
+      shown.push_back(*values[col]);
+      cols.push_back(static_cast<int>(col));
+    }
+  const std::vector<std::string> fitted = cell_numbers(
+      shown, [&](std::size_t k, const std::string& t) { return width(t) <= room(cols[k]); }, 4);
+  std::vector<std::string> out(values.size());
+  const int group = c.numbers ? static_cast<int>(c.numbers->size()) : 0;  // this row's
+  for (std::size_t k = 0; k < cols.size(); ++k) {
+    const float r = room(cols[k]);
+    if (width(fitted[k]) <= r) out[static_cast<std::size_t>(cols[k])] = fitted[k];
+    if (c.numbers) c.numbers->push_back({group, shown[k], out[static_cast<std::size_t>(cols[k])], size, r});
+  }
+  return out;
+}
+
 float draw_x_cells(const Ctx& c, float y) {
   const Palette& pal = c.in.palette;
   const float h = std::max(c.fs * 1.9f, 28.0f * c.s);
@@ -74,18 +98,23 @@ float draw_x_cells(const Ctx& c, float y) {
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   const BarValue get = buffer_value(c, c.b.x);
   auto name = [](int i) { return "x" + sub(i + 1); };
+  std::vector<ColumnPick> picks;
+  std::vector<std::optional<double>> values;
   for (int col = 0; col < c.cols.count(); ++col) {
-    const ColumnPick p = column_pick(c, col, get);
+    picks.push_back(column_pick(c, col, get));
+    values.emplace_back(picks.back().value);
+  }
+  const std::vector<std::string> numbers =
+      column_numbers(c, values, value_cell_text_size(h),
+                     [&](int col) { return value_cell_room(c.cols.col_left(col), c.cols.col_right(col)); });
+  for (int col = 0; col < c.cols.count(); ++col) {
+    const ColumnPick& p = picks[static_cast<std::size_t>(col)];
     const int i = std::max(p.index, c.cols.first(col));
     const double v = p.value;
     const CellKind kind = p.kind;
     const ImVec2 p0(c.cols.col_left(col), y), p1(c.cols.col_right(col), y + h);
-    std::string text;
-    if (p1.x - p0.x > 8) {
-      text = compact_number(v, 4);
-      if (ImGui::CalcTextSize(text.c_str()).x > p1.x - p0.x - 4) text = compact_number(v, 2);
-    }
-    value_cell(c.dl, pal, p0, p1, cell_fill(pal, kind, range.t(v)), text.c_str(), column_marks(c, c.b.x, col), c.s);
+    value_cell(c.dl, pal, p0, p1, cell_fill(pal, kind, range.t(v)), numbers[static_cast<std::size_t>(col)].c_str(),
+               column_marks(c, c.b.x, col), c.s);
     if (c.in.hits)
       c.in.hits->add_strip(HitKind::cell, c.b.x, c.row, c.cols.first(col), c.cols.end(col),
                            Rect{p0.x, p0.y, p1.x - p0.x, p1.y - p0.y, true});
@@ -103,14 +132,16 @@ float draw_scaled(const Ctx& c, float y) {
   const Palette& pal = c.in.palette;
   const float h = c.fs + 2 * c.s;
   // Numbers only: a column of many elements has no room for one.
+  std::vector<std::optional<double>> values;
   for (int i = 0; c.cols.per == 1 && i < c.cols.n; ++i) {
     bool def = false;
-    const double v = value(c, c.b.x, i, &def) * c.rec.scale;
-    std::string t = compact_number(v, 4);
-    if (ImGui::CalcTextSize(t.c_str()).x > c.cols.right(i) - c.cols.left(i)) t = compact_number(v, 2);
-    if (ImGui::CalcTextSize(t.c_str()).x <= c.cols.right(i) - c.cols.left(i) + 2 * c.s)
-      text_centered(c.dl, ImVec2(c.cols.centre(i), y + h * 0.5f), pal.text_dim, t.c_str());
+    values.emplace_back(value(c, c.b.x, i, &def) * c.rec.scale);
   }
+  const std::vector<std::string> numbers = column_numbers(
+      c, values, ImGui::GetFontSize(), [&](int i) { return c.cols.right(i) - c.cols.left(i) + 2 * c.s; });
+  for (std::size_t i = 0; i < numbers.size(); ++i)
+    if (!numbers[i].empty())
+      text_centered(c.dl, ImVec2(c.cols.centre(static_cast<int>(i)), y + h * 0.5f), pal.text_dim, numbers[i].c_str());
   const std::string label = "s·x";
   const std::string help = strf(
       "The scores as the algorithm uses them: every x is multiplied by s = %s "
@@ -155,8 +186,20 @@ float draw_bars(const Ctx& c, float y, float h, int buffer, ImU32 colour, const 
     }
     if (is_alarm(kind)) hatch(c.dl, p0, p1, IM_COL32(0, 0, 0, 70), 8.0f * c.s);
   };
+  // No number under a bar in motion: between two steps it is no value the run held.
+  std::vector<ColumnPick> picks;
+  std::vector<std::optional<double>> values;
   for (int col = 0; col < c.cols.count(); ++col) {
-    const ColumnPick p = column_pick(c, col, get, down);
+    picks.push_back(column_pick(c, col, get, down));
+    const bool moving = c.in.tween && c.cols.per == 1;
+    values.push_back(picks.back().index >= 0 && !moving ? std::optional<double>(picks.back().value) : std::nullopt);
+  }
+  const std::vector<std::string> numbers = column_numbers(c, values, ImGui::GetFontSize(), [&](int col) {
+    const float w = c.cols.col_right(col) - c.cols.col_left(col);
+    return w > 8 ? w + 2 * c.s : 0.0f;
+  });
+  for (int col = 0; col < c.cols.count(); ++col) {
+    const ColumnPick& p = picks[static_cast<std::size_t>(col)];
     const int i = std::max(p.index, c.cols.first(col));
     const bool def = p.index >= 0;
     const double v = p.value;
@@ -189,14 +232,9 @@ float draw_bars(const Ctx& c, float y, float h, int buffer, ImU32 colour, const 
       if (twice) bar(x0, x1, old, cell_kind(true, old), colour, true);
       bar(x0, x1, v, kind, colour, false);
     }
-    // No number under a bar in motion: between two steps it is no value the run held.
-    if (def && x1 - x0 > 8 && !(c.in.tween && c.cols.per == 1)) {
-      std::string t = compact_number(v, 4);
-      if (ImGui::CalcTextSize(t.c_str()).x > x1 - x0) t = compact_number(v, 2);
-      if (ImGui::CalcTextSize(t.c_str()).x <= x1 - x0 + 2 * c.s)
-        text_centered(c.dl, ImVec2(c.cols.col_centre(col), y + bar_h + label_h * 0.5f),
-                      is_alarm(kind) ? pal.nonfinite : pal.text, t.c_str());
-    }
+    if (const std::string& t = numbers[static_cast<std::size_t>(col)]; !t.empty())
+      text_centered(c.dl, ImVec2(c.cols.col_centre(col), y + bar_h + label_h * 0.5f),
+                    is_alarm(kind) ? pal.nonfinite : pal.text, t.c_str());
     mark_outline(c.dl, pal, o0, o1, marks & kMarkWrite, c.s);
     if (c.in.hits)  // the bar's slot, its number under it included
       c.in.hits->add_strip(HitKind::bar, buffer, c.row, c.cols.first(col), c.cols.end(col),

@@ -55,6 +55,7 @@ struct Ctx {
   int row;
   Columns cols;
   bool hover_ok;
+  std::vector<WrittenNumber>* numbers = nullptr;  // where the rows report the numbers they write
 };
 
 double value(const Ctx& c, int buffer, int col, bool* defined);
@@ -67,6 +68,11 @@ BarValue buffer_value(const Ctx& c, int buffer);
 // "x₁₀₀₁ … x₁₁₅₇ (157 elements): the largest, x₁₀₄₅, is shown" for a column of many.
 std::string column_note(const Ctx& c, int col, const ColumnPick& p, const std::function<std::string(int)>& name);
 void cell_tooltip(const Ctx& c, int buffer, int i, const std::string& name, const std::string& about = "");
+// Each column's number: the most digits (up to 4) that fit `room(col)` at `size`, a fraction
+// written one way in the row (cell_numbers); empty where the column has no value or no form
+// fits. Reported to c.numbers.
+std::vector<std::string> column_numbers(const Ctx& c, const std::vector<std::optional<double>>& values,
+                                        float size, const std::function<float(int)>& room);
 // The row label at the left edge, with a (?) for what the row holds.
 void row_label(const Ctx& c, float y, float h, const char* text, const char* help);
 
