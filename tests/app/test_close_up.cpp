@@ -285,13 +285,12 @@ TEST_CASE("presentation at 1920×1080 in the projector theme, font 1×, 1.5× an
   io.DisplaySize = ImVec2(1280, 800);
 }
 
-TEST_CASE("close-up: a fraction is written one way in all its cells (0.6 or .6, never both), at 1280×800 and presenting") {
-  Headless h;
+namespace {
+
+// Every lesson with a matrix view at about 12 steps, at 1280 × 800 and presenting: `at(drawn)`.
+template <class At>
+void every_matrix_lesson(Headless& h, At at) {
   ImGuiIO& io = ImGui::GetIO();
-  const std::string minus = "−";
-  // Where a number's digits start, after its minus sign.
-  const auto digits = [&](const std::string& t) { return t.compare(0, minus.size(), minus) == 0 ? t.substr(minus.size()) : t; };
-  int bare = 0, zero = 0;
   for (const Lesson& l : lessons()) {
     if (info(l.scenario.algorithm).view != ViewKind::matrix) continue;
     for (const bool presenting : {false, true}) {
@@ -300,48 +299,41 @@ TEST_CASE("close-up: a fraction is written one way in all its cells (0.6 or .6, 
       io.DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
       AppState app;
       open_at(app, l.id.c_str(), Tab::lesson, presenting);
-      h.at_steps(app, 12, 3, [&] {
-        const MatrixViewOptions::Drawn& d = app.views.get<MatrixViewOptions>().drawn;
-        bool has_bare = false, has_zero = false;
-        for (const std::string& t : d.close_up_numbers) {
-          CAPTURE(t);
-          has_bare |= digits(t).rfind(".", 0) == 0;
-          has_zero |= digits(t).rfind("0.", 0) == 0;
-        }
-        CHECK_FALSE((has_bare && has_zero));
-        bare += has_bare;
-        zero += has_zero;
-      });
+      h.at_steps(app, 12, 3, [&] { at(app.views.get<MatrixViewOptions>().drawn); });
     }
   }
-  // Both forms were met (the check above saw each): narrow cells and wide ones.
-  CHECK(bare > 0);
-  CHECK(zero > 0);
   AppState reset;
   use_scale(reset, 1.0f, Theme::dark);
   io.DisplaySize = ImVec2(1280, 800);
+}
+
+}  // namespace
+
+TEST_CASE("close-up: a fraction is written one way in all its cells (0.6 or .6, never both), at 1280×800 and presenting") {
+  Headless h;
+  int bare = 0, zero = 0;
+  every_matrix_lesson(h, [&](const MatrixViewOptions::Drawn& d) {
+    bool has_bare = false, has_zero = false;
+    for (const std::string& t : d.close_up_numbers) {
+      CAPTURE(t);
+      has_bare |= written::unsigned_part(t).rfind(".", 0) == 0;
+      has_zero |= written::unsigned_part(t).rfind("0.", 0) == 0;
+    }
+    CHECK_FALSE((has_bare && has_zero));
+    bare += has_bare;
+    zero += has_zero;
+  });
+  // Both forms were met (the check above saw each): narrow cells and wide ones.
+  CHECK(bare > 0);
+  CHECK(zero > 0);
 }
 
 TEST_CASE("matrix cells: every number fits its cell with two significant digits wherever two fit, a fraction one way in each matrix") {
   // A matrix was written in one format for all its cells, the longest that fit every one: where
   // 0.675 needed "0.68", its column read "1  4  2  .7" for m = 1.16, 4.14, 1.66, 0.675.
   Headless h;
-  ImGuiIO& io = ImGui::GetIO();
   written::Tally tally;
-  for (const Lesson& l : lessons()) {
-    if (info(l.scenario.algorithm).view != ViewKind::matrix) continue;
-    for (const bool presenting : {false, true}) {
-      CAPTURE(l.id);
-      CAPTURE(presenting);
-      io.DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
-      AppState app;
-      open_at(app, l.id.c_str(), Tab::lesson, presenting);
-      h.at_steps(app, 12, 3, [&] { written::check(app.views.get<MatrixViewOptions>().drawn.cell_numbers, tally); });
-    }
-  }
+  every_matrix_lesson(h, [&](const MatrixViewOptions::Drawn& d) { written::check(d.cell_numbers, tally); });
   CHECK(tally.two_fit > 0);
   CHECK(tally.mixed > 0);  // matrices whose cells took different digits were met
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
-  io.DisplaySize = ImVec2(1280, 800);
 }
