@@ -145,6 +145,8 @@ TEST_CASE("a close-up's numbers: the most digits that fit each cell and a fracti
   // Each cell its own room: the narrow one alone decides the way.
   const auto mixed = [&](std::size_t i, const std::string& t) { return room(i == 1 ? 2 : 9)(i, t); };
   CHECK(cell_numbers({0.83, -0.63}, mixed) == std::vector<std::string>{".83", "−.6"});
+  // A third digit is not worth the zero: "0.148", then "−0.14" rather than "−.135".
+  CHECK(cell_numbers({0.148, -0.135, 0.0288}, room(5)) == std::vector<std::string>{"0.148", "−0.14", "0.029"});
   // Where no digit fits: tiny_number.
   CHECK(cell_numbers({0.013, 12.4}, room(2)) == std::vector<std::string>{"≈0", "12"});
   CHECK(cell_numbers({}, room(3)).empty());

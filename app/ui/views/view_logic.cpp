@@ -151,15 +151,19 @@ std::vector<std::string> cell_numbers(const std::vector<double>& values,
   for (std::size_t i = 0; i < values.size(); ++i) {
     const double v = values[i];
     const auto fits = [&](const std::string& t) { return fits_at(i, t); };
-    // The most digits that fit, with the leading zero where it fits too.
+    // The most digits that fit with the leading zero, down to two; then two without it (".63"
+    // rather than "−0.6"); then one digit, with it and without.
+    const auto form = [&](int digits, bool zero) {
+      std::string t = compact_number(v, digits);
+      if (zero && bare_fraction(t)) t.insert(digits_at(t), "0");
+      if (!zero && zero_fraction(t)) t.erase(digits_at(t), 1);
+      return t;
+    };
     std::string t;
-    for (int digits = most; digits >= 1 && t.empty(); --digits) {
-      std::string zero = compact_number(v, digits), no_zero;
-      if (bare_fraction(zero)) zero.insert(digits_at(zero), "0");
-      if (zero_fraction(zero)) no_zero = std::string(zero).erase(digits_at(zero), 1);
-      if (fits(zero)) t = zero;
-      else if (!no_zero.empty() && fits(no_zero)) t = no_zero;
-    }
+    for (int digits = most; digits >= 2 && t.empty(); --digits)
+      if (fits(form(digits, true))) t = form(digits, true);
+    for (const auto& [digits, zero] : {std::pair{2, false}, std::pair{1, true}, std::pair{1, false}})
+      if (t.empty() && fits(form(digits, zero))) t = form(digits, zero);
     if (t.empty()) t = tiny_number(v);
     bare |= bare_fraction(t);
     out.push_back(std::move(t));

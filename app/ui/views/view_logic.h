@@ -60,9 +60,9 @@ std::string compact_number(double v, int digits = 2);
 std::string tiny_number(double v);
 
 // The numbers of a matrix's, a close-up's or a vector's cells, each with the most significant
-// digits that fit its cell (`fits(i, text)` for values[i]): `most` (3), then fewer down to 1, each with its leading zero where
-// that fits ("0.63") and without it where only that does (".63", before "0.6"), then
-// tiny_number. A fraction is written one way in all of them: where one needs ".63", every
+// digits that fit its cell (`fits(i, text)` for values[i]): `most` (3), then fewer down to 2,
+// with the leading zero ("0.63"); then 2 without it where only that fits (".63", before
+// "−0.6"); then 1 digit, with the zero and without; then tiny_number. A fraction is written one way in all of them: where one needs ".63", every
 // "0.83" becomes ".83" (a cell's text only gets shorter, so it still fits).
 std::vector<std::string> cell_numbers(const std::vector<double>& values,
                                       const std::function<bool(std::size_t, const std::string&)>& fits, int most = 3);
