@@ -679,13 +679,14 @@ TEST_CASE("memory panel: what every step of every algorithm loads and writes bac
 }
 
 TEST_CASE("text lines: each line takes the words that fit it, a space between two, and a paragraph at least one line") {
-  // The reference: a line starts at a word and takes the next while the words so far and one
-  // space between each two, summed afresh, are no wider than the line. Widths in quarters, so
-  // every sum is exact.
+  // The reference: a line starts at a word (not at an empty one, but for the last) and takes the
+  // next while the words so far and one space between each two, summed afresh, are no wider
+  // than the line. Widths in quarters, so every sum is exact.
   auto reference = [](const std::vector<float>& w, float space, float width) {
     int lines = 0;
     std::size_t k = 0;
     do {
+      while (k + 1 < w.size() && w[k] == 0) ++k;
       std::size_t end = k + 1;
       while (end < w.size()) {
         double sum = 0;
@@ -705,6 +706,8 @@ TEST_CASE("text lines: each line takes the words that fit it, a space between tw
       {95.75f},                 // one word wider than the narrow widths
       {5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5},
       {0, 0, 18},               // "  x": words of no width
+      {12, 0, 30, 0, 0},        // "a  b  ": two spaces between, two after
+      {0},                      // "": one empty line
   };
   MeasuredTexts texts(13.0f, space);
   texts.begin_text();  // text 0: all the paragraphs

@@ -12,23 +12,26 @@
 namespace flashstep::ui {
 
 // Lays out words of widths w[0..n) greedily into lines no wider than `width`, a space between
-// two words on a line; a word wider than the line takes a line of its own. Calls
-// on_line(first, last) for each line's words [first, last). wrap_rich breaks text by it and
+// two words on a line; a word wider than the line takes a line of its own. Empty words (two
+// spaces in a row: "max(…) = 3;  l = …") keep their space inside a line but do not start one,
+// so that no line begins with a space. Calls on_line(first, last) for each line's words
+// [first, last). wrap_rich breaks text by it and
 // MeasuredTexts counts by it, so the two cannot disagree.
 template <class OnLine>
 void greedy_lines(const float* w, std::size_t n, float space, float width, OnLine on_line) {
   std::size_t first = 0;
   float line_w = 0;
   for (std::size_t k = 0; k < n; ++k) {
-    if (k == first) {
-      line_w = w[k];
-    } else if (line_w + space + w[k] <= width) {
-      line_w += space + w[k];
-    } else {
+    if (k != first) {
+      if (line_w + space + w[k] <= width) {
+        line_w += space + w[k];
+        continue;
+      }
       on_line(first, k);
       first = k;
-      line_w = w[k];
     }
+    if (w[k] == 0 && k + 1 < n) ++first;  // an empty word does not start a line
+    else line_w = w[k];
   }
   on_line(first, n);  // the last line, or the one empty line of no words
 }
