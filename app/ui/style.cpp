@@ -134,13 +134,15 @@ std::size_t fitting_prefix(std::string_view word, float width) {
 
 }  // namespace
 
-void flow_next(float w, float spacing) {
+bool flow_next(float w, float spacing) {
   // Decided before moving: SameLine then NewLine left the window's content as wide as where the
   // item would have gone, past its right edge after an item that ended near it (a legend of a
   // view drawn smaller scrolled sideways by a pixel).
   const float gap = spacing < 0 ? ImGui::GetStyle().ItemSpacing.x : spacing;
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-  if (ImGui::GetItemRectMax().x + gap + w <= right) ImGui::SameLine(0, gap);
+  if (ImGui::GetItemRectMax().x + gap + w > right) return false;
+  ImGui::SameLine(0, gap);
+  return true;
 }
 
 std::vector<std::string> wrap_words(std::string_view text, float width) {

@@ -35,7 +35,7 @@ ImVec4 clear_colour(Theme theme = Theme::dark);
 // Before an item of width `w` in a row of items that wraps: on the same line as the previous
 // item, `spacing` after it (ItemSpacing where negative), when it fits in the window, else on a
 // new line. Not before the first item of a row.
-void flow_next(float w, float spacing = -1.0f);
+bool flow_next(float w, float spacing = -1.0f);  // true: on the same line
 
 // Splits text into lines no wider than `width` in the current font, breaking only at spaces
 // (ImGui's own wrapping also breaks after '.', which splits numbers such as 0.14814) and at

@@ -337,3 +337,26 @@ TEST_CASE("matrix cells: every number fits its cell with two significant digits 
   CHECK(tally.two_fit > 0);
   CHECK(tally.mixed > 0);  // matrices whose cells took different digits were met
 }
+
+TEST_CASE("matrix view at font 1.25× in a 1280 × 800 window: every matrix lesson shows its step's numbers, in the cells or the close-up") {
+  // The toolbar grew with the font onto a third line and the backward lessons' close-up no
+  // longer fitted: their steps showed matrices of coloured cells and no number (and at font 2×
+  // the toolbar took the whole view). It now takes at most a twenty-fourth of the view's height
+  // a line, as the legend does.
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = ImVec2(1280, 800);
+  for (const Lesson& l : lessons()) {
+    if (info(l.scenario.algorithm).view != ViewKind::matrix) continue;
+    CAPTURE(l.id);
+    AppState app;
+    open_at(app, l.id.c_str(), Tab::lesson, false, 1.25f);
+    h.at_steps(app, 6, 3, [&] {
+      const MatrixViewOptions::Drawn& d = app.views.get<MatrixViewOptions>().drawn;
+      CHECK_FALSE(d.matrices.empty());
+      if (d.numbers_hidden) CHECK(d.close_up.shown);
+    });
+  }
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+}

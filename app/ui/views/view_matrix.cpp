@@ -118,7 +118,15 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
     return;
   }
   const float s = in.ui_scale, fs = ImGui::GetFontSize();
-  if (opt.show_toolbar) draw_matrix_toolbar(rec, opt, s);
+  if (opt.show_toolbar) {
+    // A font made larger (Ctrl+=) would wrap the toolbar onto lines the matrices need (at font
+    // 2× in a 1280 × 800 window it took the whole view): as the legend, at most a twenty-fourth
+    // of the view's height a line, down to its size at font 1×.
+    TextScale toolbar_text;
+    if (const float cap = std::max(ImGui::GetContentRegionAvail().y / 24.0f, fs * in.floor_s() / s); fs > cap)
+      toolbar_text.set(cap / fs);
+    draw_matrix_toolbar(rec, opt, s);
+  }
   const auto& rg = matrix_ranges(rec, opt);
   // The step and its part: the part walked to with . and , shows other contents under the same
   // playhead, and the textures must not keep what an earlier part showed.

@@ -72,8 +72,8 @@ void draw_matrix_toolbar(const Recording& rec, MatrixViewOptions& opt, float s) 
     toggle(with_transpose_mark(label), info.name);
   }
   if (!all_stats.empty()) toggle(stats.empty() ? all_stats : stats, MatrixViewOptions::kStatsName);
-  next(ImGui::CalcTextSize("|").x);
-  ImGui::TextDisabled("|");
+  // The separator where it ends a line, not where it would start the next.
+  if (flow_next(ImGui::CalcTextSize("|").x)) ImGui::TextDisabled("|");
   box("numbers", &opt.show_values);
   if (rec.Br > 0) box("tiles", &opt.show_tiles);
   box("close-up", &opt.show_close_up);
