@@ -66,7 +66,6 @@ void row_label(const Ctx& c, float y, float h, const char* text, const char* hel
   help_marker_at(ImVec2(c.cols.x0 - c.fs * 1.6f, y + (h - ts.y) * 0.5f), help);
 }
 
-// x as cells with their values; returns the height used.
 std::vector<std::string> column_numbers(const Ctx& c, const std::vector<std::optional<double>>& values,
                                         float size, const std::function<float(int)>& room) {
   ImFont* font = ImGui::GetFont();
@@ -91,6 +90,7 @@ std::vector<std::string> column_numbers(const Ctx& c, const std::vector<std::opt
   return out;
 }
 
+// x as cells with their values; returns the height used.
 float draw_x_cells(const Ctx& c, float y) {
   const Palette& pal = c.in.palette;
   const float h = std::max(c.fs * 1.9f, 28.0f * c.s);
