@@ -145,6 +145,31 @@ void mark_outline(ImDrawList* dl, const Palette& pal, ImVec2 p0, ImVec2 p1, std:
   }
 }
 
+std::vector<std::string> fitted_numbers(const std::vector<std::optional<double>>& values, float size,
+                                        const std::function<float(int)>& room, int most,
+                                        std::vector<WrittenNumber>* report, int group) {
+  ImFont* font = ImGui::GetFont();
+  const auto width = [&](const std::string& t) { return font->CalcTextSizeA(size, 1e9f, 0.0f, t.c_str()).x; };
+  std::vector<double> shown;
+  std::vector<int> at;
+  // A cell with no room for any number (many elements a pixel each) is passed.
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (values[i] && room(static_cast<int>(i)) > 0) {
+      shown.push_back(*values[i]);
+      at.push_back(static_cast<int>(i));
+    }
+  const std::vector<std::string> fitted = cell_numbers(
+      shown, [&](std::size_t k, const std::string& t) { return width(t) <= room(at[k]); }, most);
+  std::vector<std::string> out(values.size());
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    const float r = room(at[k]);
+    std::string& t = out[static_cast<std::size_t>(at[k])];
+    if (width(fitted[k]) <= r) t = fitted[k];
+    if (report) report->push_back({group, shown[k], t, size, r});
+  }
+  return out;
+}
+
 void value_cell(ImDrawList* dl, const Palette& pal, ImVec2 p0, ImVec2 p1, ImU32 fill, const char* text,
                 std::uint8_t marks, float scale) {
   dl->AddRectFilled(p0, p1, fill, 3.0f * scale);

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -176,6 +177,13 @@ void hatch(ImDrawList* dl, ImVec2 p0, ImVec2 p1, ImU32 col, float spacing);
 // The read / written outlines of a cell or region (read outside, written inside).
 void mark_outline(ImDrawList* dl, const Palette& pal, ImVec2 p0, ImVec2 p1, std::uint8_t marks, float scale,
                   float min_size = 0);
+// The numbers of a row of cells at text size `size`: values[i] (none: an empty cell) with the
+// most digits (up to `most`) that fit room(i), a fraction written one way in the row
+// (cell_numbers); empty where no form fits or the room is none. Each number, or the room found
+// too small, is added to `report` (where given) as group `group`.
+std::vector<std::string> fitted_numbers(const std::vector<std::optional<double>>& values, float size,
+                                        const std::function<float(int)>& room, int most,
+                                        std::vector<WrittenNumber>* report = nullptr, int group = 0);
 // A value cell: fill, centred text, marks. Its text at value_cell_text_size(cell height),
 // drawn where it is no wider than value_cell_room(the cell's left and right edges).
 inline float value_cell_text_size(float height) { return std::min(ImGui::GetFontSize(), height * 0.6f); }

@@ -92,10 +92,11 @@ void draw_steps_table(AppState& app) {
     ImGui::TableSetupColumn(col.name.c_str(), ImGuiTableColumnFlags_WidthFixed, 70 * s);
   ImGui::TableHeadersRow();
   // Each row as high as its explanation's lines at that column's width, worked out once for the
-  // recording, width and font from the sentences' words measured once (in double: 200000 rows of 87 px pass 2^24). The rows out of
-  // sight are left out, runs of them standing in as a row or two of their height, so that the
-  // table scrolls to where each row really is: a row a step would add its height to ImGui's
-  // float cursor, and 200000 such additions drifted by hundreds of pixels.
+  // recording, width and font from the sentences' words measured once (in double: 200000 rows
+  // of 87 px pass 2^24). The rows out of sight are left out, runs of them standing in as a row
+  // or two of their height, so that the table scrolls to where each row really is: a row a step
+  // would add its height to ImGui's float cursor, and 200000 such additions drifted by hundreds
+  // of pixels.
   AppState::StepsTableLayout& L = app.steps_table;
   const ImGuiTable* table = ImGui::GetCurrentTable();
   const ImGuiTableColumn& ex = table->Columns[3];

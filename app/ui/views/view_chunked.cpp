@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace flashstep::ui {
 namespace {
@@ -159,24 +161,12 @@ static void draw_chunked_view_body(const ViewInput& in, ChunkedViewOptions& opt)
     if (b < 0) continue;
     // Each cell's number with the most digits that fit it (up to 4, as the vector view's), a
     // fraction written one way in the row.
-    const float size = value_cell_text_size(cell_h);
-    const auto width = [&](const std::string& t) { return ImGui::GetFont()->CalcTextSizeA(size, 1e9f, 0.0f, t.c_str()).x; };
-    std::vector<double> values;
-    std::vector<int> at;
+    std::vector<std::optional<double>> values;
     for (int i = 0; i < n; ++i)
-      if (c.st.is_defined(b, row, i, ncols) && value_cell_room(left(i), right(i)) > 0) {
-        values.push_back(c.st.at(b, row, i, ncols));
-        at.push_back(i);
-      }
-    const std::vector<std::string> fitted = cell_numbers(
-        values, [&](std::size_t k, const std::string& t) { return width(t) <= value_cell_room(left(at[k]), right(at[k])); },
-        4);
-    std::vector<std::string> texts(static_cast<std::size_t>(n));
-    for (std::size_t k = 0; k < at.size(); ++k) {
-      const float room = value_cell_room(left(at[k]), right(at[k]));
-      if (width(fitted[k]) <= room) texts[static_cast<std::size_t>(at[k])] = fitted[k];
-      opt.drawn.numbers.push_back({pass, values[k], texts[static_cast<std::size_t>(at[k])], size, room});
-    }
+      values.push_back(c.st.is_defined(b, row, i, ncols) ? std::optional<double>(c.st.at(b, row, i, ncols)) : std::nullopt);
+    const std::vector<std::string> texts =
+        fitted_numbers(values, value_cell_text_size(cell_h), [&](int i) { return value_cell_room(left(i), right(i)); }, 4,
+                       &opt.drawn.numbers, pass);
     for (int i = 0; i < n; ++i) {
       const bool def = c.st.is_defined(b, row, i, ncols);
       const double v = c.st.at(b, row, i, ncols);

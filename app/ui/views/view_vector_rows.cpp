@@ -68,26 +68,8 @@ void row_label(const Ctx& c, float y, float h, const char* text, const char* hel
 
 std::vector<std::string> column_numbers(const Ctx& c, const std::vector<std::optional<double>>& values,
                                         float size, const std::function<float(int)>& room) {
-  ImFont* font = ImGui::GetFont();
-  const auto width = [&](const std::string& t) { return font->CalcTextSizeA(size, 1e9f, 0.0f, t.c_str()).x; };
-  std::vector<double> shown;
-  std::vector<int> cols;
-  // A column too narrow for any number (many elements a pixel each) is passed.
-  for (std::size_t col = 0; col < values.size(); ++col)
-    if (values[col] && room(static_cast<int>(col)) > 0) {
-      shown.push_back(*values[col]);
-      cols.push_back(static_cast<int>(col));
-    }
-  const std::vector<std::string> fitted = cell_numbers(
-      shown, [&](std::size_t k, const std::string& t) { return width(t) <= room(cols[k]); }, 4);
-  std::vector<std::string> out(values.size());
   const int group = c.numbers ? static_cast<int>(c.numbers->size()) : 0;  // this row's
-  for (std::size_t k = 0; k < cols.size(); ++k) {
-    const float r = room(cols[k]);
-    if (width(fitted[k]) <= r) out[static_cast<std::size_t>(cols[k])] = fitted[k];
-    if (c.numbers) c.numbers->push_back({group, shown[k], out[static_cast<std::size_t>(cols[k])], size, r});
-  }
-  return out;
+  return fitted_numbers(values, size, room, 4, c.numbers, group);
 }
 
 // x as cells with their values; returns the height used.
