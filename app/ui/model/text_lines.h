@@ -15,8 +15,8 @@ namespace flashstep::ui {
 // two words on a line; a word wider than the line takes a line of its own. Empty words (two
 // spaces in a row: "max(…) = 3;  l = …") keep their space inside a line but do not start one,
 // so that no line begins with a space. Calls on_line(first, last) for each line's words
-// [first, last). wrap_rich breaks text by it and
-// MeasuredTexts counts by it, so the two cannot disagree.
+// [first, last). wrap_rich breaks text by it and MeasuredTexts counts by it, so the two cannot
+// disagree.
 template <class OnLine>
 void greedy_lines(const float* w, std::size_t n, float space, float width, OnLine on_line) {
   std::size_t first = 0;

@@ -80,15 +80,10 @@ void draw_cells(const HeatmapCtx& c, const Heatmap& m, const ValueRange& range) 
   auto hide = [&] { c.report.numbers_hidden = true; };
   ImFont* font = ImGui::GetFont();
   const float room = m.cw - 3.0f * c.s;
-  std::vector<std::size_t> cells;  // the visible defined cells, row by row
-  std::vector<double> values;
+  std::vector<double> values;  // the visible defined cells', row by row
   for (int r = r_begin; r < r_end; ++r)
-    for (int col = c_begin; col < c_end; ++col) {
-      const std::size_t k = src.index(r, col);
-      if (!(*src.defined)[k]) continue;
-      cells.push_back(k);
-      values.push_back((*src.values)[k]);
-    }
+    for (int col = c_begin; col < c_end; ++col)
+      if (const std::size_t k = src.index(r, col); (*src.defined)[k]) values.push_back((*src.values)[k]);
   float text_size = std::min(c.fs, m.ch * 0.8f);
   auto width = [&](const std::string& t) { return font->CalcTextSizeA(text_size, 1e9f, 0.0f, t.c_str()).x; };
   bool fits = false;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 namespace flashstep::ui {
 
@@ -147,12 +148,16 @@ std::vector<std::string> cell_numbers(const std::vector<double>& values,
                                       const std::function<bool(std::size_t, const std::string&)>& fits_at, int most) {
   std::vector<std::string> out;
   out.reserve(values.size());
+  // The forms tried, most wanted first, as (digits, with the leading zero): the most digits
+  // that fit with the zero, down to two; then two without it (".63" rather than "−0.6"); then
+  // one digit, with it and without.
+  std::vector<std::pair<int, bool>> order;
+  for (int digits = most; digits >= 2; --digits) order.emplace_back(digits, true);
+  order.insert(order.end(), {{2, false}, {1, true}, {1, false}});
   bool bare = false;
   for (std::size_t i = 0; i < values.size(); ++i) {
     const double v = values[i];
     const auto fits = [&](const std::string& t) { return fits_at(i, t); };
-    // The most digits that fit with the leading zero, down to two; then two without it (".63"
-    // rather than "−0.6"); then one digit, with it and without.
     const auto form = [&](int digits, bool zero) {
       std::string t = compact_number(v, digits);
       if (zero && bare_fraction(t)) t.insert(digits_at(t), "0");
@@ -160,10 +165,11 @@ std::vector<std::string> cell_numbers(const std::vector<double>& values,
       return t;
     };
     std::string t;
-    for (int digits = most; digits >= 2 && t.empty(); --digits)
-      if (fits(form(digits, true))) t = form(digits, true);
-    for (const auto& [digits, zero] : {std::pair{2, false}, std::pair{1, true}, std::pair{1, false}})
-      if (t.empty() && fits(form(digits, zero))) t = form(digits, zero);
+    for (const auto& [digits, zero] : order)
+      if (std::string f = form(digits, zero); fits(f)) {
+        t = std::move(f);
+        break;
+      }
     if (t.empty()) t = tiny_number(v);
     bare |= bare_fraction(t);
     out.push_back(std::move(t));
