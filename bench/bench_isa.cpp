@@ -22,6 +22,13 @@
 //                                      FLOATS floats over and over (K and V: 2·N·d), each about
 //                                      MS ms long: the shared cache's steadiness, to set beside a
 //                                      kernel's spread as `steady` is
+//   bench_isa paired D REPEAT          FA-2 full at N = 4096 (as `turns` runs it) and the register-
+//                                      only loop of `steady`, sized once to an untimed FA-2 run,
+//                                      one after the other REPEAT times: for each pair both times,
+//                                      the CPU each thread was on before and after FA-2's run,
+//                                      the process's involuntary context switches and the
+//                                      hypervisor's steal time (/proc/stat) during it, so that a
+//                                      slow repeat can be laid to the kernel or to the machine
 // Each figure is one line "name value".
 #include "bench/roof.h"
 #include "core/engine.h"
@@ -41,7 +48,12 @@
 #include <string>
 #include <vector>
 
+#include <sched.h>
 #include <sys/resource.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 using namespace flashstep;
 
@@ -60,7 +72,7 @@ long minor_faults() {
 int usage() {
   std::fprintf(stderr,
                "usage: bench_isa roof | attn ALGO D full|causal REPEAT | turns D REPEAT | softmax ROUNDS | "
-               "steady MS REPEAT | steady-read MS REPEAT FLOATS\n");
+               "steady MS REPEAT | steady-read MS REPEAT FLOATS | paired D REPEAT\n");
   return 2;
 }
 
@@ -203,6 +215,85 @@ int steady_read(double ms, int repeat, std::int64_t floats) {
   return print_repeats(bench::shared_read_repeats_ms(floats, ms, repeat));
 }
 
+// The CPU each of the kernels' threads is on, in thread order ("3,7").
+std::string thread_cpus() {
+  std::vector<int> cpu(static_cast<std::size_t>(fast::threads()), -1);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(fast::threads())
+  cpu[static_cast<std::size_t>(omp_get_thread_num())] = sched_getcpu();
+#else
+  cpu[0] = sched_getcpu();
+#endif
+  std::string out;
+  for (int c : cpu) out += (out.empty() ? "" : ",") + std::to_string(c);
+  return out;
+}
+
+// Steal time of every CPU from /proc/stat, in clock ticks (the 8th number of each "cpuN" line);
+// empty where there is no /proc/stat.
+std::vector<long long> steal_ticks() {
+  std::vector<long long> out;
+  std::FILE* f = std::fopen("/proc/stat", "r");
+  if (!f) return out;
+  char line[512];
+  while (std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, "cpu", 3) != 0 || line[3] < '0' || line[3] > '9') continue;
+    int cpu = 0;
+    long long v[8] = {};
+    if (std::sscanf(line, "cpu%d %lld %lld %lld %lld %lld %lld %lld %lld", &cpu, &v[0], &v[1], &v[2], &v[3], &v[4],
+                    &v[5], &v[6], &v[7]) == 9 &&
+        cpu >= 0 && cpu < 4096) {
+      if (out.size() <= static_cast<std::size_t>(cpu)) out.resize(static_cast<std::size_t>(cpu) + 1, 0);
+      out[static_cast<std::size_t>(cpu)] = v[7];
+    }
+  }
+  std::fclose(f);
+  return out;
+}
+
+long involuntary_switches() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_nivcsw;
+}
+
+int paired(int d, int repeat) {
+  Scenario s;
+  s.algorithm = Algorithm::attn_tiled_v2;
+  s.n = 4096;
+  s.d = d;
+  s.scale_mode = ScaleMode::inv_sqrt_d;
+  const Resolved r = with_kernel_blocks(resolve(s));
+  const MatRM<float> Q = r.q.cast<float>(), K = r.k.cast<float>(), V = r.v.cast<float>();
+  MatRM<float> O;
+  const Mask mask = Mask::of(r);
+  std::vector<float> m(static_cast<std::size_t>(r.n)), l(m.size()), lse;
+  auto run = [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    fast::attention_tiled_v2(Q, K, V, static_cast<float>(r.scale), mask, r.Br, r.Bc, O, &lse, m.data(), l.data());
+    return ms_since(t0);
+  };
+  fast::warm_up(fast::kWarmUpSeconds);
+  run();                                // untimed, as run_timed's first run
+  const bench::FmaRun control(run());  // the second, untimed too, sizes the loop
+  std::printf("blocks %d %d\nthreads %d\n", r.Br, r.Bc, fast::threads());
+  for (int k = 0; k < repeat; ++k) {
+    const std::string before = thread_cpus();
+    const std::vector<long long> steal0 = steal_ticks();
+    const long switches0 = involuntary_switches();
+    const double kernel_ms = run();
+    const long switches = involuntary_switches() - switches0;
+    const std::vector<long long> steal1 = steal_ticks();
+    const std::string after = thread_cpus();
+    long long steal = 0;
+    for (std::size_t c = 0; c < std::min(steal0.size(), steal1.size()); ++c) steal += steal1[c] - steal0[c];
+    const double control_ms = control();
+    std::printf("pair %d fa2_ms %.3f control_ms %.3f cpus %s -> %s nivcsw %ld steal_ticks %lld\n", k, kernel_ms,
+                control_ms, before.c_str(), after.c_str(), switches, steal);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -217,6 +308,8 @@ int main(int argc, char** argv) {
   }
   if (what == "turns" && argc == 4 && std::atoi(argv[2]) > 0 && std::atoi(argv[3]) > 0)
     return turns(std::atoi(argv[2]), std::atoi(argv[3]));
+  if (what == "paired" && argc == 4 && std::atoi(argv[2]) > 0 && std::atoi(argv[3]) > 0)
+    return paired(std::atoi(argv[2]), std::atoi(argv[3]));
   if (what == "softmax" && argc == 3 && std::atoi(argv[2]) > 0) return softmax(std::atoi(argv[2]));
   if (what == "steady" && argc == 4 && std::atof(argv[2]) > 0 && std::atoi(argv[3]) > 0)
     return steady(std::atof(argv[2]), std::atoi(argv[3]));

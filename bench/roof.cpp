@@ -120,11 +120,16 @@ double read_shared(const float* x, std::int64_t n, std::int64_t passes) {
 // Milliseconds of each of `repeats` runs of run(k), k sized so that a run takes about `ms`, from
 // the best of three trials of a tenth of the length (the first trial: k = `first`).
 template <class Run>
-std::vector<double> repeats_of(Run run, std::int64_t first, double ms, int repeats) {
+std::int64_t steps_for(Run run, std::int64_t first, double ms) {
   std::int64_t trial = first;
   while (run(trial) < ms / 10 && trial < (std::int64_t{1} << 34)) trial *= 2;
   const double per_step = std::min({run(trial), run(trial), run(trial)}) / static_cast<double>(trial);
-  const auto steps = std::max<std::int64_t>(1, static_cast<std::int64_t>(ms / per_step));
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(ms / per_step));
+}
+
+template <class Run>
+std::vector<double> repeats_of(Run run, std::int64_t first, double ms, int repeats) {
+  const std::int64_t steps = steps_for(run, first, ms);
   std::vector<double> out;
   for (int r = 0; r < repeats; ++r) out.push_back(run(steps));
   return out;
@@ -169,6 +174,11 @@ double fma_peak_flops(double seconds, int rounds) {
 std::vector<double> fma_repeats_ms(double ms, int repeats) {
   return repeats_of([](std::int64_t iters) { return 1e3 * fma_on_every_core(iters); }, 1 << 14, ms, repeats);
 }
+
+FmaRun::FmaRun(double ms)
+    : iters_(steps_for([](std::int64_t iters) { return 1e3 * fma_on_every_core(iters); }, 1 << 14, ms)) {}
+
+double FmaRun::operator()() const { return 1e3 * fma_on_every_core(iters_); }
 
 std::vector<double> shared_read_repeats_ms(std::int64_t floats, double ms, int repeats) {
   const std::int64_t n = std::max<std::int64_t>(floats / (8 * kP) * (8 * kP), 8 * kP);  // whole steps of read_shared

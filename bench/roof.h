@@ -24,6 +24,17 @@ double fma_peak_flops(double seconds = 0.2, int rounds = 5);
 // the kernel's own repeats (a register-only loop has no memory, deal or page fault to vary).
 std::vector<double> fma_repeats_ms(double ms, int repeats);
 
+// The same chains sized once to take about `ms`, to be run one at a time between a kernel's
+// repeats (bench_isa paired): each call runs the same work and returns its milliseconds.
+class FmaRun {
+ public:
+  explicit FmaRun(double ms);
+  double operator()() const;
+
+ private:
+  std::int64_t iters_ = 1;
+};
+
 // Milliseconds of each of `repeats` runs in which every core reads all of one shared buffer of
 // `floats` floats (a vector sum) over and over, each run sized to take about `ms`: how steady the
 // cache the cores share is over a run as long as a kernel's. With the size of K and V, which
