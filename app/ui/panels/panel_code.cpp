@@ -46,8 +46,8 @@ std::string step_where(const AppState& app, const Step& step) {
   // How to walk the parts goes first, with where the step is: the step's sentence under it
   // may be longer than the panel, and the hint must not be the line it cuts.
   if (parts >= 2 && !app.presenting)
-    where += app.played.part() ? " (keys . and , walk them; → the next whole step)"
-                               : " (one per pseudocode line: the keys , and . walk them)";
+    where += app.played.part() ? " (keys ‘.’ and ‘,’ walk them; → the next whole step)"
+                               : " (one per pseudocode line: the keys ‘,’ and ‘.’ walk them)";
   return where;
 }
 
