@@ -338,24 +338,34 @@ TEST_CASE("matrix cells: every number fits its cell with two significant digits 
   CHECK(tally.mixed > 0);  // matrices whose cells took different digits were met
 }
 
-TEST_CASE("matrix view at font 1.25× in a 1280 × 800 window: every matrix lesson shows its step's numbers, in the cells or the close-up") {
+TEST_CASE("matrix view at a larger font in a 1280 × 800 window: the lessons show their step's numbers, in the cells or the close-up") {
   // The toolbar grew with the font onto a third line and the backward lessons' close-up no
-  // longer fitted: their steps showed matrices of coloured cells and no number (and at font 2×
-  // the toolbar took the whole view). It now takes at most a twenty-fourth of the view's height
-  // a line, as the legend does.
+  // longer fitted at font 1.25×: their steps showed matrices of coloured cells and no number (and
+  // at font 2× the toolbar took the whole view). It now takes at most a twenty-fourth of the
+  // view's height a line, as the legend does. At 1.5× and 1.75× the forward lessons lost their
+  // close-up too: the toolbar's padding, the spaces among the matrices and the close-up's own
+  // stayed at the font's size when its text went down to font 1×. They now go down with it.
+  // Not at 1.5× and more: the backward lessons (a dozen matrices across a view 512 pixels wide
+  // need a close-up of several lines) and the Measure lesson (N = 64, a 16-column tile), where
+  // the view says to double-click a tile for its numbers.
   Headless h;
   ImGuiIO& io = ImGui::GetIO();
   io.DisplaySize = ImVec2(1280, 800);
-  for (const Lesson& l : lessons()) {
-    if (info(l.scenario.algorithm).view != ViewKind::matrix) continue;
-    CAPTURE(l.id);
-    AppState app;
-    open_at(app, l.id.c_str(), Tab::lesson, false, 1.25f);
-    h.at_steps(app, 6, 3, [&] {
-      const MatrixViewOptions::Drawn& d = app.views.get<MatrixViewOptions>().drawn;
-      CHECK_FALSE(d.matrices.empty());
-      if (d.numbers_hidden) CHECK(d.close_up.shown);
-    });
+  const std::vector<std::string> wider = {"attn-backward", "attn-flash-backward", "measure"};
+  for (float font : {1.25f, 1.5f, 1.75f}) {
+    CAPTURE(font);
+    for (const Lesson& l : lessons()) {
+      if (info(l.scenario.algorithm).view != ViewKind::matrix) continue;
+      if (font > 1.25f && std::find(wider.begin(), wider.end(), l.id) != wider.end()) continue;
+      CAPTURE(l.id);
+      AppState app;
+      open_at(app, l.id.c_str(), Tab::lesson, false, font);
+      h.at_steps(app, 6, 3, [&] {
+        const MatrixViewOptions::Drawn& d = app.views.get<MatrixViewOptions>().drawn;
+        CHECK_FALSE(d.matrices.empty());
+        if (d.numbers_hidden) CHECK(d.close_up.shown);
+      });
+    }
   }
   AppState reset;
   use_scale(reset, 1.0f, Theme::dark);

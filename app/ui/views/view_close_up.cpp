@@ -22,6 +22,7 @@ struct Item : CloseUpItem {
 struct Sizes {
   float text = 11, cell_w = 40, cell_h = 18, title_h = 16, label_w = 20, gap = 12, heading_h = 16;
   float narrowest = 30;  // a cell that still holds "−0.3" (its number drawn with fewer digits)
+  float sp = 1;          // the spaces' scale: pad(), going down with the numbers
   int max_rows = 1 << 30;  // query rows shown at most
   bool inline_titles = false;  // each title left of its cells instead of on a line above them
 };
@@ -35,12 +36,13 @@ Sizes sizes(const CloseUpDraw& c, float text) {
   z.text = text;
   ImFont* f = ImGui::GetFont();
   const float p = pad(c, text);
+  z.sp = p;
   z.cell_w = f->CalcTextSizeA(z.text, 1e9f, 0, "−0.00").x + 7 * p;
-  z.narrowest = f->CalcTextSizeA(z.text, 1e9f, 0, "−0.3").x + 6 * c.s;
+  z.narrowest = f->CalcTextSizeA(z.text, 1e9f, 0, "−0.3").x + 6 * p;
   z.cell_h = z.text + 5 * p;
-  z.title_h = c.fs + 4 * c.s;
+  z.title_h = c.fs + 4 * p;
   z.label_w = f->CalcTextSizeA(z.text * 0.9f, 1e9f, 0, "100").x + 6 * p;
-  z.gap = std::max(8.0f * c.s, c.fs * 0.5f);
+  z.gap = std::max(8.0f * p, c.fs * 0.5f);
   z.heading_h = 0;  // the heading shares the titles' line
   return z;
 }
@@ -69,14 +71,14 @@ float lay_out(const CloseUpDraw& c, const CloseUp& cu, const CloseUp& big, float
   float rows_h = items.empty() ? 0.0f : rows_of(items.front());
   // Inline titles: the heading takes a line of its own, and no line has a title line above it.
   const float title_h = z.inline_titles ? 0.0f : z.title_h;
-  float x = z.label_w, y = z.inline_titles ? z.text + 4 * c.s : z.heading_h + z.title_h;
+  float x = z.label_w, y = z.inline_titles ? z.text + 4 * z.sp : z.heading_h + z.title_h;
   // Inline titles take the room of the widest any step has (the last tile's subscripts), so the
   // cells of the lines start in one column, at the same place at every step.
   float tw = 0;
   if (z.inline_titles) {
     std::vector<Item> widest;
     collect(c.in.rec, big, widest);
-    for (const Item& it : widest) tw = std::max(tw, draw_rich(nullptr, ImVec2(0, 0), 0, it.title, c.fs, true) + 8 * c.s);
+    for (const Item& it : widest) tw = std::max(tw, draw_rich(nullptr, ImVec2(0, 0), 0, it.title, c.fs, true) + 8 * z.sp);
   }
   for (Item& it : items) {
     const int cols = it.c1 - it.c0;
@@ -94,7 +96,7 @@ float lay_out(const CloseUpDraw& c, const CloseUp& cu, const CloseUp& big, float
     const bool keys_start = it.key_rows && &it != &items.front() && !(&it - 1)->key_rows;
     if (x > z.label_w && (x + iw > w || keys_start)) {
       x = z.label_w;
-      y += rows_h + title_h + 4 * c.s;
+      y += rows_h + title_h + 4 * z.sp;
       rows_h = rows_of(it);
     }
     rows_h = std::max(rows_h, rows_of(it));
@@ -102,7 +104,7 @@ float lay_out(const CloseUpDraw& c, const CloseUp& cu, const CloseUp& big, float
     it.x = x + tw, it.y = y;
     x += iw + z.gap;
   }
-  return items.empty() ? 0.0f : y + rows_h + 2 * c.s;
+  return items.empty() ? 0.0f : y + rows_h + 2 * z.sp;
 }
 
 // The sizes at text size t for the largest close-up of the recording in width w: its cells on
@@ -154,7 +156,7 @@ Sizes fitted(const CloseUpDraw& c, const CloseUp& big, float w) {
         z.inline_titles = inline_titles;
         // Fewer rows than the step has: the heading, which says which rows, takes a line of its
         // own so that it is always there (inline titles give it one anyway).
-        z.heading_h = rows < cu.r1 - cu.r0 && !inline_titles ? z.text + 4 * c.s : 0.0f;
+        z.heading_h = rows < cu.r1 - cu.r0 && !inline_titles ? z.text + 4 * z.sp : 0.0f;
         std::vector<Item> items;
         if (lay_out(c, cu, big, w, z, items) <= c.max_h) return z;
       }
@@ -192,7 +194,7 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
     for (int r = rows; r > z.max_rows; --r) {
       Sizes more = z;
       more.max_rows = r;
-      more.heading_h = r < rows && !z.inline_titles ? z.text + 4 * c.s : 0.0f;
+      more.heading_h = r < rows && !z.inline_titles ? z.text + 4 * z.sp : 0.0f;
       scratch.clear();
       if (lay_out(c, cu, big, w, more, scratch) <= height) {
         z = more;
@@ -241,7 +243,7 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
         break;
       }
     }
-    at = ImVec2(p.x + w - hw, p.y + items.front().y - z.title_h + 2 * c.s);
+    at = ImVec2(p.x + w - hw, p.y + items.front().y - z.title_h + 2 * z.sp);
   }
   if (!heading.empty()) {
     draw_rich(dl, at, out.pages > 1 ? pal.text : pal.text_dim, heading, z.text);
@@ -250,7 +252,7 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
       const ImVec2 keep = ImGui::GetCursorScreenPos();
       ImGui::SetCursorScreenPos(at);
       out.rows_at = at;
-      out.rows_size = ImVec2(std::max(hw, 1.0f), z.text + 2 * c.s);
+      out.rows_size = ImVec2(std::max(hw, 1.0f), z.text + 2 * z.sp);
       ImGui::InvisibleButton("##close-up-rows", out.rows_size);
       if (ImGui::IsItemHovered())
         tooltip(strf("The step's %d %s rows, %d at a time", rows, key_rows > query_rows ? "key" : "query", z.max_rows),
@@ -288,9 +290,9 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
     if (z.inline_titles) {
       const float tw = draw_rich(nullptr, ImVec2(0, 0), 0, it.title, c.fs, true);
       const float rows_h = static_cast<float>(it.r1 - it.r0) * z.cell_h;
-      draw_rich(dl, ImVec2(o.x - tw - 6 * c.s, o.y + (rows_h - c.fs) * 0.5f - 1 * c.s), pal.text, it.title, c.fs);
+      draw_rich(dl, ImVec2(o.x - tw - 6 * z.sp, o.y + (rows_h - c.fs) * 0.5f - 1 * z.sp), pal.text, it.title, c.fs);
     } else {
-      draw_rich(dl, ImVec2(o.x, o.y - z.title_h + 1 * c.s), pal.text, it.title, c.fs);
+      draw_rich(dl, ImVec2(o.x, o.y - z.title_h + 1 * z.sp), pal.text, it.title, c.fs);
     }
     // The query numbers at the left of each line.
     if (it.y != line_y) {
@@ -299,7 +301,7 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
         const std::string t = std::to_string(r + 1);
         const float tw = f->CalcTextSizeA(z.text * 0.9f, 1e9f, 0, t.c_str()).x;
         dl->AddText(f, z.text * 0.9f,
-                    ImVec2(p.x + z.label_w - tw - 5 * c.s,
+                    ImVec2(p.x + z.label_w - tw - 5 * z.sp,
                            o.y + (static_cast<float>(r - it.r0) + 0.5f) * z.cell_h - z.text * 0.45f),
                     pal.text_dim, t.c_str());
       }
@@ -317,7 +319,7 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
       for (int k = 0; k < it.cols_shown; ++k) {
         const int col = it.c0 + k;
         const ImVec2 a(o.x + static_cast<float>(k) * it.cell_w, o.y + static_cast<float>(r - it.r0) * z.cell_h);
-        const ImVec2 e(a.x + it.cell_w - 2 * c.s, a.y + z.cell_h - 2 * c.s);
+        const ImVec2 e(a.x + it.cell_w - 2 * z.sp, a.y + z.cell_h - 2 * z.sp);
         const std::size_t idx = static_cast<std::size_t>(r) * static_cast<std::size_t>(b.cols) +
                                 static_cast<std::size_t>(col);
         const bool defined = c.state.defined[static_cast<std::size_t>(it.buffer)][idx] != 0;
@@ -332,18 +334,18 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
           out.number_px = out.number_px > 0 ? std::min(out.number_px, z.text) : z.text;
         }
         const std::uint8_t marks = cell_marks(c.in.step, it.buffer, r, col);
-        if (marks && !uniform) mark_outline(dl, pal, a, e, marks, c.s);
+        if (marks && !uniform) mark_outline(dl, pal, a, e, marks, z.sp);
       }
     // Every cell read or written alike (a whole tile): one outline around the item.
     if (uniform && first_marks)
       mark_outline(dl, pal, o,
-                   ImVec2(o.x + static_cast<float>(it.cols_shown) * it.cell_w - 2 * c.s,
-                          o.y + static_cast<float>(it.r1 - it.r0) * z.cell_h - 2 * c.s),
-                   first_marks, c.s);
+                   ImVec2(o.x + static_cast<float>(it.cols_shown) * it.cell_w - 2 * z.sp,
+                          o.y + static_cast<float>(it.r1 - it.r0) * z.cell_h - 2 * z.sp),
+                   first_marks, z.sp);
     if (it.cols_shown < it.c1 - it.c0) {
       out.cut = true;
       dl->AddText(f, z.text * 0.9f,
-                  ImVec2(o.x + static_cast<float>(it.cols_shown) * it.cell_w + 2 * c.s,
+                  ImVec2(o.x + static_cast<float>(it.cols_shown) * it.cell_w + 2 * z.sp,
                          o.y + z.cell_h * 0.5f - z.text * 0.45f),
                   pal.text_dim, "…");
     }

@@ -122,10 +122,17 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
     // A font made larger (Ctrl+=) would wrap the toolbar onto lines the matrices need (at font
     // 2× in a 1280 × 800 window it took the whole view): as the legend, at most a twenty-fourth
     // of the view's height a line, down to its size at font 1×.
+    // Its boxes' padding and the slider's width go down with its text.
     TextScale toolbar_text;
     if (const float cap = std::max(ImGui::GetContentRegionAvail().y / 24.0f, fs * in.floor_s() / s); fs > cap)
       toolbar_text.set(cap / fs);
-    draw_matrix_toolbar(rec, opt, s);
+    const float f = toolbar_text.get();
+    const ImGuiStyle& style = ImGui::GetStyle();
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(style.FramePadding.x * f, style.FramePadding.y * f));
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemInnerSpacing,
+                        ImVec2(style.ItemInnerSpacing.x * f, style.ItemInnerSpacing.y * f));
+    draw_matrix_toolbar(rec, opt, s * f);
+    ImGui::PopStyleVar(2);
   }
   const auto& rg = matrix_ranges(rec, opt);
   // The step and its part: the part walked to with . and , shows other contents under the same
@@ -197,13 +204,15 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   // larger) do not fit beside that, the matrices get smaller still, down to their titles,
   // before the close-up is left out. Measured with the labels as they are beside it (below).
   const float fs_beside = std::min(c.fs, std::max(inner.y / 24.0f, 12.0f * fl));
+  // The spaces among them go down with the labels, to their size at font 1×.
+  const float s_beside = std::clamp(s * fs_beside / fs, std::min(fl, s), s);
   auto room_beside = [&](float cell) {
     ItemsLayoutIn least = li;
-    least.gap = std::max(12.0f * s, fs_beside * 0.5f);
-    least.title_h = fs_beside + 6 * s;
-    least.margin_bottom = (rec.Bc > 0 ? fs_beside + 6 * s : 2 * s) + 2 * s;
+    least.gap = std::max(12.0f * s_beside, fs_beside * 0.5f);
+    least.title_h = fs_beside + 6 * s_beside;
+    least.margin_bottom = (rec.Bc > 0 ? fs_beside + 6 * s_beside : 2 * s_beside) + 2 * s_beside;
     least.cell = cell;
-    return li.avail_h - layout_items(least).height - li.gap;
+    return li.avail_h - layout_items(least).height - least.gap;
   };
   const float room = room_beside(std::min(2.0f * fl, 0.1f * li.avail_h / static_cast<float>(std::max(rec.n, 1))));
   // Its titles as large as the labels, or where a font made larger leaves too little room, as
@@ -238,15 +247,15 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
       if (c.fs > fs_beside) {
         set_font_scale(fs_beside / fs);
         c.fs = ImGui::GetFontSize();  // the close-up keeps its own sizes (cud.fs)
-        li.gap = std::max(12.0f * s, c.fs * 0.5f);
-        li.title_h = c.fs + 6 * s;
-        li.margin_left = ImGui::CalcTextSize("i=10").x + 8 * s;
-        axis_h = rec.Bc > 0 ? c.fs + 6 * s : 2 * s;
       }
+      li.gap = std::max(12.0f * s_beside, c.fs * 0.5f);
+      li.title_h = c.fs + 6 * s_beside;
+      li.margin_left = ImGui::CalcTextSize("i=10").x + 8 * s_beside;
+      axis_h = rec.Bc > 0 ? c.fs + 6 * s_beside : 2 * s_beside;
       li.avail_h -= close_h + li.gap;
       // No row for colour scales under the matrices: the close-up sits there (a scale is drawn
       // beside its title where it fits).
-      li.margin_bottom = axis_h + 2 * s;
+      li.margin_bottom = axis_h + 2 * s_beside;
       L = layout_items(li);
     } else {
       close_h = 0;
