@@ -345,9 +345,9 @@ TEST_CASE("matrix view at a larger font in a 1280 × 800 window: the lessons sho
   // view's height a line, as the legend does. At 1.5× and 1.75× the forward lessons lost their
   // close-up too: the toolbar's padding, the spaces among the matrices and the close-up's own
   // stayed at the font's size when its text went down to font 1×. They now go down with it.
-  // Not at 1.5× and more: the backward lessons (a dozen matrices across a view 512 pixels wide
-  // need a close-up of several lines) and the Measure lesson (N = 64, a 16-column tile), where
-  // the view says to double-click a tile for its numbers.
+  // The backward lessons (a dozen matrices across a view 512 pixels wide need a close-up of
+  // several lines) and the Measure lesson (N = 64, a 16-column tile) need the width of the side
+  // panels from 1.5× (README): with them open the view says to double-click a tile for numbers.
   Headless h;
   ImGuiIO& io = ImGui::GetIO();
   io.DisplaySize = ImVec2(1280, 800);
@@ -356,10 +356,13 @@ TEST_CASE("matrix view at a larger font in a 1280 × 800 window: the lessons sho
     CAPTURE(font);
     for (const Lesson& l : lessons()) {
       if (info(l.scenario.algorithm).view != ViewKind::matrix) continue;
-      if (font > 1.25f && std::find(wider.begin(), wider.end(), l.id) != wider.end()) continue;
+      const bool hide_panels = font > 1.25f && std::find(wider.begin(), wider.end(), l.id) != wider.end();
       CAPTURE(l.id);
+      CAPTURE(hide_panels);
       AppState app;
       open_at(app, l.id.c_str(), Tab::lesson, false, font);
+      if (hide_panels)
+        app.panels.lessons = app.panels.inputs = app.panels.explanation = app.panels.pseudocode = false;
       h.at_steps(app, 6, 3, [&] {
         const MatrixViewOptions::Drawn& d = app.views.get<MatrixViewOptions>().drawn;
         CHECK_FALSE(d.matrices.empty());
