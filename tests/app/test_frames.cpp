@@ -522,12 +522,16 @@ TEST_CASE("chunked view: every x and y cell's number fits it, with two significa
   ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
 }
 
-TEST_CASE("chunked view: every node's title is written above it, the global pair's too, at 1280×800, presenting and font 2×") {
+TEST_CASE("chunked view: every node's title is written above it, the global pair's too, no two titles or boxes over each other, at 1280×800, presenting and fonts 1.5× and 2×") {
   // The root's "merge → global (m, l)" was wider than its box and nothing was written: the
-  // global pair stood unnamed.
+  // global pair stood unnamed. At font 1.5× in the window four workers' boxes were wider than
+  // their chunks and their titles ran into each other ("worker 1worker 2…").
   Headless h;
+  auto apart = [](const Rect& a, const Rect& b) {
+    return !a.shown || !b.shown || a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
+  };
   for (const int workers : {1, 2, 4, 8}) {
-    for (const float font : {1.0f, 2.0f}) {
+    for (const float font : {1.0f, 1.5f, 2.0f}) {
       for (const bool presenting : {false, true}) {
         CAPTURE(workers);
         CAPTURE(font);
@@ -547,6 +551,37 @@ TEST_CASE("chunked view: every node's title is written above it, the global pair
           REQUIRE(opt.drawn.titles.size() == static_cast<std::size_t>(2 * workers - 1));
           for (const std::string& t : opt.drawn.titles) CHECK_FALSE(t.empty());
           CHECK(opt.drawn.titles.back().find("global") != std::string::npos);
+          const auto& d = opt.drawn;
+          // The started nodes' m lines all name m or none does, and likewise l; with four
+          // workers or fewer, up to font 1.5× in the window, all do (their text gives way
+          // down to its font-1× size first). Eight workers at 1.5× and 2× in the window have
+          // boxes too narrow for any number, as the x cells above them: the tooltips have them.
+          REQUIRE(d.started.size() == d.titles.size());
+          REQUIRE(d.lines.size() == 2 * d.titles.size());
+          for (int line = 0; line < 2; ++line) {
+            int named = 0, bare = 0;
+            for (std::size_t n = 0; n < d.started.size(); ++n) {
+              if (!d.started[n]) continue;
+              const std::string& t = d.lines[2 * n + static_cast<std::size_t>(line)];
+              CAPTURE(t);
+              if (workers <= 4 || font <= 1.0f || presenting) CHECK_FALSE(t.empty());
+              if (t.empty()) continue;
+              (t.rfind(line == 0 ? "m " : "l ", 0) == 0 ? named : bare) += 1;
+            }
+            CHECK((named == 0 || bare == 0));
+            if (workers <= 4 && font <= 1.5f && !presenting) CHECK(bare == 0);
+          }
+          REQUIRE(d.boxes.size() == d.titles.size());
+          REQUIRE(d.title_rects.size() == d.titles.size());
+          for (std::size_t a = 0; a < d.boxes.size(); ++a)
+            for (std::size_t b = a + 1; b < d.boxes.size(); ++b) {
+              CAPTURE(a);
+              CAPTURE(b);
+              CHECK(apart(d.boxes[a], d.boxes[b]));
+              CHECK(apart(d.title_rects[a], d.title_rects[b]));
+              CHECK(apart(d.title_rects[a], d.boxes[b]));
+              CHECK(apart(d.boxes[a], d.title_rects[b]));
+            }
         }
       }
     }

@@ -125,9 +125,13 @@ struct ChunkedViewOptions {
   int row = -1;              // softmax row shown; -1 follows the step
   bool show_toolbar = true;  // the row picker (only drawn when there are several rows)
   // What the view drew in its last frame, for tests: each node's title, as it was written above
-  // it ("" where none fitted).
+  // it ("" where none fitted), where it was written and the node's box (screen).
   struct Drawn {
     std::vector<std::string> titles;
+    std::vector<Rect> title_rects, boxes;
+    std::vector<std::string> lines;  // each node's m line and l line as written ("" where none fitted)
+    std::vector<char> started;       // each node's: an element folded in (m finite)
+    float line_px = 0;               // their text size
     std::vector<WrittenNumber> numbers;  // the x and y cells' numbers
   } drawn;
 };

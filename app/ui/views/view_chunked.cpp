@@ -27,21 +27,73 @@ struct Ctx {
   ChunkedViewOptions::Drawn& drawn;
 };
 
-// One (m, l) node: a title above, "m = …" and "l = …" inside, "old → new" when this step
-// wrote it.
-void node_box(const Ctx& c, ImVec2 centre_top, float w, const std::string& title, int node, bool root) {
+// What a node's two lines may say, longest first: "m 3 → 5" where this step changed it, then
+// "m = 5" in full, with 3 and 2 digits, and the number alone with 2 digits (its tooltip has
+// them all). The same for l.
+struct NodeLines {
+  CellChange m, l;
+  bool started = false;  // m finite: an element folded in
+  std::vector<std::string> m_forms, l_forms;
+};
+constexpr int kNamedForms = 4;  // the forms that keep the name ("m = …")
+
+NodeLines node_lines(const Ctx& c, int node) {
+  NodeLines out;
+  out.m = cell_change(c.rec, c.st, c.in.playhead, c.bm, c.row, node);
+  out.l = cell_change(c.rec, c.st, c.in.playhead, c.bl, c.row, node);
+  auto forms = [](const char* name, const CellChange& ch) {
+    const std::string now = ch.new_defined ? display_number(ch.new_value) : "—";
+    const std::string shorter = std::string(name) + " = " + now;
+    const std::string full =
+        ch.changed() ? std::string(name) + " " + (ch.old_defined ? display_number(ch.old_value) : "—") + " → " + now
+                     : shorter;
+    auto named = [&](int digits) {
+      return ch.new_defined ? std::string(name) + " = " + compact_number(ch.new_value, digits) : shorter;
+    };
+    return std::vector<std::string>{full, shorter, named(3), named(2), compact_number(ch.new_value, 2)};
+  };
+  out.started = out.m.new_defined && std::isfinite(out.m.new_value);
+  out.m_forms = forms("m", out.m);
+  out.l_forms = forms("l", out.l);
+  return out;
+}
+
+// The first form at which every node's m line (`l_line`: l line) fits `room` at text size
+// `px`: one form for the tree, so that no box drops a name another keeps (the tooltip has every
+// digit). Nodes not started (m = −∞, drawn dim) do not count: each takes the first form from
+// the tree's on that fits it.
+int tree_form(const std::vector<NodeLines>& nodes, bool l_line, float room, float px) {
+  ImFont* f = ImGui::GetFont();
+  int form = 0;
+  for (const NodeLines& n : nodes) {
+    if (!n.started) continue;
+    const std::vector<std::string>& forms = l_line ? n.l_forms : n.m_forms;
+    while (form + 1 < static_cast<int>(forms.size()) &&
+           f->CalcTextSizeA(px, 1e9f, 0, forms[static_cast<std::size_t>(form)].c_str()).x > room)
+      ++form;
+  }
+  return form;
+}
+
+// One (m, l) node: a title above, its two lines inside at `text_px`, in forms `m_form` and
+// `l_form` (NodeLines).
+// `title_room`: how far its title may run right of the box's left edge (up to the next node of
+// its level, or the view's edge); `title` where it fits, else `short_title` (the root: its
+// shorter names).
+void node_box(const Ctx& c, ImVec2 centre_top, float w, const std::string& title, const std::string& short_title,
+              float title_room, int node, bool root, const NodeLines& lines, int m_form, int l_form, float text_px) {
   const float pad = 5 * c.s, line = c.fs + 2 * c.s;
   const ImVec2 p0(centre_top.x - w * 0.5f, centre_top.y),
       p1(centre_top.x + w * 0.5f, centre_top.y + 2 * line + 2 * pad);
-  const CellChange m = cell_change(c.rec, c.st, c.in.playhead, c.bm, c.row, node);
-  const CellChange l = cell_change(c.rec, c.st, c.in.playhead, c.bl, c.row, node);
+  const CellChange& m = lines.m;
+  const CellChange& l = lines.l;
   std::uint8_t marks = cell_marks(c.in.step, c.bm, c.row, node) | cell_marks(c.in.step, c.bl, c.row, node);
   // The root's pair is the global (m, l) the normalize pass reads from the registers m and l.
   if (root)
     marks |= (cell_marks(c.in.step, c.rec.find_buffer("m"), c.row, 0) |
               cell_marks(c.in.step, c.rec.find_buffer("l"), c.row, 0)) &
              kMarkRead;
-  const bool started = m.new_defined && std::isfinite(m.new_value);
+  const bool started = lines.started;
   const bool alarm =
       is_alarm(cell_kind(m.new_defined, m.new_value)) || is_alarm(cell_kind(l.new_defined, l.new_value));
   ImU32 bg = started ? mix(c.pal.background, c.pal.cell, 0.9f) : mix(c.pal.background, c.pal.cell, 0.35f);
@@ -52,40 +104,40 @@ void node_box(const Ctx& c, ImVec2 centre_top, float w, const std::string& title
   mark_outline(c.dl, c.pal, p0, p1, marks, c.s);
   if (c.in.hits)
     c.in.hits->add_node({c.bm, c.bl}, c.row, node, title, Rect{p0.x, p0.y, p1.x - p0.x, p1.y - p0.y, true});
+  c.drawn.boxes.push_back(Rect{p0.x, p0.y, p1.x - p0.x, p1.y - p0.y, true});
   // The root stands alone on its line: its title may run past its box, and it says at least
   // that this is the global pair.
-  const float room = root ? std::max(2.0f * w, w + 30 * c.s) : w + 30 * c.s;
+  const float room = std::min(root ? std::max({2.0f * w, w + 30 * c.s, 112 * c.s}) : w + 30 * c.s, title_room);
   std::string shown;
-  const char* names[] = {title.c_str(), "global (m, l)", "global"};
-  for (int i = 0; i < (root ? 3 : 1); ++i)
-    if (text_fit(c.dl, ImVec2(p0.x, p0.y - c.fs - 2 * c.s), root ? c.pal.text : c.pal.text_dim, {names[i]}, room) > 0) {
+  const char* names[] = {title.c_str(), root ? "global (m, l)" : short_title.c_str(), "global"};
+  const ImVec2 at(p0.x, p0.y - c.fs - 2 * c.s);
+  Rect written;
+  for (int i = 0; i < (root ? 3 : 2); ++i)
+    if (const float tw = text_fit(c.dl, at, root ? c.pal.text : c.pal.text_dim, {names[i]}, room); tw > 0) {
       shown = names[i];
+      written = Rect{at.x, at.y, tw, c.fs, true};
       break;
     }
   c.drawn.titles.push_back(shown);
-  auto line_text = [&](const char* name, const CellChange& ch) {
-    const std::string now = ch.new_defined ? display_number(ch.new_value) : "—";
-    const std::string full =
-        ch.changed()
-            ? std::string(name) + " " + (ch.old_defined ? display_number(ch.old_value) : "—") + " → " + now
-            : std::string(name) + " = " + now;
-    const std::string shorter = std::string(name) + " = " + now;
-    return std::pair<std::string, std::string>(full, shorter);
-  };
-  const auto [mf, ms] = line_text("m", m);
-  const auto [lf, ls] = line_text("l", l);
+  c.drawn.title_rects.push_back(written);
+  // The two lines, centred in the box's height (text made smaller than the labels keeps the box).
   const ImU32 tc = alarm ? text_over(bg) : (started ? c.pal.text : c.pal.text_dim);
-  // Narrower boxes keep the name with fewer digits ("l = 1.37", "l = 1.4"; the tooltip has
-  // them all) before giving up the name.
-  auto named = [](const char* name, const CellChange& ch, const std::string& shorter, int digits) {
-    return ch.new_defined ? std::string(name) + " = " + compact_number(ch.new_value, digits) : shorter;
+  const float y0 = p0.y + pad + (c.fs - text_px);
+  auto draw_line = [&](const std::vector<std::string>& forms, int form, float y) {
+    ImFont* f = ImGui::GetFont();
+    for (std::size_t k = static_cast<std::size_t>(form); k < forms.size(); ++k) {
+      if (f->CalcTextSizeA(text_px, 1e9f, 0, forms[k].c_str()).x <= w - 2 * pad) {
+        c.dl->AddText(f, text_px, ImVec2(p0.x + pad, y), tc, forms[k].c_str());
+        c.drawn.lines.push_back(forms[k]);
+        return;
+      }
+      if (lines.started) break;  // a started node keeps the tree's form
+    }
+    c.drawn.lines.emplace_back();
   };
-  const std::string m3 = named("m", m, ms, 3), m2 = named("m", m, ms, 2);
-  const std::string l3 = named("l", l, ls, 3), l2 = named("l", l, ls, 2);
-  text_fit(c.dl, ImVec2(p0.x + pad, p0.y + pad), tc,
-           {mf.c_str(), ms.c_str(), m3.c_str(), m2.c_str(), compact_number(m.new_value, 2).c_str()}, w - 2 * pad);
-  text_fit(c.dl, ImVec2(p0.x + pad, p0.y + pad + line), tc,
-           {lf.c_str(), ls.c_str(), l3.c_str(), l2.c_str(), compact_number(l.new_value, 2).c_str()}, w - 2 * pad);
+  c.drawn.started.push_back(lines.started);
+  draw_line(lines.m_forms, m_form, y0);
+  draw_line(lines.l_forms, l_form, y0 + text_px + 2 * c.s);
   if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(p0, p1)) {
     std::string body = "m = " + (m.new_defined ? display_number(m.new_value) : "—") +
                        ",  l = " + (l.new_defined ? num(l.new_value) : "—");
@@ -203,11 +255,20 @@ static void draw_chunked_view_body(const ViewInput& in, ChunkedViewOptions& opt)
   y += 5 * s + fs + 10 * s;
 
   // The tree: workers on level 0, each merge level below.
-  const float box_w = std::clamp(std::min(min_chunk_w, (avail.x - label_w) / static_cast<float>(K)) - 8 * s,
-                                 56.0f * s, 170.0f * s);
+  const std::vector<float> nx = merge_tree_x(tree, worker_x);
+  // How far each node is from the next of its level to the right: its title may run until there,
+  // and no box is wider than the closest two (a larger font had the boxes and the titles of
+  // four workers over each other).
+  std::vector<float> to_next(tree.size(), 1e9f);
+  for (std::size_t a = 0; a < tree.size(); ++a)
+    for (std::size_t b = 0; b < tree.size(); ++b)
+      if (tree[a].level == tree[b].level && nx[b] > nx[a]) to_next[a] = std::min(to_next[a], nx[b] - nx[a]);
+  const float pitch = *std::min_element(to_next.begin(), to_next.end());
+  const float box_w = std::min(
+      std::clamp(std::min(min_chunk_w, (avail.x - label_w) / static_cast<float>(K)) - 8 * s, 56.0f * s, 170.0f * s),
+      pitch - 6 * s);
   const float box_h = 2 * (fs + 2 * s) + 10 * s;
   const float level_h = box_h + fs + 26 * s;
-  const std::vector<float> nx = merge_tree_x(tree, worker_x);
   auto top = [&](int id) { return y + static_cast<float>(tree[id].level) * level_h; };
   // Edges first, so boxes cover their ends.
   for (int id = K; id < static_cast<int>(tree.size()); ++id) {
@@ -220,20 +281,49 @@ static void draw_chunked_view_body(const ViewInput& in, ChunkedViewOptions& opt)
     }
   }
   const int root = static_cast<int>(tree.size()) - 1;
+  // The titles: each level's written one way, in full where every one of them fits before the
+  // next node of the level and the view's edge, else by number alone (the row's label names
+  // the kind). The root has a line of its own.
+  std::vector<std::string> titles(tree.size()), short_titles(tree.size());
+  std::vector<float> rooms(tree.size());
   for (int id = 0; id < static_cast<int>(tree.size()); ++id) {
-    std::string title;
-    if (id == root)
-      title = "global (m, l)";
-    else if (tree[id].level == 0)
-      title = strf("worker %d", id + 1);
-    else if (tree[id].right < 0)
-      title = "carried up";
-    else
-      title = strf("merge %d", id - K + 1);
-    if (id == root && K > 1 && tree[id].level > 0) title = "merge → global (m, l)";
-    if (id == root && K == 1) title = "worker 1 = global (m, l)";
-    node_box(c, ImVec2(nx[id], top(id)), box_w, title, id, id == root);
+    if (id == root) {
+      titles[id] = K == 1 ? "worker 1 = global (m, l)" : tree[id].level > 0 ? "merge → global (m, l)" : "global (m, l)";
+    } else if (tree[id].level == 0) {
+      titles[id] = strf("worker %d", id + 1);
+      short_titles[id] = std::to_string(id + 1);
+    } else if (tree[id].right < 0) {
+      titles[id] = "carried up";
+      short_titles[id] = "↑";
+    } else {
+      titles[id] = strf("merge %d", id - K + 1);
+      short_titles[id] = std::to_string(id - K + 1);
+    }
+    const float edge = origin.x + avail.x - (nx[id] - box_w * 0.5f);
+    rooms[id] = id == root ? edge : std::min(to_next[id] - 6 * s, edge);
   }
+  for (int id = 0; id < root; ++id)
+    if (ImGui::CalcTextSize(titles[id].c_str()).x > std::min(box_w + 30 * s, rooms[id]))
+      for (int o = 0; o < root; ++o)
+        if (tree[o].level == tree[id].level) titles[o] = short_titles[o];
+  // The boxes' lines: one form for the tree's m lines and one for its l lines (tree_form), at
+  // the labels' size or, where that leaves them without their names, smaller, down to its size
+  // at font 1×.
+  std::vector<NodeLines> lines;
+  for (int id = 0; id < static_cast<int>(tree.size()); ++id) lines.push_back(node_lines(c, id));
+  const float line_room = box_w - 10 * s;
+  float text_px = fs;
+  const float least = std::min(fs, fs * in.floor_s() / s);
+  int m_form = tree_form(lines, false, line_room, text_px), l_form = tree_form(lines, true, line_room, text_px);
+  while (std::max(m_form, l_form) >= kNamedForms && text_px > least + 0.01f) {
+    text_px = std::max(least, text_px - 0.5f * s);
+    m_form = tree_form(lines, false, line_room, text_px);
+    l_form = tree_form(lines, true, line_room, text_px);
+  }
+  opt.drawn.line_px = text_px;
+  for (int id = 0; id < static_cast<int>(tree.size()); ++id)
+    node_box(c, ImVec2(nx[id], top(id)), box_w, titles[id], short_titles[id], rooms[id], id, id == root,
+             lines[static_cast<std::size_t>(id)], m_form, l_form, text_px);
   // A move into a merge step (app/ui/model/transition.h): the children's pairs travel down
   // their edges into the node they merge into.
   if (in.tween && in.tween->forward())
