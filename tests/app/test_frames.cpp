@@ -591,6 +591,34 @@ TEST_CASE("chunked view: every node's title is written above it, the global pair
   ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
 }
 
+TEST_CASE("overflow lab: the axis's labels never run into each other, at fonts 1×, 1.5× and 2×, in the window and presenting") {
+  // At font 1.5× in a 1280 × 800 window "fp16 11.09", "fp32, bf16 88.72" and "fp64 709.78" were
+  // written over each other, and "1000" ran into "3000".
+  Headless h;
+  for (const float font : {1.0f, 1.5f, 2.0f})
+    for (const bool presenting : {false, true}) {
+      CAPTURE(font);
+      CAPTURE(presenting);
+      ImGui::GetIO().DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
+      AppState app;
+      open_at(app, "naive", Tab::overflow_lab, presenting, font);
+      for (int f = 0; f < 3; ++f) h.frame(app);
+      const auto& labels = app.overflow_lab.drawn_labels;
+      REQUIRE(labels.size() >= 3 + 3);  // the three thresholds and at least 1, 10 and 100
+      for (std::size_t a = 0; a < labels.size(); ++a)
+        for (std::size_t b = a + 1; b < labels.size(); ++b) {
+          CAPTURE(a);
+          CAPTURE(b);
+          const auto& p = labels[a];
+          const auto& q = labels[b];
+          CHECK((p[0] + p[2] <= q[0] || q[0] + q[2] <= p[0] || p[1] + p[3] <= q[1] || q[1] + q[3] <= p[1]));
+        }
+    }
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+}
+
 TEST_CASE("softmax views: every register box's value line fits inside it, at every step, in the window and presenting") {
   // At 1280 × 800 "0.13534  →  0.18512" ran past the edge of safe softmax's l box.
   Headless h;

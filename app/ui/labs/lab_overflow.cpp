@@ -27,39 +27,67 @@ float axis_t(double x) {
   return static_cast<float>(std::log10(std::max(x, 1.0)) / std::log10(double{kOverflowLabMaxX}));
 }
 
-void draw_axis(const OverflowLab& lab, float s) {
+void draw_axis(OverflowLab& lab, float s) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float w = ImGui::GetContentRegionAvail().x - 20 * s;
-  const float h = 64 * s;
   const float fh = ImGui::GetFontSize();
-  const float x0 = p0.x + 10 * s, y_axis = p0.y + h - fh - 6 * s;
+  const float x0 = p0.x + 10 * s, gap = 8 * s;
   auto X = [&](double v) { return x0 + axis_t(v) * w; };
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
   const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  lab.drawn_labels.clear();
+
+  // The formats' thresholds, each label centred over its line where the axis allows, on as few
+  // lines as keep them apart (a larger font or a narrow panel: every other one a line lower).
+  struct Mark { Precision p; const char* label; float x, left, tw; };
+  Mark marks[] = {{Precision::fp16, "fp16 11.09", 0, 0, 0},
+                  {Precision::fp32, "fp32, bf16 88.72", 0, 0, 0},
+                  {Precision::fp64, "fp64 709.78", 0, 0, 0}};
+  constexpr int kMarks = 3;
+  for (Mark& m : marks) {
+    m.x = X(overflow_threshold(m.p));
+    m.tw = ImGui::CalcTextSize(m.label).x;
+    m.left = std::clamp(m.x - m.tw * 0.5f, x0, std::max(x0, x0 + w - m.tw));
+  }
+  int rows = 1;
+  for (; rows < kMarks; ++rows) {
+    bool apart = true;
+    for (int i = 0; i + rows < kMarks; ++i)
+      apart &= marks[i].left + marks[i].tw + gap <= marks[i + rows].left;
+    if (apart) break;
+  }
+  const float row_h = fh + 2 * s;
+  const float top = p0.y + static_cast<float>(rows - 1) * row_h;  // where the one-line layout began
+  const float h = 64 * s + (top - p0.y);
+  const float y_axis = p0.y + h - fh - 6 * s;
 
   // Right of the chosen precision's threshold, naive softmax returns nan.
   const double thr = overflow_threshold(lab.precision);
-  dl->AddRectFilled(ImVec2(X(thr), p0.y + fh + 4 * s), ImVec2(x0 + w, y_axis),
+  dl->AddRectFilled(ImVec2(X(thr), top + fh + 4 * s), ImVec2(x0 + w, y_axis),
                     IM_COL32(213, 94, 0, 60));
-  dl->AddRectFilled(ImVec2(x0, p0.y + fh + 4 * s), ImVec2(X(thr), y_axis), IM_COL32(0, 158, 115, 45));
+  dl->AddRectFilled(ImVec2(x0, top + fh + 4 * s), ImVec2(X(thr), y_axis), IM_COL32(0, 158, 115, 45));
   dl->AddLine(ImVec2(x0, y_axis), ImVec2(x0 + w, y_axis), dim, 1.5f * s);
+  // The ticks' numbers left to right, one that would run into the last left out (3000 beside
+  // 1000 at a larger font).
+  float last_right = -1e9f;
   for (double t : {1.0, 10.0, 100.0, 1000.0, 3000.0}) {
     dl->AddLine(ImVec2(X(t), y_axis), ImVec2(X(t), y_axis + 4 * s), dim, s);
     const std::string label = num(t);
     const float tw = ImGui::CalcTextSize(label.c_str()).x;
-    dl->AddText(ImVec2(std::min(X(t) - tw * 0.5f, x0 + w - tw), y_axis + 4 * s), dim, label.c_str());
+    const float left = std::min(X(t) - tw * 0.5f, x0 + w - tw);
+    if (left < last_right + gap) continue;
+    dl->AddText(ImVec2(left, y_axis + 4 * s), dim, label.c_str());
+    lab.drawn_labels.push_back({left, y_axis + 4 * s, tw, fh});
+    last_right = left + tw;
   }
-  struct Mark { Precision p; const char* label; };
-  const Mark marks[] = {{Precision::fp16, "fp16 11.09"},
-                        {Precision::fp32, "fp32, bf16 88.72"},
-                        {Precision::fp64, "fp64 709.78"}};
-  for (const Mark& m : marks) {
-    const float x = X(overflow_threshold(m.p));
+  for (int i = 0; i < kMarks; ++i) {
+    const Mark& m = marks[i];
     const bool chosen = overflow_threshold(m.p) == thr;
-    dl->AddLine(ImVec2(x, p0.y + fh + 2 * s), ImVec2(x, y_axis), chosen ? kBad : dim, (chosen ? 2.5f : 1.5f) * s);
-    const float tw = ImGui::CalcTextSize(m.label).x;
-    dl->AddText(ImVec2(std::clamp(x - tw * 0.5f, x0, x0 + w - tw), p0.y), chosen ? text : dim, m.label);
+    const float y = p0.y + static_cast<float>(i % rows) * row_h;
+    dl->AddLine(ImVec2(m.x, y + fh + 2 * s), ImVec2(m.x, y_axis), chosen ? kBad : dim, (chosen ? 2.5f : 1.5f) * s);
+    dl->AddText(ImVec2(m.left, y), chosen ? text : dim, m.label);
+    lab.drawn_labels.push_back({m.left, y, m.tw, fh});
   }
   // The slider's x, as a marker on the axis.
   const float mx = X(lab.x);

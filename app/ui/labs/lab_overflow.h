@@ -6,6 +6,7 @@
 
 #include "core/precision.h"
 
+#include <array>
 #include <vector>
 
 namespace flashstep::ui {
@@ -30,6 +31,9 @@ struct OverflowLab {
   Precision cached_p = Precision::fp64;
   OverflowRun run;
   std::vector<OverflowRun> all;  // one per precision, for the summary table
+  // Where the axis wrote its labels in the last frame (screen: x, y, width, height), for tests:
+  // the ticks' numbers and the formats' thresholds.
+  std::vector<std::array<float, 4>> drawn_labels;
 };
 
 // Draws into the current window (the Overflow lab tab); `scale` is the UI scale.
