@@ -619,6 +619,32 @@ TEST_CASE("overflow lab: the axis's labels never run into each other, at fonts 1
   ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
 }
 
+TEST_CASE("labs: nothing runs past the right edge of their panel, at fonts 1× to 2× in a 1280 × 800 window") {
+  // At font 1.5× the 1/√d lab's seed field and its worked example's title ran past the panel's
+  // edge, the Measure lab's d, GPU and Run controls did, and its two plot titles were written
+  // over each other; at 2× the sliders alone were wider than the panel.
+  Headless h;
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+  for (const float font : {1.0f, 1.25f, 1.5f, 2.0f})
+    for (const auto& [tab, name] :
+         {std::pair{Tab::overflow_lab, "overflow-lab"}, {Tab::scale_lab, "scale-lab"}, {Tab::measure_lab, "measure-lab"}}) {
+      CAPTURE(font);
+      CAPTURE(name);
+      AppState app;
+      open_at(app, "attn-tiled-v2", tab, false, font);
+      for (int f = 0; f < 4; ++f) h.frame(app);
+      int seen = 0;
+      for (ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+        if (w->Active && std::string(w->Name).rfind(std::string("View/") + name, 0) == 0) {
+          ++seen;
+          CHECK(w->ContentSize.x <= w->ContentRegionRect.GetWidth() + 1.0f);
+        }
+      CHECK(seen == 1);
+    }
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+}
+
 TEST_CASE("softmax views: every register box's value line fits inside it, at every step, in the window and presenting") {
   // At 1280 × 800 "0.13534  →  0.18512" ran past the edge of safe softmax's l box.
   Headless h;
@@ -636,4 +662,5 @@ TEST_CASE("softmax views: every register box's value line fits inside it, at eve
   CHECK(boxes > 100);
   MESSAGE("register boxes seen: " << boxes << ", written as → new alone: " << shortened);
 }
+
 

@@ -140,7 +140,14 @@ void draw_measure_lab(MeasureLab& lab, float scale, bool slide) {
                      "with S and P materialized against the tiled FlashAttention-2 loop, and safe "
                      "(3 passes) against online (2 passes) softmax. Sizes grow until you stop it.");
   const fast::KernelBlocks blocks = fast::kernel_blocks(1 << lab.max_attention_log2, lab.d);
-  ImGui::TextDisabled("tiles on the CPU: Br = %d, Bc = %d, the kernel's own", blocks.Br, blocks.Bc);
+  {  // wrapped where the panel is narrower than the line (a larger font)
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("(?)").x -
+                           ImGui::GetStyle().ItemSpacing.x);
+    ImGui::TextUnformatted(strf("tiles on the CPU: Br = %d, Bc = %d, the kernel's own", blocks.Br, blocks.Bc).c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+  }
   help_marker(strf("On the CPU the tiled kernel runs with blocks of its own, Br = %d and Bc = %d: a thread's "
                    "Q_{i}, O_{i}, K_{j}, V_{j} and S_{ij} (%s) fit in half of this CPU's %s L2 cache. The lessons' "
                    "blocks come from M, a GPU's shared memory, and are smaller; on a CPU each tile is two "
@@ -152,19 +159,28 @@ void draw_measure_lab(MeasureLab& lab, float scale, bool slide) {
   const bool gpu_here = measure_gpu_available();
   const bool running = lab.running;
   ImGui::BeginDisabled(running);
-  ImGui::SetNextItemWidth(160 * scale);
+  // No wider than the panel leaves beside its label and "(?)" (a larger font).
+  ImGui::SetNextItemWidth(std::min(160 * scale, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("largest N").x -
+                                                    ImGui::CalcTextSize("(?)").x - ImGui::GetStyle().ItemInnerSpacing.x -
+                                                    2 * ImGui::GetStyle().ItemSpacing.x));
   int max_n = 1 << lab.max_attention_log2;
   if (ImGui::SliderInt("largest N", &lab.max_attention_log2, 9, 14, ("N = " + std::to_string(max_n)).c_str()))
     max_n = 1 << lab.max_attention_log2;
   help_marker("Attention is run for N = 512, 1024, ... up to this size. Naive attention needs 2·N²·4 "
               "bytes for S and P; where that exceeds half of the free memory it is not run.");
-  ImGui::SameLine(0, 20 * scale);
+  // The groups of the row flow onto the next line where the panel is too narrow for them.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  auto box_w = [&](const char* label) {
+    return ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+  };
+  flow_next(ImGui::CalcTextSize("d:").x + box_w("64") + box_w("128") + 2 * st.ItemSpacing.x, 20 * scale);
+  ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("d:");
   ImGui::SameLine();
   ImGui::RadioButton("64", &lab.d, 64);
   ImGui::SameLine();
   ImGui::RadioButton("128", &lab.d, 128);
-  ImGui::SameLine(0, 20 * scale);
+  flow_next(box_w("GPU too") + st.ItemSpacing.x + ImGui::CalcTextSize("(?)").x, 20 * scale);
   ImGui::BeginDisabled(!gpu_here);
   bool gpu = measure_gpu_wanted(lab);
   if (ImGui::Checkbox("GPU too", &gpu)) lab.gpu = gpu;
@@ -183,7 +199,7 @@ void draw_measure_lab(MeasureLab& lab, float scale, bool slide) {
                "not a GPU.";
   help_marker(gpu_tip.c_str());
   ImGui::EndDisabled();
-  ImGui::SameLine();
+  flow_next(ImGui::CalcTextSize(running ? "Cancel" : "Run").x + 2 * st.FramePadding.x);
   if (!running) {
     if (ImGui::Button("Run")) start_measure(lab);
     if (ImGui::IsItemHovered()) tooltip("Run (R)", "Times the kernels for growing sizes. R starts it in presentation mode too.");
@@ -219,14 +235,18 @@ void draw_measure_lab(MeasureLab& lab, float scale, bool slide) {
   // left, down to 100 px at this scale.
   const float gap = 10 * scale;
   const float avail_w = ImGui::GetContentRegionAvail().x;
-  const int columns = avail_w >= 3 * 260 * scale + 2 * gap ? 3 : 2;
+  // Two columns only where each title fits over its plot (a larger font: one column).
+  const char* mem_title = "attention working memory against N";
+  const float mem_title_w =
+      ImGui::CalcTextSize(mem_title).x + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize("(?)").x;
+  const int columns = avail_w >= 3 * 260 * scale + 2 * gap ? 3 : (avail_w - gap) / 2 >= mem_title_w ? 2 : 1;
   const float w = (avail_w - static_cast<float>(columns - 1) * gap) / static_cast<float>(columns);
   const bool gpu_points = std::any_of(points.begin(), points.end(), [](const MeasurePoint& p) { return p.gpu; });
   const float line = ImGui::GetTextLineHeightWithSpacing();
   const float legend = gpu_points ? 4 * (ImGui::GetTextLineHeight() + 2) : 0.0f;  // under the time plot
   float plot_h = 220 * scale;
   if (slide) {
-    const float rows = columns == 3 ? 1.0f : 2.0f;
+    const float rows = columns == 3 ? 1.0f : columns == 2 ? 2.0f : 3.0f;
     const float left = ImGui::GetContentRegionAvail().y - rows * line - legend - ImGui::GetStyle().ItemSpacing.y * rows;
     plot_h = std::clamp(std::floor(left / rows), 100 * scale, 320 * scale);
   }
@@ -235,36 +255,60 @@ void draw_measure_lab(MeasureLab& lab, float scale, bool slide) {
   // vermillion and bluish green.
   const ImU32 naive_c = IM_COL32(230, 159, 0, 255), tiled_c = IM_COL32(86, 180, 233, 255);
   const ImU32 naive_gpu_c = IM_COL32(213, 94, 0, 255), tiled_gpu_c = IM_COL32(0, 158, 115, 255);
+  const char* mem_help =
+      "The memory each kernel allocates beyond Q, K, V and O, counted where it allocates it: naive "
+      "attention holds S and P, 2·N²·4 bytes; the tiled loop holds one set of tiles per thread (Q_{i}, "
+      "O_{i}, S_{ij}, m_{i}, l_{i}), the same for every N. The CPU's alone: the GPU's memory is not counted.";
+  auto time_plot = [&] {
+    if (gpu_points)
+      plot("attn_time", points,
+           {{ar.slow, "naive, CPU", naive_c}, {ar.fast, "tiled (FA-2), CPU", tiled_c},
+            {ar.slow, "naive, GPU", naive_gpu_c, true}, {ar.fast, "tiled (FA-2), GPU", tiled_gpu_c, true}},
+           [](const MeasurePoint& p) { return p.time_ms; }, "ms", ImVec2(size.x, size.y + legend));
+    else
+      plot("attn_time", points, {{ar.slow, ar.slow_label, naive_c}, {ar.fast, ar.fast_label, tiled_c}},
+           [](const MeasurePoint& p) { return p.time_ms; }, "ms", size);
+  };
+  auto mem_plot = [&] {
+    plot("attn_mem", points, {{ar.slow, ar.slow_label, naive_c}, {ar.fast, ar.fast_label, tiled_c}},
+         [](const MeasurePoint& p) { return p.peak_bytes / 1048576.0; }, "MiB", size, true);
+  };
+  auto soft_plot = [&] {
+    plot("soft_time", points, {{sr.slow, sr.slow_label, naive_c}, {sr.fast, sr.fast_label, tiled_c}},
+         [](const MeasurePoint& p) { return p.time_ms; }, "ms",
+         ImVec2(w, columns == 3 ? plot_h : std::min(plot_h, 200 * scale)));
+  };
+  if (columns == 1) {  // each title over its plot, wrapped where the panel is narrower
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + avail_w - ImGui::CalcTextSize("(?)").x -
+                           ImGui::GetStyle().ItemSpacing.x);
+    ImGui::TextUnformatted("attention time against N");
+    time_plot();
+    ImGui::TextUnformatted(mem_title);
+    help_marker(mem_help);
+    mem_plot();
+    ImGui::TextUnformatted("softmax time against n");
+    soft_plot();
+    ImGui::PopTextWrapPos();
+    return;
+  }
   const float x0 = ImGui::GetCursorPosX();
   ImGui::TextUnformatted("attention time against N");
   ImGui::SameLine(x0 + w + gap);
-  ImGui::TextUnformatted("attention working memory against N");
-  help_marker("The memory each kernel allocates beyond Q, K, V and O, counted where it allocates it: "
-              "naive attention holds S and P, 2·N²·4 bytes; the tiled loop holds one set of tiles per "
-              "thread (Q_{i}, O_{i}, S_{ij}, m_{i}, l_{i}), the same for every N. The CPU's alone: the GPU's "
-              "memory is not counted.");
+  ImGui::TextUnformatted(mem_title);
+  help_marker(mem_help);
   if (columns == 3) {
     ImGui::SameLine(x0 + 2 * (w + gap));
     ImGui::TextUnformatted("softmax time against n");
   }
-  if (gpu_points)
-    plot("attn_time", points,
-         {{ar.slow, "naive, CPU", naive_c}, {ar.fast, "tiled (FA-2), CPU", tiled_c},
-          {ar.slow, "naive, GPU", naive_gpu_c, true}, {ar.fast, "tiled (FA-2), GPU", tiled_gpu_c, true}},
-         [](const MeasurePoint& p) { return p.time_ms; }, "ms", ImVec2(size.x, size.y + legend));
-  else
-    plot("attn_time", points, {{ar.slow, ar.slow_label, naive_c}, {ar.fast, ar.fast_label, tiled_c}},
-         [](const MeasurePoint& p) { return p.time_ms; }, "ms", size);
+  time_plot();
   ImGui::SameLine(0, gap);
-  plot("attn_mem", points, {{ar.slow, ar.slow_label, naive_c}, {ar.fast, ar.fast_label, tiled_c}},
-       [](const MeasurePoint& p) { return p.peak_bytes / 1048576.0; }, "MiB", size, true);
+  mem_plot();
   if (columns == 3) {
     ImGui::SameLine(0, gap);
   } else {
     ImGui::TextUnformatted("softmax time against n");
   }
-  plot("soft_time", points, {{sr.slow, sr.slow_label, naive_c}, {sr.fast, sr.fast_label, tiled_c}},
-       [](const MeasurePoint& p) { return p.time_ms; }, "ms", ImVec2(w, columns == 3 ? plot_h : std::min(plot_h, 200 * scale)));
+  soft_plot();
 }
 
 }  // namespace flashstep::ui

@@ -165,10 +165,18 @@ void draw_scale_lab(ScaleLab& lab, float s, float slide_floor) {
     }
   }
   int d = lab.d;
-  ImGui::SetNextItemWidth(260 * s);
+  // No wider than the panel leaves beside its label and "(?)" (a larger font).
+  const ImGuiStyle& st = ImGui::GetStyle();
+  ImGui::SetNextItemWidth(std::min(260 * s, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("d").x -
+                                                 ImGui::CalcTextSize("(?)").x - st.ItemInnerSpacing.x -
+                                                 2 * st.ItemSpacing.x));
   if (ImGui::SliderInt("d", &d, 1, 1024, "%d", ImGuiSliderFlags_Logarithmic)) lab.d = std::clamp(d, 1, 1024);
   help_marker("The head dimension: the length of the query and key vectors q and k.");
-  ImGui::SameLine(0, 20 * s);
+  // The seed beside d where the field, its − and +, its label and its "(?)" fit there (a larger
+  // font: under it).
+  flow_next(60 * s + 2 * (st.ItemInnerSpacing.x + ImGui::GetFrameHeight()) + st.ItemInnerSpacing.x +
+                ImGui::CalcTextSize("seed").x + st.ItemSpacing.x + ImGui::CalcTextSize("(?)").x,
+            20 * s);
   std::string error;
   if (commit_int("##seed", "seed", "Seed of the random standard-normal q and k: another seed, another sample.",
                  &lab.seed, 60 * s, &error))
@@ -229,10 +237,14 @@ void draw_scale_lab(ScaleLab& lab, float s, float slide_floor) {
     ImGui::EndTable();
   }
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kRaw), "orange: without 1/√d");
-  ImGui::SameLine(0, 16 * s);
+  flow_next(ImGui::CalcTextSize("green: with 1/√d").x, 16 * s);
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kScaled), "green: with 1/√d");
   ImGui::Spacing();
+  // Wrapped where the panel is narrower than the line (a larger font).
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("(?)").x -
+                         ImGui::GetStyle().ItemSpacing.x);
   ImGui::TextUnformatted("Worked example: the same scores [10, 0, −5] at three head dimensions");
+  ImGui::PopTextWrapPos();
   help_marker("Scaling 10 by 1/√64 gives 1.25 (not 0.125 or 1.6): e^{1.25} = 3.490, e^{0} = 1, "
               "e^{−0.625} = 0.535, sum 5.026, so [0.6945, 0.1990, 0.1065].");
   worked_example();
