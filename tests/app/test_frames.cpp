@@ -435,6 +435,31 @@ TEST_CASE("Steps tab: the table scrolls to the playhead's row in every lesson, i
   ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
 }
 
+TEST_CASE("Steps tab: the explanation has nine ems at least, beside the columns in a wide window, under each step's line in a narrow one") {
+  // At font 1.5× in a 1280 × 800 window the columns left the explanation some 20 pixels: a
+  // character a line.
+  Headless h;
+  for (const auto& [size, font, stacked] : {std::tuple{ImVec2(1920, 1080), 1.0f, false},
+                                            {ImVec2(1280, 800), 1.0f, true},
+                                            {ImVec2(1280, 800), 1.5f, true},
+                                            {ImVec2(1280, 800), 2.0f, true}}) {
+    CAPTURE(size.x);
+    CAPTURE(font);
+    ImGui::GetIO().DisplaySize = size;
+    AppState app;
+    open_at(app, "attn-tiled-v2", Tab::steps, false, font);
+    app.seek(5);
+    for (int f = 0; f < 4; ++f) h.frame(app);
+    const AppState::StepsTableLayout& t = app.steps_table;
+    CHECK(t.stacked == stacked);
+    CHECK(t.width >= 9 * ImGui::GetFontSize());
+    CHECK(t.row_y0 >= t.seen_y0 - 8.0f);  // the playhead's row in sight
+  }
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+}
+
 TEST_CASE("Steps tab: with the longest input the window takes the table still goes to the playhead's row") {
   // 100000 values: 200000 steps, rows some 17 million pixels down. A row per step added its
   // height to ImGui's float cursor, which drifted hundreds of pixels: the table showed nothing.

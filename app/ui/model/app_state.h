@@ -216,6 +216,7 @@ class AppState {
   struct StepsTableLayout {
     RecordingKey rec;
     float width = 0, font = 0;
+    bool stacked = false;     // a narrow tab: each step's explanation under its line, not beside it
     std::vector<double> top;  // step_count() + 1 entries, from 0
     int followed = -2;
     int refollowed = 0;  // times it followed the same playhead again after laying out again

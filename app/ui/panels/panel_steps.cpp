@@ -78,18 +78,33 @@ void draw_steps_table(AppState& app) {
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable;
   // Where m and l have several rows (attention), the row they are of: a tile's first.
   const bool rows = several_register_rows(rec);
-  if (!ImGui::BeginTable("steps", 4 + (rows ? 1 : 0) + static_cast<int>(columns.size()), flags)) return;
   const float s = app.ui_scale;
-  ImGui::TableSetupScrollFreeze(0, 1);
+  const ImGuiStyle& style = ImGui::GetStyle();
   // As wide as the last step's number (200000 steps: six digits).
-  const float number_w = ImGui::CalcTextSize(std::to_string(count).c_str()).x + ImGui::GetStyle().ItemSpacing.x;
-  ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed, std::max(48 * s, number_w));
-  ImGui::TableSetupColumn("pass", ImGuiTableColumnFlags_WidthFixed, 40 * s);
-  ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, 150 * s);
-  ImGui::TableSetupColumn("explanation", ImGuiTableColumnFlags_WidthStretch);
-  if (rows) ImGui::TableSetupColumn("row", ImGuiTableColumnFlags_WidthFixed, 36 * s);
-  for (const StepColumn& col : columns)
-    ImGui::TableSetupColumn(col.name.c_str(), ImGuiTableColumnFlags_WidthFixed, 70 * s);
+  const float number_w = ImGui::CalcTextSize(std::to_string(count).c_str()).x + style.ItemSpacing.x;
+  const float step_w = std::max(48 * s, number_w);
+  // Where the columns beside it would leave the explanation narrower than nine ems (a larger
+  // font, or a narrow window: at font 1.5× in 1280 × 800 it had some 20 pixels, a character a
+  // line), each step is stacked instead: a line with its number, registers, row, pass and
+  // label, and its explanation under it across the whole width.
+  const int fixed_columns = 4 + (rows ? 1 : 0) + static_cast<int>(columns.size()) - 1;
+  const float fixed_w = step_w + 40 * s + 150 * s + (rows ? 36 * s : 0.0f) + static_cast<float>(columns.size()) * 70 * s +
+                        static_cast<float>(fixed_columns + 1) * (2 * style.CellPadding.x + 1);
+  const bool stacked = ImGui::GetContentRegionAvail().x - style.ScrollbarSize - fixed_w < 9 * ImGui::GetFontSize();
+  // Each layout its own table (its columns' widths and scroll kept apart).
+  if (!ImGui::BeginTable(stacked ? "steps-stacked" : "steps", stacked ? 1 : fixed_columns + 1, flags)) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  if (stacked) {
+    ImGui::TableSetupColumn("each step above its explanation", ImGuiTableColumnFlags_WidthStretch);
+  } else {
+    ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed, step_w);
+    ImGui::TableSetupColumn("pass", ImGuiTableColumnFlags_WidthFixed, 40 * s);
+    ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, 150 * s);
+    ImGui::TableSetupColumn("explanation", ImGuiTableColumnFlags_WidthStretch);
+    if (rows) ImGui::TableSetupColumn("row", ImGuiTableColumnFlags_WidthFixed, 36 * s);
+    for (const StepColumn& col : columns)
+      ImGui::TableSetupColumn(col.name.c_str(), ImGuiTableColumnFlags_WidthFixed, 70 * s);
+  }
   ImGui::TableHeadersRow();
   // Each row as high as its explanation's lines at that column's width, worked out once for the
   // recording, width and font from the sentences' words measured once (in double: 200000 rows
@@ -99,17 +114,17 @@ void draw_steps_table(AppState& app) {
   // of pixels.
   AppState::StepsTableLayout& L = app.steps_table;
   const ImGuiTable* table = ImGui::GetCurrentTable();
-  const ImGuiTableColumn& ex = table->Columns[3];
+  const ImGuiTableColumn& ex = table->Columns[stacked ? 0 : 3];
   const float width = ex.WorkMaxX - ex.WorkMinX, font = ImGui::GetFontSize();
-  const ImGuiStyle& style = ImGui::GetStyle();
-  const bool relaid = !L.rec.is(app.played.rec) || L.width != width || L.font != font;
+  const bool relaid = !L.rec.is(app.played.rec) || L.width != width || L.font != font || L.stacked != stacked;
   if (relaid) {
-    L.rec = RecordingKey(app.played.rec), L.width = width, L.font = font;
+    L.rec = RecordingKey(app.played.rec), L.width = width, L.font = font, L.stacked = stacked;
     L.top.assign(static_cast<std::size_t>(count) + 1, 0.0);
     const double line = ImGui::GetTextLineHeight();
     const MeasuredTexts& sentences = step_sentences(app, app.played.rec);
     for (int i = 0; i < count; ++i) {
-      const double lines = sentences.lines(static_cast<std::size_t>(i), width);
+      // Stacked: the step's line, then its explanation's lines.
+      const double lines = sentences.lines(static_cast<std::size_t>(i), width) + (stacked ? 1 : 0);
       L.top[static_cast<std::size_t>(i) + 1] =
           L.top[static_cast<std::size_t>(i)] + lines * line + (lines - 1) * style.ItemSpacing.y + 2 * style.CellPadding.y;
     }
@@ -151,8 +166,22 @@ void draw_steps_table(AppState& app) {
       const Step& st = rec.steps[static_cast<std::size_t>(i)];
       ImGui::TableNextColumn();
       L.off = std::max(L.off, static_cast<float>(std::abs(ImGui::GetCursorPosY() - style.CellPadding.y - header - top(i))));
+      const StepRow row = step_row(regs, i, playhead);
+      std::string head = std::to_string(i + 1);
+      if (stacked) {  // the step's line: its registers first (the label may be cut at the edge)
+        auto add = [&](const std::string& part) { head += "   " + part; };
+        if (row.shown) {
+          if (has_m) add("m = " + register_text(row.m, true));
+          if (has_l) add("l = " + register_text(row.l, true));
+          for (std::size_t k = 0; k < row.more.size() && k + 2 < columns.size(); ++k)
+            add(columns[k + 2].name + " = " + register_text(row.more[k], true));
+          if (rows) add("row " + (row.row >= 0 ? std::to_string(row.row + 1) : std::string("—")));
+        }
+        add("pass " + std::to_string(st.pass));
+        add(st.label);
+      }
       ImGui::PushID(i);
-      if (ImGui::Selectable(std::to_string(i + 1).c_str(), i == playhead, ImGuiSelectableFlags_SpanAllColumns))
+      if (ImGui::Selectable(head.c_str(), i == playhead, ImGuiSelectableFlags_SpanAllColumns))
         app.seek(i);
       ImGui::PopID();
       if (i == playhead) {
@@ -167,13 +196,17 @@ void draw_steps_table(AppState& app) {
         L.row_y0 = ImGui::GetItemRectMin().y;
         L.row_y1 = L.row_y0 + row_h(i);
       }
+      if (stacked) {
+        text_rich(st.text, ImGui::GetContentRegionAvail().x);
+        continue;
+      }
       ImGui::TableNextColumn();
       ImGui::Text("%d", st.pass);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(st.label.c_str());
       ImGui::TableNextColumn();
       text_rich(st.text, ImGui::GetContentRegionAvail().x);
-      if (const StepRow row = step_row(regs, i, playhead); row.shown) {
+      if (row.shown) {
         if (rows) {
           ImGui::TableNextColumn();
           ImGui::TextUnformatted(row.row >= 0 ? std::to_string(row.row + 1).c_str() : "—");
