@@ -118,6 +118,14 @@ inline void use_scale(AppState& app, float scale, Theme theme) {
   app.set_theme(theme);
 }
 
+// Back to the window's fonts and style at font 1× in the dark theme and a 1280 × 800 display,
+// as the next test expects to find them.
+inline void restore_window() {
+  AppState reset;
+  use_scale(reset, 1.0f, Theme::dark);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+}
+
 // `app` on `lesson`, its recordings made in the foreground (nothing to wait for), showing `tab`,
 // presenting or not, at font `font`: presenting, 1.5 times that in the projector theme, as the
 // window has it; else in the dark theme.

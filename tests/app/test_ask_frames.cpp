@@ -263,7 +263,5 @@ TEST_CASE("ask me first: the question and the answer cover nothing the step poin
       }
     }
   }
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
-  io.DisplaySize = ImVec2(1280, 800);
+  restore_window();
 }

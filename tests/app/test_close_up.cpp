@@ -135,9 +135,7 @@ TEST_CASE("close-up: a step with fewer items shows more of its rows in the close
       if (presenting) CHECK(pages == 1);
     }
   }
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
-  io.DisplaySize = ImVec2(1280, 800);
+  restore_window();
 }
 
 TEST_CASE("close-up: a K/V block's write-back pages through its key rows when they do not fit, at 1280×800") {
@@ -280,9 +278,7 @@ TEST_CASE("presentation at 1920×1080 in the projector theme, font 1×, 1.5× an
       });
     }
   }
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
-  io.DisplaySize = ImVec2(1280, 800);
+  restore_window();
 }
 
 namespace {
@@ -302,9 +298,7 @@ void every_matrix_lesson(Headless& h, At at) {
       h.at_steps(app, 12, 3, [&] { at(app.views.get<MatrixViewOptions>().drawn); });
     }
   }
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
-  io.DisplaySize = ImVec2(1280, 800);
+  restore_window();
 }
 
 }  // namespace
@@ -370,6 +364,5 @@ TEST_CASE("matrix view at a larger font in a 1280 × 800 window: the lessons sho
       });
     }
   }
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
+  restore_window();
 }

@@ -79,9 +79,7 @@ void every_softmax_step(Headless& h, Keep keep, At at) {
         }
       }
   }
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
-  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+  restore_window();
 }
 
 }  // namespace
@@ -393,9 +391,7 @@ TEST_CASE("layout: at every font size the side panels leave the view 40% of the 
       CHECK(memory->Pos.x == view->Pos.x);
       CHECK(memory->Pos.y == doctest::Approx(view->Pos.y + view->Size.y));
     }
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
-  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+  restore_window();
 }
 
 TEST_CASE("Steps tab: the table scrolls to the playhead's row in every lesson, its rows as high as their wrapped explanations") {
@@ -455,9 +451,7 @@ TEST_CASE("Steps tab: the explanation has nine ems at least, beside the columns 
     CHECK(t.width >= 9 * ImGui::GetFontSize());
     CHECK(t.row_y0 >= t.seen_y0 - 8.0f);  // the playhead's row in sight
   }
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
-  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+  restore_window();
 }
 
 TEST_CASE("Steps tab: with the longest input the window takes the table still goes to the playhead's row") {
@@ -542,9 +536,7 @@ TEST_CASE("chunked view: every x and y cell's number fits it, with two significa
       h.at_steps(app, 12, 2, [&] { written::check(app.views.get<ChunkedViewOptions>().drawn.numbers, tally); });
     }
   CHECK(tally.two_fit > 0);
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
-  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+  restore_window();
 }
 
 TEST_CASE("chunked view: every node's title is written above it, the global pair's too, no two titles or boxes over each other, at 1280×800, presenting and fonts 1.5× and 2×") {
@@ -611,9 +603,7 @@ TEST_CASE("chunked view: every node's title is written above it, the global pair
       }
     }
   }
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
-  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+  restore_window();
 }
 
 TEST_CASE("overflow lab: the axis's labels never run into each other, at fonts 1×, 1.5× and 2×, in the window and presenting") {
@@ -639,9 +629,7 @@ TEST_CASE("overflow lab: the axis's labels never run into each other, at fonts 1
           CHECK((p[0] + p[2] <= q[0] || q[0] + q[2] <= p[0] || p[1] + p[3] <= q[1] || q[1] + q[3] <= p[1]));
         }
     }
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
-  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+  restore_window();
 }
 
 TEST_CASE("labs: nothing runs past the right edge of their panel, at fonts 1× to 2× in a 1280 × 800 window") {
@@ -666,8 +654,7 @@ TEST_CASE("labs: nothing runs past the right edge of their panel, at fonts 1× t
         }
       CHECK(seen == 1);
     }
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
+  restore_window();
 }
 
 TEST_CASE("softmax views: every register box's value line fits inside it, at every step, in the window and presenting") {

@@ -358,9 +358,7 @@ TEST_CASE("1/sqrt(d) lab: each plot's number sits above its bars and on a slide 
           if (w->Active && name.find("/presented-view_") != std::string::npos) CHECK(w->ScrollMax.y == 0.0f);
         }
     }
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
-  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+  restore_window();
 }
 
 TEST_CASE("every lab on a slide at font 1x 1.5x and 2x has nothing to scroll") {
@@ -388,9 +386,7 @@ TEST_CASE("every lab on a slide at font 1x 1.5x and 2x has nothing to scroll") {
         }
         CHECK(seen);
       }
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
-  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+  restore_window();
 }
 
 TEST_CASE("the Compare tab's softmax views hold their bars and registers at every step, with nothing to scroll, in the window and presenting") {
@@ -488,9 +484,7 @@ TEST_CASE("matrix view: at every step of every attention lesson, the step's numb
       });
     }
   }
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
-  io.DisplaySize = ImVec2(1280, 800);
+  restore_window();
 }
 
 TEST_CASE("presentation: the matrices stay where they are from step to step, at font 1.5× and 2× too") {
@@ -975,6 +969,5 @@ TEST_CASE("matrix view: m and l are drawn as wide as their numbers only where th
   // Some are wide, so the check above checked something.
   CHECK(wide > 0);
   Headless h;
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
+  restore_window();
 }

@@ -227,7 +227,5 @@ TEST_CASE("tour: at every stop of every lesson the tour's box covers neither the
       }
     }
   }
-  AppState reset;
-  use_scale(reset, 1.0f, Theme::dark);
-  io.DisplaySize = ImVec2(1280, 800);
+  restore_window();
 }
