@@ -208,3 +208,55 @@ TEST_CASE("hit map: the vector, chunked and matrix views report where they drew 
     CHECK(k1->y == doctest::Approx(k0->y));
   }
 }
+
+TEST_CASE("memory panel: every title, label, size and arrow label stays inside its box or lane, at fonts 1× to 2× in a 1280 × 800 window and presenting") {
+  // At font 2× in a 1280 × 800 window the lane between the boxes kept 192 px while the chip's
+  // title read "on chi" and its tiles' sizes "16 · loa"; "O₂⁽¹⁾ (not yet divided)" was wider than
+  // the chip's box at any size. The boxes' text now gives way down to its font-1× size and a
+  // label's remark goes where even that leaves no room.
+  Headless h;
+  int tiles = 0;
+  for (const float font : {1.0f, 1.5f, 2.0f})
+    for (const bool presenting : {false, true}) {
+      if (presenting && font > 1.5f) continue;
+      ImGui::GetIO().DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
+      for (const Lesson& l : lessons()) {
+        CAPTURE(font);
+        CAPTURE(presenting);
+        CAPTURE(l.id);
+        AppState app;
+        open_at(app, l.id.c_str(), Tab::lesson, presenting, font);
+        if (!app.panels.memory) continue;
+        h.at_steps(app, 3, 2, [&] {
+          const std::vector<HitMap::Labelled> boxes = app.hits.memory_boxes();
+          const auto box = [&](const char* name) {
+            const auto it = std::find_if(boxes.begin(), boxes.end(), [&](const auto& b) { return b.name == name; });
+            REQUIRE(it != boxes.end());
+            return *it;
+          };
+          const HitMap::Labelled hbm = box("HBM"), chip = box("SRAM");
+          REQUIRE(hbm.labelled.shown);
+          REQUIRE(chip.labelled.shown);
+          const float eps = 0.5f;
+          const auto inside = [&](const Rect& r, const Rect& in) { return r.x >= in.x - eps && r.x + r.w <= in.x + in.w + eps; };
+          CHECK(inside(hbm.labelled, hbm.rect));   // the title with its (?)
+          CHECK(inside(chip.labelled, chip.rect));
+          for (const HitMap::Labelled& b : boxes) {
+            if (b.name == "HBM" || b.name == "SRAM") continue;
+            CAPTURE(b.name);
+            REQUIRE(b.labelled.shown);
+            CHECK((inside(b.labelled, hbm.rect) || inside(b.labelled, chip.rect)));
+            ++tiles;
+          }
+          for (const char* move : {"load", "write"})
+            if (const auto m = app.hits.find(move, HitKind::move)) {
+              CAPTURE(move);
+              CHECK(m->rect.x >= hbm.rect.x + hbm.rect.w);
+              CHECK(m->rect.x + m->rect.w <= chip.rect.x);
+            }
+        });
+      }
+    }
+  CHECK(tiles > 100);
+  restore_window();
+}

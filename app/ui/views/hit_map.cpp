@@ -77,6 +77,13 @@ void HitMap::add_move(const std::string& name, const Rect& rect) {
   boxes_.push_back({HitKind::move, -1, 0, 0, 0, 0, name, shown(rect), Rect{}});
 }
 
+std::vector<HitMap::Labelled> HitMap::memory_boxes() const {
+  std::vector<Labelled> out;
+  for (const Box& b : boxes_)
+    if (b.kind == HitKind::memory) out.push_back({b.name, b.rect, b.labelled});
+  return out;
+}
+
 std::vector<Rect> HitMap::step_rects(const Step& step) const {
   std::vector<Rect> out;
   for (const std::vector<Region>* regions : {&step.reads, &step.writes})

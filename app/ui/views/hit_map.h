@@ -85,6 +85,13 @@ class HitMap {
   // panel ("Pseudocode"); with
   // `kind`, only elements of that kind. nullopt when none of that name was drawn.
   std::optional<Hit> find(const std::string& name, std::optional<HitKind> kind = std::nullopt) const;
+  // Every memory-panel box and tile drawn, in order: its name, its box and its box with what
+  // its label, size or title take (`labelled`; not shown where it was reported without).
+  struct Labelled {
+    std::string name;
+    Rect rect, labelled;
+  };
+  std::vector<Labelled> memory_boxes() const;
   // Pseudocode line `line` (as Step::line) when the pseudocode panel drew it.
   std::optional<Rect> code_line(int line) const;
 

@@ -24,12 +24,19 @@ const Step* step_before(const ViewInput& in) {
 }
 
 struct Shape {
-  std::string label, size;
+  std::string name;         // as the hit map and the tooltip name it
+  std::string label, size;  // as drawn: the name, without its remark where it has no room
   float w = 0, h = 0;  // px
   ImU32 fill = 0;
   int buffer = -1;
   const OnChip* item = nullptr;
 };
+
+// The width a shape's slot takes: the shape, its label above and its size below.
+float slot_width(const Shape& sh) {
+  return std::max(
+      {sh.w, draw_rich(nullptr, ImVec2(0, 0), 0, sh.label, 0, true), ImGui::CalcTextSize(sh.size.c_str()).x * 0.85f});
+}
 
 // Lays shapes left to right, wrapping; returns the height used. Labels above, sizes below.
 // With dl == nullptr it only measures. `extra` gets each shape's box and its slot (the box with
@@ -39,8 +46,7 @@ float place_shapes(ImDrawList* dl, const Palette& pal, std::vector<Shape>& shape
   const float gap = 10 * s, label_h = fs + 2 * s;
   float x = p0.x, y = p0.y, line_h = 0;
   for (Shape& sh : shapes) {
-    const float lw = std::max(
-        {sh.w, draw_rich(nullptr, ImVec2(0, 0), 0, sh.label, 0, true), ImGui::CalcTextSize(sh.size.c_str()).x * 0.85f});
+    const float lw = slot_width(sh);
     if (x > p0.x && x + lw > p0.x + width) {
       x = p0.x;
       y += line_h + gap;
@@ -75,7 +81,19 @@ std::string big(std::uint64_t v) {
   return out;
 }
 
-// The two boxes with their titles and help markers.
+// The boxes' titles: in full where they fit with their "(?)", else their first words.
+constexpr const char* kHbmTitle = "HBM (slow, large)";
+constexpr const char* kHbmBrief = "HBM";
+constexpr const char* kChipTitle = "on chip (SRAM, registers)";
+constexpr const char* kChipBrief = "on chip";
+
+// The title a box `width` px wide with padding `pad` shows.
+const char* box_title(float width, float pad, const char* full, const char* brief) {
+  return ImGui::CalcTextSize(full).x <= width - 2 * pad - ImGui::CalcTextSize(" (?)").x ? full : brief;
+}
+
+// The two boxes with their titles and help markers; reports each box to the hit map with its
+// title (as `labelled`: the box and what its title takes, the "(?)" included).
 void draw_frames(const ViewInput& in, ImVec2 h0, ImVec2 h1, ImVec2 c0, ImVec2 c1, float pad) {
   const Palette& pal = in.palette;
   const float s = in.ui_scale;
@@ -84,20 +102,24 @@ void draw_frames(const ViewInput& in, ImVec2 h0, ImVec2 h1, ImVec2 c0, ImVec2 c1
   dl->AddRect(h0, h1, pal.hbm, 6 * s, 0, 2 * s);
   dl->AddRectFilled(c0, c1, mix(pal.background, pal.sram, 0.12f), 6 * s);
   dl->AddRect(c0, c1, pal.sram, 6 * s, 0, 2 * s);
-  // A box's title in full where it fits with its "(?)", else its first word.
-  auto title = [&](ImVec2 b0, ImVec2 b1, const char* full, const char* brief) {
-    const float room = b1.x - b0.x - 2 * pad - ImGui::CalcTextSize(" (?)").x;
-    const char* t = ImGui::CalcTextSize(full).x <= room ? full : brief;
+  auto title = [&](const char* name, ImVec2 b0, ImVec2 b1, const char* full, const char* brief) {
+    const char* t = box_title(b1.x - b0.x, pad, full, brief);
     dl->AddText(ImVec2(b0.x + pad, b0.y + pad), pal.text, t);
-    return ImVec2(b0.x + pad + ImGui::CalcTextSize(t).x + ImGui::CalcTextSize(" ").x, b0.y + pad);
+    const ImVec2 marker(b0.x + pad + ImGui::CalcTextSize(t).x + ImGui::CalcTextSize(" ").x, b0.y + pad);
+    if (in.hits) {
+      const float right = std::max(b1.x, marker.x + ImGui::CalcTextSize("(?)").x);
+      in.hits->add_memory(name, Rect{b0.x, b0.y, b1.x - b0.x, b1.y - b0.y, true}, -1, 0, 0, 0, 0,
+                          Rect{b0.x, b0.y, right - b0.x, b1.y - b0.y, true});
+    }
+    return marker;
   };
-  help_marker_at(title(h0, h1, "HBM (slow, large)", "HBM"),
+  help_marker_at(title("HBM", h0, h1, kHbmTitle, kHbmBrief),
                  "High-bandwidth memory: the GPU's main memory, tens of GB but about 10× slower than "
                  "on-chip SRAM. Inputs and outputs live here; every element moved to or from it is "
                  "counted; on the CPU backend it stands for main memory (RAM), and SRAM for the caches. "
                  "Highlighted: what this step loads from it (blue) and writes back to it (orange); a block still "
                  "on chip from the step before is not loaded again.");
-  help_marker_at(title(c0, c1, "on chip (SRAM, registers)", "on chip"),
+  help_marker_at(title("SRAM", c0, c1, kChipTitle, kChipBrief),
                  "Shared memory (SRAM) and registers of one streaming multiprocessor: fast but only "
                  "M elements (here per thread block). Shown: what this step has on chip — tiles "
                  "loaded from HBM and values computed there.");
@@ -143,15 +165,46 @@ void draw_moving_tiles(const ViewInput& in, const std::vector<ImVec4>& hbm_at,
   }
 }
 
-// Draws the two boxes at y and moves y under them; with measure, only moves y.
-void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y, bool measure = false) {
+// What the step moves: elements loaded from HBM and written back to it.
+struct Moved {
+  long long loaded = 0, back = 0;
+};
+Moved moved(const std::vector<OnChip>& items) {
+  Moved m;
+  for (const OnChip& o : items) {
+    if (o.loaded) m.loaded += o.elements;
+    if (o.written_back) m.back += o.elements;
+  }
+  return m;
+}
+
+// What the chip's box says when nothing is on chip.
+const char* empty_chip(const ViewInput& in) { return in.step ? "nothing this step" : "before the first step"; }
+
+// The arrows' labels.
+std::string load_label(const Moved& m) { return "load " + big(static_cast<std::uint64_t>(m.loaded)); }
+std::string write_label(const Moved& m) { return "write " + big(static_cast<std::uint64_t>(m.back)); }
+
+// The two boxes laid out at the scale of the moment: sizes times `s`, text in the window's
+// font, in a region `avail` large.
+struct BoxLayout {
+  float s = 1, fs = 13, pad = 8, title_h = 19, arrows_w = 96, hbm_w = 0, chip_w = 0, box_h = 0;
+  std::vector<Shape> hs, cs;
+  // Every box's title (its short form at least), every matrix's and tile's label and size and
+  // the arrows' labels within their room.
+  bool fits = true;
+};
+
+BoxLayout lay_out_boxes(const ViewInput& in, const std::vector<OnChip>& items, float s, ImVec2 avail) {
   const Recording& rec = in.rec;
   const Palette& pal = in.palette;
-  const float s = in.ui_scale, fs = ImGui::GetFontSize();
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float x0 = ImGui::GetCursorScreenPos().x;
-  const float arrows_w = 96 * s, pad = 8 * s, title_h = fs + 6 * s;
+  BoxLayout L;
+  L.s = s;
+  L.fs = ImGui::GetFontSize();
+  L.arrows_w = 96 * s;
+  L.pad = 8 * s;
+  L.title_h = L.fs + 6 * s;
+  const float pad = L.pad;
   const float max_shape_h = std::clamp(avail.y * 0.28f, 36 * s, 150 * s);
 
   // One scale for both boxes, so a tile looks as big next to its matrix as it is.
@@ -167,52 +220,96 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y,
     }
   // The HBM box is wide enough for its matrices on one line (its title too) where the SRAM box
   // keeps 40 % of the width: at a large font no matrix wraps under the others and out of sight.
-  const float both = avail.x - arrows_w;
-  const float hbm_need = std::max(labels_w, ImGui::CalcTextSize("HBM (slow, large)").x) + 2 * pad + 10 * s;
-  const float hbm_w = std::clamp(hbm_need, both * 0.55f, both * 0.6f), chip_w = both - hbm_w;
+  const float both = avail.x - L.arrows_w;
+  const float hbm_need = std::max(labels_w, ImGui::CalcTextSize(kHbmTitle).x) + 2 * pad + 10 * s;
+  L.hbm_w = std::clamp(hbm_need, both * 0.55f, both * 0.6f);
+  L.chip_w = both - L.hbm_w;
+  const float hbm_w = L.hbm_w, chip_w = L.chip_w;
   const float gaps = 10 * s * static_cast<float>(hbm.size() + 1);
   const float f = std::max(
       std::min({(hbm_w - 2 * pad - gaps) / std::max(cols_sum, 1.0f), max_shape_h / max_rows, 26.0f * s}),
       0.25f);
 
-  std::vector<Shape> hs, cs;
   for (int b : hbm) {
     const BufferInfo& bi = rec.buffers[b];
     Shape sh;
-    sh.label = bi.name;
+    sh.name = sh.label = bi.name;
     sh.size = strf("%d×%d", bi.rows, bi.cols);
     // Never wider than the box (a vector of 100,000 at the shared scale's smallest factor).
     sh.w = std::min(std::max(static_cast<float>(bi.cols) * f, 4 * s), hbm_w - 2 * pad);
     sh.h = std::max(static_cast<float>(bi.rows) * f, 4 * s);
     sh.fill = mix(pal.cell, pal.hbm, 0.3f);
     sh.buffer = b;
-    hs.push_back(sh);
+    L.hs.push_back(sh);
   }
   for (const OnChip& o : items) {
     Shape sh;
-    sh.label = o.name;
+    sh.name = sh.label = o.name;
     sh.size = std::to_string(o.elements) + (o.loaded ? " · loaded" : o.space == Space::reg ? " · reg" : "");
     sh.w = std::min(std::max(static_cast<float>(o.region.c1 - o.region.c0) * f, 4 * s), chip_w - 2 * pad);
     sh.h = std::max(static_cast<float>(o.region.r1 - o.region.r0) * f, 4 * s);
     sh.fill = o.loaded ? mix(pal.cell, pal.hbm, 0.55f) : mix(pal.cell, pal.sram, 0.6f);
     sh.item = &o;
-    cs.push_back(sh);
+    L.cs.push_back(sh);
   }
+  // A label with a remark ("O₂⁽¹⁾ (not yet divided)") drops the remark where the box has no
+  // room for it (its tooltip says what the tile holds).
+  for (std::vector<Shape>* shapes : {&L.hs, &L.cs})
+    for (Shape& sh : *shapes)
+      if (const std::size_t cut = sh.label.find(" ("); cut != std::string::npos && cut > 0 &&
+                                                        slot_width(sh) > (shapes == &L.hs ? hbm_w : chip_w) - 2 * pad)
+        sh.label.resize(cut);
   const float content_h =
-      std::max({place_shapes(nullptr, pal, hs, ImVec2(0, 0), hbm_w - 2 * pad, fs, s, {}),
-                place_shapes(nullptr, pal, cs, ImVec2(0, 0), chip_w - 2 * pad, fs, s, {}), fs * 2});
-  const float box_h = title_h + content_h + 2 * pad;
+      std::max({place_shapes(nullptr, pal, L.hs, ImVec2(0, 0), hbm_w - 2 * pad, L.fs, s, {}),
+                place_shapes(nullptr, pal, L.cs, ImVec2(0, 0), chip_w - 2 * pad, L.fs, s, {}), L.fs * 2});
+  L.box_h = L.title_h + content_h + 2 * pad;
+
+  auto within = [&](const std::vector<Shape>& shapes, float room) {
+    return std::all_of(shapes.begin(), shapes.end(), [&](const Shape& sh) { return slot_width(sh) <= room; });
+  };
+  const float marker = ImGui::CalcTextSize(" (?)").x;
+  const Moved m = moved(items);
+  const float lane = L.arrows_w - 16 * s;  // between the arrows' ends (draw_boxes)
+  L.fits = ImGui::CalcTextSize(kHbmBrief).x + marker <= hbm_w - 2 * pad &&
+           ImGui::CalcTextSize(kChipBrief).x + marker <= chip_w - 2 * pad && within(L.hs, hbm_w - 2 * pad) &&
+           within(L.cs, chip_w - 2 * pad) && (m.loaded == 0 || ImGui::CalcTextSize(load_label(m).c_str()).x <= lane) &&
+           (m.back == 0 || ImGui::CalcTextSize(write_label(m).c_str()).x <= lane) &&
+           (!items.empty() || ImGui::CalcTextSize(empty_chip(in)).x <= chip_w - 2 * pad);
+  return L;
+}
+
+// Draws the two boxes at y and moves y under them; with measure, only moves y. Where the font is
+// larger than at font 1× (Ctrl+=) and a title, label, size or arrow label would not fit its room,
+// the boxes' text and spaces give way together, by twentieths, down to their size at font 1×, as
+// the views' labels do: at font 2× in a 1280 × 800 window the lane between the boxes kept 192 px
+// while the chip's title and its tiles' sizes were cut ("on chi", "16 · loa").
+void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y, bool measure = false) {
+  const Recording& rec = in.rec;
+  const Palette& pal = in.palette;
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float x0 = ImGui::GetCursorScreenPos().x;
+  TextScale text;
+  const float lowest = std::min(1.0f, in.floor_s() / in.ui_scale);
+  BoxLayout L;
+  for (int k = 0;; ++k) {
+    const float f = std::max(1.0f - 0.05f * static_cast<float>(k), lowest);
+    text.set(f);
+    L = lay_out_boxes(in, items, in.ui_scale * f, avail);
+    if (L.fits || f <= lowest) break;
+  }
+  const float s = L.s, fs = L.fs, pad = L.pad, title_h = L.title_h, arrows_w = L.arrows_w, hbm_w = L.hbm_w,
+              chip_w = L.chip_w, box_h = L.box_h;
+  std::vector<Shape>&hs = L.hs, &cs = L.cs;
   if (measure) {
-    y += box_h + 8 * s;
+    y += box_h + 8 * in.ui_scale;
     return;
   }
+  ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 h0(x0, y), h1(x0 + hbm_w, y + box_h);
   const ImVec2 c0(h1.x + arrows_w, y), c1(c0.x + chip_w, y + box_h);
-  draw_frames(in, h0, h1, c0, c1, pad);
-  if (in.hits) {
-    in.hits->add_memory("HBM", Rect{h0.x, h0.y, h1.x - h0.x, h1.y - h0.y, true});
-    in.hits->add_memory("SRAM", Rect{c0.x, c0.y, c1.x - c0.x, c1.y - c0.y, true});
-  }
+  ViewInput scaled = in;
+  scaled.ui_scale = s;
+  draw_frames(scaled, h0, h1, c0, c1, pad);
 
   // Where each matrix and each tile on chip lands, for a move between steps (below).
   std::vector<ImVec4> hbm_at(rec.buffers.size(), ImVec4(0, 0, -1, -1));
@@ -239,48 +336,43 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y,
                      outline(dl, p, q, col, 2 * s, 5 * s);
                    }
                });
-  if (cs.empty())
-    dl->AddText(ImVec2(c0.x + pad, c0.y + pad + title_h), pal.text_dim,
-                in.step ? "nothing this step" : "before the first step");
+  if (cs.empty()) dl->AddText(ImVec2(c0.x + pad, c0.y + pad + title_h), pal.text_dim, empty_chip(in));
   place_shapes(dl, pal, cs, ImVec2(c0.x + pad, c0.y + pad + title_h), chip_w - 2 * pad, fs, s,
                [&](const Shape& sh, ImVec2 a, ImVec2 b, const Rect& slot) {
                  chip_at.emplace_back(sh.item, ImVec4(a.x, a.y, b.x, b.y));
                  if (sh.item->written_back) outline(dl, a, b, pal.write, 2 * s, 5 * s);
                  if (in.hits) {
                    const Region& g = sh.item->region;
-                   in.hits->add_memory(sh.label, Rect{a.x, a.y, b.x - a.x, b.y - a.y, true}, sh.item->buffer, g.r0,
+                   in.hits->add_memory(sh.name, Rect{a.x, a.y, b.x - a.x, b.y - a.y, true}, sh.item->buffer, g.r0,
                                        g.r1, g.c0, g.c1, slot);
                  }
                  if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(a, b))
                    tooltip(
-                       sh.label + ": " + std::to_string(sh.item->elements) + " elements",
+                       sh.name + ": " + std::to_string(sh.item->elements) + " elements",
                        rec.buffers[sh.item->buffer].description +
                            (sh.item->loaded ? "\nLoaded from HBM in this step." : "") +
                            (sh.item->written_back ? "\nWritten back to HBM at the end of this step." : ""));
                });
 
-  if (in.tween && in.tween->forward()) draw_moving_tiles(in, hbm_at, chip_at, mix(pal.background, pal.sram, 0.12f));
+  if (in.tween && in.tween->forward())
+    draw_moving_tiles(scaled, hbm_at, chip_at, mix(pal.background, pal.sram, 0.12f));
 
-  // What moves this step.
-  long long loaded = 0, back = 0;
-  for (const OnChip& o : items) {
-    if (o.loaded) loaded += o.elements;
-    if (o.written_back) back += o.elements;
-  }
+  // What moves this step: each arrow with its label, reported as the two take.
+  const Moved m = moved(items);
   const float mx0 = h1.x + 8 * s, mx1 = c0.x - 8 * s, mid = y + box_h * 0.5f;
-  if (loaded > 0) {
-    arrow(dl, ImVec2(mx0, mid - 14 * s), ImVec2(mx1, mid - 14 * s), pal.read, s);
-    text_centered(dl, ImVec2((mx0 + mx1) * 0.5f, mid - 14 * s - fs * 0.8f), pal.read,
-                  ("load " + big(static_cast<std::uint64_t>(loaded))).c_str());
-    if (in.hits) in.hits->add_move("load", Rect{mx0, mid - 14 * s - fs * 1.4f, mx1 - mx0, fs * 1.4f + 6 * s, true});
-  }
-  if (back > 0) {
-    arrow(dl, ImVec2(mx1, mid + 14 * s), ImVec2(mx0, mid + 14 * s), pal.write, s);
-    text_centered(dl, ImVec2((mx0 + mx1) * 0.5f, mid + 14 * s + fs * 0.8f), pal.write,
-                  ("write " + big(static_cast<std::uint64_t>(back))).c_str());
-    if (in.hits) in.hits->add_move("write", Rect{mx0, mid + 8 * s, mx1 - mx0, fs * 1.4f + 6 * s, true});
-  }
-  y += box_h + 8 * s;
+  auto move = [&](const char* name, const std::string& label, float at, float label_y, ImU32 col, bool right) {
+    arrow(dl, ImVec2(right ? mx0 : mx1, at), ImVec2(right ? mx1 : mx0, at), col, s);
+    const ImVec2 c((mx0 + mx1) * 0.5f, label_y);
+    text_centered(dl, c, col, label.c_str());
+    if (!in.hits) return;
+    const ImVec2 t = ImGui::CalcTextSize(label.c_str());
+    const float x_0 = std::min(mx0, c.x - t.x * 0.5f), x_1 = std::max(mx1, c.x + t.x * 0.5f);
+    const float y_0 = std::min(at - 6 * s, c.y - t.y * 0.5f), y_1 = std::max(at + 6 * s, c.y + t.y * 0.5f);
+    in.hits->add_move(name, Rect{x_0, y_0, x_1 - x_0, y_1 - y_0, true});
+  };
+  if (m.loaded > 0) move("load", load_label(m), mid - 14 * s, mid - 14 * s - fs * 0.8f, pal.read, true);
+  if (m.back > 0) move("write", write_label(m), mid + 14 * s, mid + 14 * s + fs * 0.8f, pal.write, false);
+  y += box_h + 8 * in.ui_scale;
 }
 
 void draw_budget(const ViewInput& in, const MemoryPanelOptions& opt, const std::vector<OnChip>& items) {
