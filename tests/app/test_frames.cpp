@@ -657,6 +657,35 @@ TEST_CASE("labs: nothing runs past the right edge of their panel, at fonts 1× t
   restore_window();
 }
 
+TEST_CASE("pseudocode at a larger font in a 1280 × 800 window: the indentation is wider than at font 1× only where every line's text keeps eight ems") {
+  // At font 2× the indentation grew with the font (16 px a leading space) and the loops' bodies
+  // of FlashAttention-2 were wrapped to some 90 px, a word a line.
+  Headless h;
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+  int narrowed = 0;
+  for (const Lesson& l : lessons()) {
+    CAPTURE(l.id);
+    float at_1x = 0;
+    for (const float font : {1.0f, 1.5f, 2.0f}) {
+      CAPTURE(font);
+      AppState app;
+      open_at(app, l.id.c_str(), Tab::lesson, false, font);
+      for (int f = 0; f < 3; ++f) h.frame(app);
+      const auto& p = app.pseudocode;
+      REQUIRE(p.indent_w > 0);
+      if (font == 1.0f) {
+        at_1x = p.indent_w;
+        continue;
+      }
+      CHECK(p.indent_w >= at_1x - 0.01f);  // never less visible than at font 1×
+      CHECK((p.indent_w <= at_1x + 0.01f || p.narrowest >= 8.0f * p.font_size - 0.5f));
+      narrowed += p.indent_w < at_1x * font - 0.01f;
+    }
+  }
+  CHECK(narrowed > 0);
+  restore_window();
+}
+
 TEST_CASE("softmax views: every register box's value line fits inside it, at every step, in the window and presenting") {
   // At 1280 × 800 "0.13534  →  0.18512" ran past the edge of safe softmax's l box.
   Headless h;

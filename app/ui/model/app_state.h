@@ -234,6 +234,9 @@ class AppState {
     int scrolled_part = -1;
     float scrolled_height = 0;
     int settle = 0;  // frames left to repeat the scroll while the layout settles
+    // As drawn in the last frame: one leading space's width, the least width any line's text
+    // was wrapped to, and the font's size, px.
+    float indent_w = 0, narrowest = 0, font_size = 0;
   } pseudocode;
   TourState tour;  // the guided tour: on or off, its stop, a tour file (tour_state.h)
   // What the lesson's view, the memory panel and the pseudocode drew where in this frame

@@ -9,6 +9,8 @@
 #include "core/text.h"
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,25 @@ int leading_spaces(const std::string& line) {
   int n = 0;
   while (n < static_cast<int>(line.size()) && line[static_cast<std::size_t>(n)] == ' ') ++n;
   return n;
+}
+
+// The pseudocode's columns at the font of the moment: the line numbers' width and one leading
+// space's (1.6 spaces, as an editor indents). Where a larger font (Ctrl+=) would leave the most
+// indented line's text less than eight ems, the indentation gives way, down to its width at
+// font 1×: at font 2× in a 1280 × 800 window the loops' bodies had some 90 px, a word a line.
+struct CodeColumns {
+  float num_w = 0, indent_w = 0;
+};
+CodeColumns code_columns(const AppState& app, const std::vector<std::string>& lines, float width) {
+  const float num_w = ImGui::CalcTextSize("00  ").x, full = ImGui::CalcTextSize(" ").x * 1.6f;
+  // A space at font 1×'s size, whole pixels as CalcTextSize gives it.
+  const float size_1x = ImGui::GetFontSize() * std::min(1.0f, app.font_1x_scale() / app.ui_scale);
+  const float floor = std::ceil(ImGui::GetFont()->CalcTextSizeA(size_1x, FLT_MAX, 0.0f, " ").x) * 1.6f;
+  int deepest = 0;
+  for (const std::string& l : lines) deepest = std::max(deepest, leading_spaces(l));
+  // Continuation lines hang four leading spaces further in (below).
+  const float fit = (width - num_w - 8.0f * ImGui::GetFontSize()) / static_cast<float>(deepest + 4);
+  return {num_w, std::clamp(fit, floor, full)};
 }
 
 // The line above the step's sentence: its pass, its label, the part shown (and, in the window,
@@ -113,7 +134,8 @@ std::string pseudocode_note(const Recording& rec) {
 float pseudocode_height(const AppState& app, float width) {
   const Recording& rec = *app.played.rec;
   const auto& lines = pseudocode(rec.step_count() > 0 ? rec.algorithm : app.inputs.algorithm);
-  const float nw = ImGui::CalcTextSize("00  ").x, iw = ImGui::CalcTextSize(" ").x * 1.6f;
+  const CodeColumns cols = code_columns(app, lines, width);
+  const float nw = cols.num_w, iw = cols.indent_w;
   const Fold fold = fold_of(app);
   float total = fold.first > 0 ? ImGui::GetTextLineHeightWithSpacing() : 0.0f;
   for (int i = 1; i <= static_cast<int>(lines.size()); ++i) {
@@ -198,8 +220,11 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
   if (app.presenting)
     shrink_to_fit(scale, ImGui::GetContentRegionAvail().y, [&] { return pseudocode_height(app, width); },
                   lowest_text_scale(app.font_scale));
-  const float num_w = ImGui::CalcTextSize("00  ").x;
-  const float indent_w = ImGui::CalcTextSize(" ").x * 1.6f;
+  const CodeColumns cols = code_columns(app, lines, width);
+  const float num_w = cols.num_w, indent_w = cols.indent_w;
+  app.pseudocode.indent_w = indent_w;
+  app.pseudocode.narrowest = width;
+  app.pseudocode.font_size = ImGui::GetFontSize();
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   std::vector<float> tops;  // where each line starts, in the window's content
@@ -228,6 +253,7 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
     // Continuation lines hang two indent steps further in, so a wrapped line reads as one.
     const float hanging = 4.0f * indent_w;
     const std::vector<std::string> rows = wrap_rich(text, std::max(width - indent - hanging, 40.0f * s), ImGui::GetFontSize());
+    app.pseudocode.narrowest = std::min(app.pseudocode.narrowest, width - indent - hanging);
     const bool in_step = i >= first && i <= last;
     const bool on = i >= part_first && i <= part_last;
     const ImVec2 p = ImGui::GetCursorScreenPos();
