@@ -209,11 +209,14 @@ TEST_CASE("hit map: the vector, chunked and matrix views report where they drew 
   }
 }
 
-TEST_CASE("memory panel: every title, label, size and arrow label stays inside its box or lane, at fonts 1× to 2× in a 1280 × 800 window and presenting") {
+TEST_CASE("memory panel: every title, label, size and arrow label stays inside its box or lane, and nothing runs past the panel's right edge, at fonts 1× to 2× in a 1280 × 800 window and presenting") {
   // At font 2× in a 1280 × 800 window the lane between the boxes kept 192 px while the chip's
   // title read "on chi" and its tiles' sizes "16 · loa"; "O₂⁽¹⁾ (not yet divided)" was wider than
   // the chip's box at any size. The boxes' text now gives way down to its font-1× size and a
-  // label's remark goes where even that leaves no room.
+  // label's remark goes where even that leaves no room. From font 1.25× the tile's budget
+  // ("Kⱼ, Vⱼ: 2·Bc·d = …    Qᵢ, Oᵢ: …    Sᵢⱼ: Br·Bc = 16") ran past the panel's edge in one
+  // line, and the counters' table beside the comparison did: the terms now flow onto the next
+  // line and the two go one above the other.
   Headless h;
   int tiles = 0;
   for (const float font : {1.0f, 1.5f, 2.0f})
@@ -227,7 +230,10 @@ TEST_CASE("memory panel: every title, label, size and arrow label stays inside i
         AppState app;
         open_at(app, l.id.c_str(), Tab::lesson, presenting, font);
         if (!app.panels.memory) continue;
-        h.at_steps(app, 3, 2, [&] {
+        h.at_steps(app, 3, 3, [&] {
+          const ImGuiWindow* panel = ImGui::FindWindowByName("Memory: HBM and SRAM");
+          REQUIRE(panel);
+          CHECK(panel->ContentSize.x <= panel->ContentRegionRect.GetWidth() + 1.0f);
           const std::vector<HitMap::Labelled> boxes = app.hits.memory_boxes();
           const auto box = [&](const char* name) {
             const auto it = std::find_if(boxes.begin(), boxes.end(), [&](const auto& b) { return b.name == name; });

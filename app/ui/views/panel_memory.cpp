@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -375,32 +376,118 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y,
   y += box_h + 8 * in.ui_scale;
 }
 
-void draw_budget(const ViewInput& in, const MemoryPanelOptions& opt, const std::vector<OnChip>& items) {
-  const Recording& rec = in.rec;
-  const Palette& pal = in.palette;
-  long long now = 0;
-  for (const OnChip& o : items) now += o.elements;
-  if (rec.Br <= 0 || rec.Bc <= 0) {
-    ImGui::TextDisabled("On chip in this step: %lld element%s.", now, now == 1 ? "" : "s");
-    return;
+// A line of terms joined by `sep`: drawn whole where it fits `width` with `tail` px after it
+// (a "(?)"), else the terms flow, each onto the next line where it does not fit beside the one
+// before (flow_next), one wider than the width wrapped at its spaces. Whole, the terms are one
+// text (`one_text`, in the colour of term 0), or one item each, the next after ImGui's item
+// spacing and `sep`. Returns the lines it takes; draws nothing with `colour` empty (term k's
+// colour otherwise).
+int term_line(const std::vector<std::string>& terms, const char* sep, bool one_text, float tail, float width,
+              const std::function<ImVec4(std::size_t)>& colour) {
+  std::string whole;
+  for (std::size_t k = 0; k < terms.size(); ++k) whole += (k ? sep : "") + terms[k];
+  const float items_gap = one_text ? 0.0f : ImGui::GetStyle().ItemSpacing.x * static_cast<float>(terms.size() - 1);
+  if (ImGui::CalcTextSize(whole.c_str()).x + items_gap + tail <= width) {
+    if (!colour) return 1;
+    if (one_text) {
+      ImGui::TextColored(colour(0), "%s", whole.c_str());
+    } else {
+      for (std::size_t k = 0; k < terms.size(); ++k) {
+        if (k > 0) ImGui::SameLine();
+        ImGui::TextColored(colour(k), "%s%s", k ? sep : "", terms[k].c_str());
+      }
+    }
+    return 1;
   }
+  const float gap = ImGui::CalcTextSize(sep).x;
+  int lines = 1;
+  float x = 0;
+  for (std::size_t k = 0; k < terms.size(); ++k) {
+    const float w = ImGui::CalcTextSize(terms[k].c_str()).x + (k + 1 == terms.size() ? tail : 0.0f);
+    const bool wraps = w > width;
+    const bool next_line = k > 0 && (wraps || x + gap + w > width);
+    if (next_line) {
+      ++lines;
+      x = 0;
+    } else if (k > 0) {
+      x += gap;
+    }
+    const std::vector<std::string> rows = wraps ? wrap_words(terms[k], width - tail) : std::vector<std::string>{};
+    if (wraps) lines += static_cast<int>(rows.size()) - 1;
+    x = wraps ? width : x + w;  // nothing goes beside a wrapped term
+    if (!colour) continue;
+    if (k > 0 && !next_line) ImGui::SameLine(0, gap);
+    ImGui::PushStyleColor(ImGuiCol_Text, colour(k));
+    if (wraps) {
+      for (const std::string& r : rows) ImGui::TextUnformatted(r.c_str());
+    } else {
+      ImGui::TextUnformatted(terms[k].c_str());
+    }
+    ImGui::PopStyleColor();
+  }
+  return lines;
+}
+
+// The tile's budget: what its blocks take against M, in two lines of terms (term_line).
+struct BudgetText {
+  std::vector<std::string> sizes, verdict;  // verdict: the paper's sum against M, then with S
+  bool fits = true, fits_with_s = true;
+  std::string help;
+};
+std::optional<BudgetText> budget_text(const ViewInput& in, const MemoryPanelOptions& opt) {
+  const Recording& rec = in.rec;
+  if (rec.Br <= 0 || rec.Bc <= 0) return std::nullopt;
   const bool default_m = opt.sram_budget <= 0;
   // The step's tile (core/tiles.h): what one tile step holds, by shape; the forward's while a
   // backward row runs its forward.
   const TileShape& shape = step_tile(rec, in.step);
   const TileBudget t = tile_budget(shape, rec.Br, rec.Bc, rec.d, default_m ? kDefaultSram : opt.sram_budget);
   const std::string kv(shape.key_names), qo(shape.query_names), sc(shape.score_names), sum(shape.paper_sum);
-  ImGui::Text("%s: %d·Bc·d = %d·%d·%d = %lld    %s: %d·Br·d = %d·%d·%d = %lld    %s: Br·Bc = %lld", kv.c_str(),
-              shape.key_tiles, shape.key_tiles, rec.Bc, rec.d, t.kv, qo.c_str(), shape.query_tiles, shape.query_tiles,
-              rec.Br, rec.d, t.qo, sc.c_str(), t.s);
-  help_marker(tile_rule_help(shape).c_str());
-  const ImVec4 ok = ImGui::ColorConvertU32ToFloat4(pal.sram),
-               bad = ImGui::ColorConvertU32ToFloat4(pal.nonfinite);
-  ImGui::TextColored(t.fits_paper() ? ok : bad, "%s = %lld %s M = %d%s: %s", sum.c_str(), t.paper,
-                     t.fits_paper() ? "≤" : ">", t.M, default_m ? " (default)" : "",
-                     t.fits_paper() ? "fits" : "does not fit");
-  ImGui::SameLine();
-  ImGui::TextDisabled("   with %s: %lld %s M", sc.c_str(), t.with_s, t.fits_with_s() ? "≤" : ">");
+  BudgetText b;
+  b.sizes = {strf("%s: %d·Bc·d = %d·%d·%d = %lld", kv.c_str(), shape.key_tiles, shape.key_tiles, rec.Bc, rec.d, t.kv),
+             strf("%s: %d·Br·d = %d·%d·%d = %lld", qo.c_str(), shape.query_tiles, shape.query_tiles, rec.Br, rec.d, t.qo),
+             strf("%s: Br·Bc = %lld", sc.c_str(), t.s)};
+  b.fits = t.fits_paper();
+  b.fits_with_s = t.fits_with_s();
+  b.verdict = {strf("%s = %lld %s M = %d%s: %s", sum.c_str(), t.paper, b.fits ? "≤" : ">", t.M,
+                    default_m ? " (default)" : "", b.fits ? "fits" : "does not fit"),
+               strf("with %s: %lld %s M", sc.c_str(), t.with_s, b.fits_with_s ? "≤" : ">")};
+  b.help = tile_rule_help(shape);
+  return b;
+}
+
+// Without tiles, what is on chip in a sentence.
+std::string on_chip_sentence(const std::vector<OnChip>& items) {
+  long long now = 0;
+  for (const OnChip& o : items) now += o.elements;
+  return strf("On chip in this step: %lld element%s.", now, now == 1 ? "" : "s");
+}
+
+// The lines draw_budget takes at the window's font of the moment.
+int budget_lines(const ViewInput& in, const MemoryPanelOptions& opt, const std::vector<OnChip>& items) {
+  const std::optional<BudgetText> b = budget_text(in, opt);
+  if (!b) return static_cast<int>(wrap_words(on_chip_sentence(items), ImGui::GetContentRegionAvail().x).size());
+  const float width = ImGui::GetContentRegionAvail().x;
+  const float marker = picture_mode() ? 0.0f : ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize("(?)").x;
+  return term_line(b->sizes, "    ", true, marker, width, {}) + term_line(b->verdict, "   ", false, 0.0f, width, {});
+}
+
+void draw_budget(const ViewInput& in, const MemoryPanelOptions& opt, const std::vector<OnChip>& items) {
+  const Palette& pal = in.palette;
+  const std::optional<BudgetText> b = budget_text(in, opt);
+  if (!b) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    text_wrapped_words(on_chip_sentence(items), ImGui::GetContentRegionAvail().x);
+    ImGui::PopStyleColor();
+    return;
+  }
+  const float width = ImGui::GetContentRegionAvail().x;
+  const float marker = picture_mode() ? 0.0f : ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize("(?)").x;
+  const ImVec4 text = ImGui::GetStyle().Colors[ImGuiCol_Text], dim = ImGui::GetStyle().Colors[ImGuiCol_TextDisabled];
+  term_line(b->sizes, "    ", true, marker, width, [&](std::size_t) { return text; });
+  help_marker(b->help.c_str());
+  const ImVec4 ok = ImGui::ColorConvertU32ToFloat4(pal.sram), bad = ImGui::ColorConvertU32ToFloat4(pal.nonfinite);
+  term_line(b->verdict, "   ", false, 0.0f, width, [&](std::size_t k) { return k == 1 ? dim : b->fits ? ok : bad; });
 }
 
 void draw_counters(const ViewInput& in) {
@@ -510,6 +597,40 @@ float counters_width() {
          ImGui::CalcTextSize("000 000 000").x + st.CellPadding.x * 6 + st.ItemSpacing.x * 2;
 }
 
+// The width the counters' table takes, its columns fitted to their words and numbers, in the
+// window's font of the moment.
+float counters_table_width(const ViewInput& in) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float marker = picture_mode() ? 0.0f : st.ItemSpacing.x + ImGui::CalcTextSize("(?)").x;
+  const IoCounters now = in.step ? in.step->io : IoCounters{};
+  float names = ImGui::CalcTextSize("counter").x, so_far = ImGui::CalcTextSize("so far").x,
+        run = ImGui::CalcTextSize("whole run").x;
+  for (const IoCounterInfo& c : kIoCounters) {
+    names = std::max(names, ImGui::CalcTextSize(c.name.data(), c.name.data() + c.name.size()).x + marker);
+    so_far = std::max(so_far, ImGui::CalcTextSize(big(now.*c.field).c_str()).x);
+    run = std::max(run, ImGui::CalcTextSize(big(in.rec.io.*c.field).c_str()).x);
+  }
+  return names + so_far + run + st.CellPadding.x * 6 + 2.0f;  // and its two inner borders
+}
+
+// The scale of the counters' text where the table stands alone (under the boxes or above the
+// comparison): 1 where it fits the panel's width, else the largest by twentieths down to its
+// size at font 1×, as the boxes' text gives way.
+float counters_text_scale(const ViewInput& in) {
+  const float room = ImGui::GetContentRegionAvail().x;
+  TextScale t;
+  return shrink_to_fit(t, room, [&] { return counters_table_width(in); }, std::min(1.0f, in.floor_s() / in.ui_scale));
+}
+
+// The counters and the comparison side by side where the comparison keeps room for an
+// algorithm's name and ten ems of bar and number beside the counters; else one above the other
+// (a larger font in a narrow panel).
+bool side_by_side(const MemoryPanelOptions& opt) {
+  return opt.show_counters && opt.show_comparison &&
+         ImGui::GetContentRegionAvail().x - counters_width() >=
+             ImGui::CalcTextSize("attn-tiled-v2  ").x + 10.0f * ImGui::GetFontSize();
+}
+
 }  // namespace
 
 // What the shown step has on chip, against the step before it (what that one read or wrote
@@ -525,13 +646,18 @@ float memory_panel_height(const ViewInput& in, const MemoryPanelOptions& opt) {
   const std::vector<OnChip> items = step_on_chip(in);
   float y = 0;
   draw_boxes(in, items, y, true);
-  y += ImGui::GetTextLineHeightWithSpacing() * (rec.Br > 0 && rec.Bc > 0 ? 2.0f : 1.0f);
+  y += ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(budget_lines(in, opt, items));
   // The counters: a header and six rows.
-  const float counters = opt.show_counters ? 7.0f * (ImGui::GetTextLineHeight() + st.CellPadding.y * 2) : 0.0f;
+  float counters = 0;
+  if (opt.show_counters) {
+    TextScale t;
+    if (!side_by_side(opt)) t.set(counters_text_scale(in));
+    counters = 7.0f * (ImGui::GetTextLineHeight() + st.CellPadding.y * 2);
+  }
   // The comparison: its heading (wrapped) and a bar for each algorithm of the family.
   float comparison = 0;
   if (opt.show_comparison) {
-    const float w = ImGui::GetContentRegionAvail().x - (opt.show_counters ? counters_width() : 0.0f);
+    const float w = ImGui::GetContentRegionAvail().x - (side_by_side(opt) ? counters_width() : 0.0f);
     const std::string heading =
         takes_qkv(rec.algorithm) ? "HBM traffic for N = 0000, d = 000 (FlashAttention with Br = 000, Bc = 000)"
                                  : "HBM traffic for 000 × 000000 elements";
@@ -540,7 +666,7 @@ float memory_panel_height(const ViewInput& in, const MemoryPanelOptions& opt) {
                      ImGui::GetTextLineHeightWithSpacing() +
                  static_cast<float>(algos) * (ImGui::GetFontSize() + 3 * in.ui_scale + st.ItemSpacing.y);
   }
-  return y + std::max(counters, comparison) + st.ItemSpacing.y;
+  return y + (side_by_side(opt) ? std::max(counters, comparison) : counters + comparison) + st.ItemSpacing.y;
 }
 
 static void draw_memory_panel_body(const ViewInput& in, MemoryPanelOptions& opt) {
@@ -555,8 +681,7 @@ static void draw_memory_panel_body(const ViewInput& in, MemoryPanelOptions& opt)
   draw_boxes(in, items, y);
   ImGui::SetCursorScreenPos(ImVec2(origin.x, y));
   draw_budget(in, opt, items);
-  if (opt.show_counters && opt.show_comparison &&
-      ImGui::BeginTable("##memory_lower", 2, ImGuiTableFlags_SizingStretchProp)) {
+  if (side_by_side(opt) && ImGui::BeginTable("##memory_lower", 2, ImGuiTableFlags_SizingStretchProp)) {
     // The counters take the width their words and numbers need; the comparison the rest.
     ImGui::TableSetupColumn("a", ImGuiTableColumnFlags_WidthFixed, counters_width());
     ImGui::TableSetupColumn("b", ImGuiTableColumnFlags_WidthStretch);
@@ -567,7 +692,11 @@ static void draw_memory_panel_body(const ViewInput& in, MemoryPanelOptions& opt)
     draw_comparison(in);
     ImGui::EndTable();
   } else {
-    if (opt.show_counters) draw_counters(in);
+    if (opt.show_counters) {
+      TextScale t;
+      t.set(counters_text_scale(in));
+      draw_counters(in);
+    }
     if (opt.show_comparison) draw_comparison(in);
   }
 }
