@@ -657,6 +657,33 @@ TEST_CASE("labs: nothing runs past the right edge of their panel, at fonts 1× t
   restore_window();
 }
 
+TEST_CASE("timeline and status bar: nothing runs past their right edge at fonts 1× to 2× in a 1280 × 800 window, in every lesson and with a long message") {
+  // From font 1.25× the timeline's "pass 2/3 · step 5/12 (Q block i = 2) F1: all shortcuts" ran
+  // past its right edge (at 2× it read "pass 2/3 · step 5/"), and a status message cut to one
+  // line ran past the status bar's by its " …".
+  Headless h;
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+  const auto fits = [](const char* name) {
+    const ImGuiWindow* w = ImGui::FindWindowByName(name);
+    REQUIRE(w);
+    CHECK(w->ContentSize.x <= w->ContentRegionRect.GetWidth() + 1.0f);
+  };
+  for (const float font : {1.0f, 1.25f, 1.5f, 2.0f})
+    for (const Lesson& l : lessons()) {
+      CAPTURE(font);
+      CAPTURE(l.id);
+      AppState app;
+      open_at(app, l.id.c_str(), Tab::lesson, false, font);
+      app.note(Severity::warning, "A message longer than the status bar is wide at any font this test draws, so that it "
+                                  "is cut to one line and ends in an ellipsis: its whole text is in the log.");
+      h.at_steps(app, 2, 3, [&] {
+        fits("Timeline");
+        fits("##status");
+      });
+    }
+  restore_window();
+}
+
 TEST_CASE("pseudocode at a larger font in a 1280 × 800 window: the indentation is wider than at font 1× only where every line's text keeps eight ems") {
   // At font 2× the indentation grew with the font (16 px a leading space) and the loops' bodies
   // of FlashAttention-2 were wrapped to some 90 px, a word a line.

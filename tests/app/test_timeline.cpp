@@ -63,8 +63,11 @@ TEST_CASE("timeline: position text names the pass and the step") {
   rows.load(8, {{0, 1, 0}, {2, 2, 0}, {4, 1, 1}, {6, 2, 1}}, 2, 2);
   rows.seek(5);
   CHECK(rows.position_text() == "row 2/2 · pass 1/2 · step 6/8");
+  CHECK(t.brief_position_text() == "step 7/12");
+  CHECK(rows.brief_position_text() == "step 6/8");
   Timeline empty;
   CHECK(empty.position_text() == "no steps");
+  CHECK(empty.brief_position_text() == "no steps");
   CHECK_FALSE(empty.step(1));
   CHECK_FALSE(empty.next_pass());
 }
@@ -171,6 +174,7 @@ TEST_CASE("timeline: . and , walk a tiled step's parts, the last part being the 
                                                      {0, 1}, {0, 0}};
   CHECK(walked == backward);
   CHECK(t.position_text() == "pass 1/2 · step 1/6 · part 1/3");
+  CHECK(t.brief_position_text() == "step 1/6 · part 1/3");
   // A whole-step move leaves the parts.
   CHECK(t.step(1));
   CHECK(t.part() == -1);

@@ -149,6 +149,13 @@ int Timeline::pass() const {
   return s < 0 ? 0 : segments_[s].pass;
 }
 
+std::string Timeline::brief_position_text() const {
+  if (count_ == 0) return "no steps";
+  std::string out = strf("step %d/%d", playhead_ + 1, count_);
+  if (part_ >= 0) out += strf(" · part %d/%d", part_ + 1, part_count());
+  return out;
+}
+
 std::string Timeline::position_text() const {
   if (count_ == 0) return "no steps";
   std::string out;

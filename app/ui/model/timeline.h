@@ -86,6 +86,8 @@ class Timeline {
 
   // "pass 2/3 · step 7/12", with "row 2/4 · " in front when the steps cover several rows.
   std::string position_text() const;
+  // The same in brief where the room is short: "step 7/12", with its part where one is shown.
+  std::string brief_position_text() const;
 
   // Where the playhead lands after re-recording: the same pass of the same row at the same
   // offset into it (clamped); else the same pass of any row; else the first step.

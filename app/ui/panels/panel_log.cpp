@@ -67,9 +67,10 @@ void draw_status_bar(AppState& app, const PanelRect& r) {
   ImGui::PushTextWrapPos(0);
   if (const AppState::StatusLine line = app.status_line(); !line.text.empty()) {
     const float avail = ImGui::GetContentRegionAvail().x - right;
-    const std::vector<std::string> lines = wrap_words(line.text, avail);
-    // One line: the full text is in the log and the tooltip.
-    const std::string text = lines.size() > 1 ? lines.front() + " …" : line.text;
+    // One line: the full text is in the log and the tooltip; where it takes more, its first
+    // words and " …" within the room.
+    const bool whole = wrap_words(line.text, avail).size() <= 1;
+    const std::string text = whole ? line.text : wrap_words(line.text, avail - ImGui::CalcTextSize(" …").x).front() + " …";
     ImGui::TextColored(severity_colour(line.severity), "%s", text.c_str());
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", line.text.c_str());
   } else {

@@ -344,15 +344,32 @@ void draw_timeline_panel(AppState& app, const PanelRect& r) {
                                      : "No tour here: the lesson's tour walks the lesson's own recording.");
 
   ImGui::SameLine(0, 18 * s);
-  ImGui::TextUnformatted(tl.position_text().c_str());
-  if (rec && any && tl.pass() >= 1 && tl.pass() <= rec->pass_count()) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("(%s)", rec->pass_names[static_cast<std::size_t>(tl.pass() - 1)].c_str());
-  }
-  ImGui::SameLine();
+  // Where the playhead is, its pass's name and the F1 hint at the right edge, as the room
+  // allows: a larger font drops the hint first, then the pass's name, then says the position
+  // in brief ("step 5/12"); the tooltip has it all.
+  const std::string pos = tl.position_text();
+  const std::string name = rec && any && tl.pass() >= 1 && tl.pass() <= rec->pass_count()
+                               ? "(" + rec->pass_names[static_cast<std::size_t>(tl.pass() - 1)] + ")"
+                               : "";
   const char* f1 = "F1: all shortcuts";
-  ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(f1).x));
-  ImGui::TextDisabled("%s", f1);
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float room = ImGui::GetWindowContentRegionMax().x - ImGui::GetCursorPosX();
+  const float pos_w = ImGui::CalcTextSize(pos.c_str()).x;
+  const float name_w = name.empty() ? 0.0f : gap + ImGui::CalcTextSize(name.c_str()).x;
+  const bool with_name = pos_w + name_w <= room;
+  const bool with_f1 = with_name && pos_w + name_w + gap + ImGui::CalcTextSize(f1).x <= room;
+  ImGui::TextUnformatted(with_name || pos_w <= room ? pos.c_str() : tl.brief_position_text().c_str());
+  if (ImGui::IsItemHovered() && !with_f1)
+    ImGui::SetTooltip("%s %s\n%s", pos.c_str(), name.c_str(), f1);
+  if (with_name && !name.empty()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", name.c_str());
+  }
+  if (with_f1) {
+    ImGui::SameLine();
+    ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(f1).x));
+    ImGui::TextDisabled("%s", f1);
+  }
 
   ImGui::Dummy(ImVec2(0, 4 * s));
   const bool marks = app.tour.on && tour_here;
