@@ -657,10 +657,11 @@ TEST_CASE("labs: nothing runs past the right edge of their panel, at fonts 1× t
   restore_window();
 }
 
-TEST_CASE("timeline and status bar: nothing runs past their right edge at fonts 1× to 2× in a 1280 × 800 window, in every lesson and with a long message") {
+TEST_CASE("timeline, status bar and inputs: nothing runs past their right edge at fonts 1× to 2× in a 1280 × 800 window, in every lesson and with a long message") {
   // From font 1.25× the timeline's "pass 2/3 · step 5/12 (Q block i = 2) F1: all shortcuts" ran
   // past its right edge (at 2× it read "pass 2/3 · step 5/"), and a status message cut to one
-  // line ran past the status bar's by its " …".
+  // line ran past the status bar's by its " …". At 1.5× the precision box's label did, and at 2×
+  // the presets' buttons ("a score overflows to −∞") were cut by the Inputs panel's edge.
   Headless h;
   ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
   const auto fits = [](const char* name) {
@@ -679,6 +680,7 @@ TEST_CASE("timeline and status bar: nothing runs past their right edge at fonts 
       h.at_steps(app, 2, 3, [&] {
         fits("Timeline");
         fits("##status");
+        fits("Inputs");
       });
     }
   restore_window();

@@ -246,11 +246,13 @@ const std::vector<AttentionPreset>& attention_presets() {
       {"a score overflows to −∞",
        "q₁ · k₁ = big · (−big) is beyond the format's largest number: −∞. Row 1 meets it first, "
        "while its running max is still −∞, where exp(−∞ − (−∞)) would be nan. FlashAttention "
-       "uses 0 instead of m there, so the score gets weight exactly 0 and the row is finite."},
+       "uses 0 instead of m there, so the score gets weight exactly 0 and the row is finite.",
+       "score → −∞"},
       {"a row with no finite score",
        "Every score of row 1 overflows to −∞, as if every key were masked: no probability mass. "
        "The row's output is 0 with l = 0 and m = −∞, as FlashAttention's kernels give it, not "
-       "0/0 = nan."},
+       "0/0 = nan.",
+       "no finite score"},
   };
   return kPresets;
 }

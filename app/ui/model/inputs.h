@@ -119,6 +119,7 @@ void blocks_from_sram(int M, int d, int& Br, int& Bc);
 struct AttentionPreset {
   const char* name;
   const char* tooltip;  // for fp32; explain.h's attention_preset_tooltip() for each precision
+  const char* brief;    // its button where the panel has no room for the name
 };
 const std::vector<AttentionPreset>& attention_presets();
 // Sets N = 4, d = 2 and the preset's Q, K, V for precision in.precision; causal off.

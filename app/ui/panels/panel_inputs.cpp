@@ -255,9 +255,18 @@ bool blocks_field(AppState& app) {
 
 bool precision_field(Inputs& in) {
   bool changed = false;
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
+  // Seven ems, fewer (down to four) where the label and its "(?)" would not fit beside it; where
+  // even four leave them no room the label goes under the box.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float em = ImGui::GetFontSize();
+  const float label_w = st.ItemInnerSpacing.x + ImGui::CalcTextSize("precision").x +
+                        (picture_mode() ? 0.0f : st.ItemSpacing.x + ImGui::CalcTextSize("(?)").x);
+  const float room = ImGui::GetContentRegionAvail().x;
+  const bool beside = room - label_w >= 4.0f * em;
+  ImGui::SetNextItemWidth(std::min(beside ? room - label_w : room, 7.0f * em));
   const std::string cur(precision_name(in.precision));
-  if (ImGui::BeginCombo("precision", cur.c_str())) {
+  const bool open = ImGui::BeginCombo("##precision", cur.c_str());
+  if (open) {
     for (Precision p : kAllPrecisions) {
       const std::string name(precision_name(p));
       if (ImGui::Selectable(name.c_str(), p == in.precision)) {
@@ -267,6 +276,8 @@ bool precision_field(Inputs& in) {
     }
     ImGui::EndCombo();
   }
+  if (beside) ImGui::SameLine(0, st.ItemInnerSpacing.x);
+  ImGui::TextUnformatted("precision");
   help_marker(("The number format every operation rounds to. fp16 overflows above 65504 "
                "(e^{x} for x > 11.09); fp32 and bf16 above about 3.4×10³⁸ (x > 88.72); fp64 above "
                "1.8×10³⁰⁸ (x > 709.78). " + precision_help()).c_str());
@@ -420,14 +431,20 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
     }
     if (shape) clear_explicit_qkv(in);
     changed |= shape;
-    // Presets where a score overflows to −∞: the case FlashAttention's guard is for.
+    // Presets where a score overflows to −∞: the case FlashAttention's guard is for. A name
+    // wider than the panel (a larger font) gives its button the brief name; the tooltip has it.
     const ImGuiStyle& st = ImGui::GetStyle();
     bool first = true;
     for (int k = 0; k < static_cast<int>(attention_presets().size()); ++k) {
       const AttentionPreset& p = attention_presets()[static_cast<std::size_t>(k)];
-      if (!first) flow_next(ImGui::CalcTextSize(p.name).x + st.FramePadding.x * 2);
+      const float room = ImGui::GetWindowContentRegionMax().x - ImGui::GetWindowContentRegionMin().x;
+      const char* label = ImGui::CalcTextSize(p.name).x + st.FramePadding.x * 2 <= room ? p.name : p.brief;
+      if (!first) flow_next(ImGui::CalcTextSize(label).x + st.FramePadding.x * 2);
       first = false;
-      if (ImGui::SmallButton(p.name)) {
+      ImGui::PushID(k);
+      const bool pressed = ImGui::SmallButton(label);
+      ImGui::PopID();
+      if (pressed) {
         set_attention_preset(in, k);
         changed = true;
       }
