@@ -657,17 +657,25 @@ TEST_CASE("labs: nothing runs past the right edge of their panel, at fonts 1× t
   restore_window();
 }
 
-TEST_CASE("timeline, status bar and inputs: nothing runs past their right edge at fonts 1× to 2× in a 1280 × 800 window, in every lesson and with a long message") {
+TEST_CASE("timeline, status bar, inputs and lesson list: nothing runs past their right edge at fonts 1× to 2× in a 1280 × 800 window, in every lesson and with a long message") {
   // From font 1.25× the timeline's "pass 2/3 · step 5/12 (Q block i = 2) F1: all shortcuts" ran
   // past its right edge (at 2× it read "pass 2/3 · step 5/"), and a status message cut to one
   // line ran past the status bar's by its " …". At 1.5× the precision box's label did, and at 2×
-  // the presets' buttons ("a score overflows to −∞") were cut by the Inputs panel's edge.
+  // the presets' buttons ("a score overflows to −∞") were cut by the Inputs panel's edge. The
+  // lesson list cut its titles at its edge mid-letter ("10. FlashAttention-2 loop ord"): they end
+  // in "…" now.
   Headless h;
   ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+  // The window whose name starts with `name` (a child's ends in its ID).
   const auto fits = [](const char* name) {
-    const ImGuiWindow* w = ImGui::FindWindowByName(name);
-    REQUIRE(w);
-    CHECK(w->ContentSize.x <= w->ContentRegionRect.GetWidth() + 1.0f);
+    int seen = 0;
+    for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+      if (w->Active && std::string(w->Name).rfind(name, 0) == 0) {
+        CAPTURE(w->Name);
+        CHECK(w->ContentSize.x <= w->ContentRegionRect.GetWidth() + 1.0f);
+        ++seen;
+      }
+    CHECK(seen == 1);
   };
   for (const float font : {1.0f, 1.25f, 1.5f, 2.0f})
     for (const Lesson& l : lessons()) {
@@ -681,6 +689,7 @@ TEST_CASE("timeline, status bar and inputs: nothing runs past their right edge a
         fits("Timeline");
         fits("##status");
         fits("Inputs");
+        fits("Lessons/lesson-list");
       });
     }
   restore_window();

@@ -12,11 +12,29 @@ namespace flashstep::ui {
 namespace {
 
 // A title that does not fit loses its parenthesis ("4. Chunked online softmax (merge of …)"
-// becomes "4. Chunked online softmax"); the tooltip has it all.
+// becomes "4. Chunked online softmax"), then its last words, then characters, ending in "…";
+// the tooltip has it all.
 std::string fit_title(const std::string& title, float width) {
-  if (ImGui::CalcTextSize(title.c_str()).x <= width) return title;
+  auto fits = [&](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x <= width; };
+  if (fits(title)) return title;
   const std::size_t paren = title.find(" (");
-  return paren == std::string::npos ? title : title.substr(0, paren);
+  std::string t = paren == std::string::npos ? title : title.substr(0, paren);
+  if (fits(t)) return t;
+  // Whole words while more than the number is left ("10. FlashAttention-2 …").
+  std::string words = t;
+  while (!fits(words + " …")) {
+    const std::size_t space = words.find_last_of(' ');
+    if (space == std::string::npos) break;
+    words.erase(space);
+  }
+  if (fits(words + " …") && words.find(' ') != std::string::npos) return words + " …";
+  // Else characters (whole UTF-8 sequences) from the end.
+  while (!t.empty() && !fits(t + "…")) {
+    std::size_t last = t.size() - 1;  // the last character's first byte
+    while (last > 0 && (static_cast<unsigned char>(t[last]) & 0xC0) == 0x80) --last;
+    t.erase(last);
+  }
+  return t + "…";
 }
 
 }  // namespace
