@@ -695,6 +695,23 @@ TEST_CASE("timeline, status bar, inputs and lesson list: nothing runs past their
   restore_window();
 }
 
+TEST_CASE("Compare: its controls stay inside the tab at fonts 1× to 2× in a 1280 × 800 window") {
+  // At font 2× "right on the GPU" was cut by the tab's edge, beside the two pickers.
+  Headless h;
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+  for (const float font : {1.0f, 1.5f, 2.0f})
+    for (const char* lesson : {"online", "attn-tiled-v2"}) {
+      CAPTURE(font);
+      CAPTURE(lesson);
+      AppState app;
+      open_at(app, lesson, Tab::compare, false, font);
+      for (int f = 0; f < 4; ++f) h.frame(app);
+      REQUIRE(app.compare.controls_edge > 0);
+      CHECK(app.compare.controls_right <= app.compare.controls_edge + 0.5f);
+    }
+  restore_window();
+}
+
 TEST_CASE("pseudocode at a larger font in a 1280 × 800 window: the indentation is wider than at font 1× only where every line's text keeps eight ems") {
   // At font 2× the indentation grew with the font (16 px a leading space) and the loops' bodies
   // of FlashAttention-2 were wrapped to some 90 px, a word a line.

@@ -137,6 +137,9 @@ struct CompareState {
     std::vector<std::pair<float, int>> lines;  // font size, lines
     float view_need = 0;
   } sentence_room;
+  // As drawn in the last frame: how far right the controls (presets, pickers, the GPU box) went
+  // and the tab's right edge, px.
+  float controls_right = 0, controls_edge = 0;
 };
 
 class AppState {

@@ -148,7 +148,9 @@ void draw_controls(AppState& app) {
   if (algorithm_combo("##b", &c.b, c.a)) c.dirty = true;
   help_marker("Both run on the lesson's input (the Inputs panel): the vector for the softmax "
               "algorithms, N, d and the seed for attention. One playhead moves both.");
-  ImGui::SameLine(0, 16 * app.ui_scale);
+  // On the next line where the tab has no room for it (a larger font).
+  flow_next(ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize("right on the GPU").x,
+            16 * app.ui_scale);
   const bool gpu_ok = static_cast<bool>(gpu_backend());
   if (!gpu_ok) ImGui::BeginDisabled();
   bool right_gpu = c.backend_b == Backend::gpu && gpu_ok;
@@ -157,6 +159,8 @@ void draw_controls(AppState& app) {
     c.dirty = true;
   }
   if (!gpu_ok) ImGui::EndDisabled();
+  c.controls_right = ImGui::GetItemRectMax().x;
+  c.controls_edge = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     tooltip("right on the GPU", gpu_ok ? "Record the right-hand algorithm with the OpenGL compute "
                                          "shaders; with the same algorithm on both sides this is "
