@@ -657,13 +657,14 @@ TEST_CASE("labs: nothing runs past the right edge of their panel, at fonts 1× t
   restore_window();
 }
 
-TEST_CASE("timeline, status bar, inputs and lesson list: nothing runs past their right edge at fonts 1× to 2× in a 1280 × 800 window, in every lesson and with a long message") {
+TEST_CASE("timeline, status bar, inputs, lesson list and pseudocode: nothing runs past their right edge at fonts 1× to 2× in a 1280 × 800 window, in every lesson and with a long message") {
   // From font 1.25× the timeline's "pass 2/3 · step 5/12 (Q block i = 2) F1: all shortcuts" ran
   // past its right edge (at 2× it read "pass 2/3 · step 5/"), and a status message cut to one
   // line ran past the status bar's by its " …". At 1.5× the precision box's label did, and at 2×
   // the presets' buttons ("a score overflows to −∞") were cut by the Inputs panel's edge. The
   // lesson list cut its titles at its edge mid-letter ("10. FlashAttention-2 loop ord"): they end
-  // in "…" now.
+  // in "…" now. At 2× a pseudocode token wider than its line ("rowmax(Sᵢⱼ)),") ran past the
+  // panel's edge by up to 70 px: it breaks after a parenthesis or a comma, or is drawn smaller.
   Headless h;
   ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
   // The window whose name starts with `name` (a child's ends in its ID).
@@ -690,6 +691,7 @@ TEST_CASE("timeline, status bar, inputs and lesson list: nothing runs past their
         fits("##status");
         fits("Inputs");
         fits("Lessons/lesson-list");
+        fits("Pseudocode");
       });
     }
   restore_window();

@@ -34,6 +34,32 @@ int leading_spaces(const std::string& line) {
   return n;
 }
 
+// A pseudocode line wrapped at its spaces into rows no wider than `width` where it can be;
+// a row still wider (one token: "rowmax(S_{ij})),", at a large font in a narrow panel) is
+// broken after an opening parenthesis or a comma outside the markup's braces, as late as fits.
+std::vector<std::string> wrap_code(std::string_view text, float width, float size) {
+  std::vector<std::string> rows;
+  for (std::string row : wrap_rich(text, width, size)) {
+    while (draw_rich(nullptr, ImVec2(0, 0), 0, row, size, true) > width) {
+      std::size_t cut = 0;
+      int depth = 0;
+      for (std::size_t k = 0; k + 1 < row.size(); ++k) {
+        const char c = row[k];
+        if (c == '{') ++depth;
+        else if (c == '}') --depth;
+        else if (depth == 0 && (c == '(' || c == ',') &&
+                 draw_rich(nullptr, ImVec2(0, 0), 0, row.substr(0, k + 1), size, true) <= width)
+          cut = k + 1;
+      }
+      if (cut == 0) break;  // nothing to break at that fits: the row stays whole (drawn smaller)
+      rows.push_back(row.substr(0, cut));
+      row.erase(0, cut);
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 // The pseudocode's columns at the font of the moment: the line numbers' width and one leading
 // space's (1.6 spaces, as an editor indents). Where a larger font (Ctrl+=) would leave the most
 // indented line's text less than eight ems, the indentation gives way, down to its width at
@@ -143,7 +169,7 @@ float pseudocode_height(const AppState& app, float width) {
     const std::string& raw = lines[static_cast<std::size_t>(i - 1)];
     const int lead = leading_spaces(raw);
     const float indent = nw + static_cast<float>(lead) * iw;
-    total += static_cast<float>(wrap_rich(tighten(raw.substr(static_cast<std::size_t>(lead))),
+    total += static_cast<float>(wrap_code(tighten(raw.substr(static_cast<std::size_t>(lead))),
                                           std::max(width - indent - 4.0f * iw, 40.0f * app.ui_scale), ImGui::GetFontSize())
                                     .size()) *
              ImGui::GetTextLineHeightWithSpacing();
@@ -225,6 +251,7 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
   app.pseudocode.indent_w = indent_w;
   app.pseudocode.narrowest = width;
   app.pseudocode.font_size = ImGui::GetFontSize();
+  const float min_text = std::min(1.0f, app.font_1x_scale() / app.ui_scale);  // of the font's size
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   std::vector<float> tops;  // where each line starts, in the window's content
@@ -252,7 +279,8 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
     const float indent = num_w + static_cast<float>(lead) * indent_w;
     // Continuation lines hang two indent steps further in, so a wrapped line reads as one.
     const float hanging = 4.0f * indent_w;
-    const std::vector<std::string> rows = wrap_rich(text, std::max(width - indent - hanging, 40.0f * s), ImGui::GetFontSize());
+    const float wrap_w = std::max(width - indent - hanging, 40.0f * s);
+    const std::vector<std::string> rows = wrap_code(text, wrap_w, ImGui::GetFontSize());
     app.pseudocode.narrowest = std::min(app.pseudocode.narrowest, width - indent - hanging);
     const bool in_step = i >= first && i <= last;
     const bool on = i >= part_first && i <= part_last;
@@ -275,7 +303,12 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
       if (k == 0) ImGui::SameLine(x0 + indent);
       else ImGui::SetCursorPosX(x0 + indent + hanging);
       const ImVec2 at = ImGui::GetCursorScreenPos();
-      const float w = draw_rich(dl, at, ink, rows[k], ImGui::GetFontSize());
+      // A row wrap_code could not break to fit ("rowsum(P̃ᵢⱼ)" at a large font) is drawn
+      // smaller, down to its font-1× size, on the same line height.
+      const float room = width - indent - (k == 0 ? 0.0f : hanging), fs = ImGui::GetFontSize();
+      const float need = draw_rich(nullptr, at, ink, rows[k], fs, true);
+      const float size = need > room ? std::max(fs * room / need, fs * min_text) : fs;
+      const float w = draw_rich(dl, at, ink, rows[k], size);
       ImGui::Dummy(ImVec2(std::max(w, 1.0f), ImGui::GetTextLineHeight()));
     }
     // Keep the highlighted line in view as the playhead moves, without fighting the user's
