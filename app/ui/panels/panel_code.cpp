@@ -60,6 +60,9 @@ std::vector<std::string> wrap_code(std::string_view text, float width, float siz
   return rows;
 }
 
+// The font-1× size as a fraction of the font's size now: how far the pseudocode gives way.
+float font_1x_fraction(const AppState& app) { return std::min(1.0f, app.font_1x_scale() / app.ui_scale); }
+
 // The pseudocode's columns at the font of the moment: the line numbers' width and one leading
 // space's (1.6 spaces, as an editor indents). Where a larger font (Ctrl+=) would leave the most
 // indented line's text less than eight ems, the indentation gives way, down to its width at
@@ -70,7 +73,7 @@ struct CodeColumns {
 CodeColumns code_columns(const AppState& app, const std::vector<std::string>& lines, float width) {
   const float num_w = ImGui::CalcTextSize("00  ").x, full = ImGui::CalcTextSize(" ").x * 1.6f;
   // A space at font 1×'s size, whole pixels as CalcTextSize gives it.
-  const float size_1x = ImGui::GetFontSize() * std::min(1.0f, app.font_1x_scale() / app.ui_scale);
+  const float size_1x = ImGui::GetFontSize() * font_1x_fraction(app);
   const float floor = std::ceil(ImGui::GetFont()->CalcTextSizeA(size_1x, FLT_MAX, 0.0f, " ").x) * 1.6f;
   int deepest = 0;
   for (const std::string& l : lines) deepest = std::max(deepest, leading_spaces(l));
@@ -251,7 +254,7 @@ void draw_pseudocode_panel(AppState& app, const PanelRect& r) {
   app.pseudocode.indent_w = indent_w;
   app.pseudocode.narrowest = width;
   app.pseudocode.font_size = ImGui::GetFontSize();
-  const float min_text = std::min(1.0f, app.font_1x_scale() / app.ui_scale);  // of the font's size
+  const float min_text = font_1x_fraction(app);
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   std::vector<float> tops;  // where each line starts, in the window's content

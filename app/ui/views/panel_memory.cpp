@@ -290,7 +290,7 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y,
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float x0 = ImGui::GetCursorScreenPos().x;
   TextScale text;
-  const float lowest = std::min(1.0f, in.floor_s() / in.ui_scale);
+  const float lowest = in.floor_fraction();
   BoxLayout L;
   for (int k = 0;; ++k) {
     const float f = std::max(1.0f - 0.05f * static_cast<float>(k), lowest);
@@ -598,17 +598,18 @@ float counters_width() {
 }
 
 // The width the counters' table takes, its columns fitted to their words and numbers, in the
-// window's font of the moment.
+// window's font of the moment. The "so far" column is measured at the whole run's numbers, the
+// most it comes to hold: the table's text keeps one size while the playhead moves.
 float counters_table_width(const ViewInput& in) {
   const ImGuiStyle& st = ImGui::GetStyle();
   const float marker = picture_mode() ? 0.0f : st.ItemSpacing.x + ImGui::CalcTextSize("(?)").x;
-  const IoCounters now = in.step ? in.step->io : IoCounters{};
   float names = ImGui::CalcTextSize("counter").x, so_far = ImGui::CalcTextSize("so far").x,
         run = ImGui::CalcTextSize("whole run").x;
   for (const IoCounterInfo& c : kIoCounters) {
     names = std::max(names, ImGui::CalcTextSize(c.name.data(), c.name.data() + c.name.size()).x + marker);
-    so_far = std::max(so_far, ImGui::CalcTextSize(big(now.*c.field).c_str()).x);
-    run = std::max(run, ImGui::CalcTextSize(big(in.rec.io.*c.field).c_str()).x);
+    const float most = ImGui::CalcTextSize(big(in.rec.io.*c.field).c_str()).x;
+    so_far = std::max(so_far, most);
+    run = std::max(run, most);
   }
   return names + so_far + run + st.CellPadding.x * 6 + 2.0f;  // and its two inner borders
 }
@@ -619,7 +620,7 @@ float counters_table_width(const ViewInput& in) {
 float counters_text_scale(const ViewInput& in) {
   const float room = ImGui::GetContentRegionAvail().x;
   TextScale t;
-  return shrink_to_fit(t, room, [&] { return counters_table_width(in); }, std::min(1.0f, in.floor_s() / in.ui_scale));
+  return shrink_to_fit(t, room, [&] { return counters_table_width(in); }, in.floor_fraction());
 }
 
 // The counters and the comparison side by side where the comparison keeps room for an

@@ -8,6 +8,8 @@
 #include "app/ui/model/transition.h"
 #include "core/recording.h"
 
+#include <algorithm>
+
 #include <imgui.h>
 
 namespace flashstep::ui {
@@ -52,6 +54,9 @@ struct ViewInput {
   // floors at this scale. 0: ui_scale.
   float floor_scale = 0.0f;
   float floor_s() const { return floor_scale > 0 ? floor_scale : ui_scale; }
+  // The size at floor_s() as a fraction of the size at ui_scale, at most 1: how far text may
+  // give way.
+  float floor_fraction() const { return std::min(1.0f, floor_s() / ui_scale); }
   // Where the view reports what it drew (cells, bars, registers, nodes) when set: the shell's
   // map of this frame (hit_map.h), which outlines and clicks ask.
   HitMap* hits = nullptr;
