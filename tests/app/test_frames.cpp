@@ -697,6 +697,57 @@ TEST_CASE("timeline, status bar, inputs, lesson list and pseudocode: nothing run
   restore_window();
 }
 
+TEST_CASE("Explanation: the line above the sentence says how to walk a step's parts only where the sentence still fits under it, then gives way down to font 1×, at fonts 1× to 2× in a 1280 × 800 window") {
+  // At font 1.5× the grey line with the keys' hint took four lines of a panel that shows some
+  // eight, six at 2×, and FlashAttention-2's sentence was cut after its second line; at 2×,
+  // without the hint, the line still took three and left the sentence one.
+  Headless h;
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 800);
+  int with_parts = 0, hinted = 0, briefly = 0, dropped = 0, smaller = 0;
+  for (const float font : {1.0f, 1.5f, 2.0f})
+    for (const Lesson& l : lessons()) {
+      CAPTURE(font);
+      CAPTURE(l.id);
+      AppState app;
+      open_at(app, l.id.c_str(), Tab::lesson, false, font);
+      for (int k = 0; k < app.timeline.count(); k += std::max(1, app.timeline.count() / 6)) {
+        app.seek(k);
+        for (int f = 0; f < 3; ++f) h.frame(app);
+        const Step* step = app.played.step();
+        if (!step || step->parts.size() < 2) continue;
+        for (const int part : {-1, 0}) {  // the whole step, then its first part
+          CAPTURE(k);
+          CAPTURE(part);
+          app.seek(k, part);
+          for (int f = 0; f < 3; ++f) h.frame(app);
+          const auto& e = app.explanation;
+          REQUIRE(e.sentence_bottom > e.sentence_top);  // the sentence was drawn this frame
+          ++with_parts;
+          // The line's text gives way only after the hint has, and no further than font 1×.
+          CHECK(e.where_scale <= 1.0f);
+          CHECK(e.where_scale >= 1.0f / font - 0.001f);
+          if (e.key_hint > 0) {
+            ++hinted;
+            briefly += e.key_hint == 1;
+            CHECK(e.where_scale == 1.0f);
+            CHECK(e.sentence_bottom <= e.room_bottom + 0.5f);
+          } else {
+            ++dropped;
+          }
+          if (e.where_scale < 1.0f) ++smaller;
+          if (e.where_scale < 1.0f && e.where_scale > 1.0f / font + 0.001f)  // it stopped where all fits
+            CHECK(e.sentence_bottom <= e.room_bottom + 0.5f);
+        }
+      }
+    }
+  CHECK(with_parts > 50);
+  CHECK(hinted > briefly);  // at font 1× the hint is there in full where it fits
+  CHECK(briefly > 0);       // in brief where only that fits
+  CHECK(dropped > 0);       // and at 2× it gives way
+  CHECK(smaller > 0);  // and then the line's text
+  restore_window();
+}
+
 TEST_CASE("Compare: its controls stay inside the tab at fonts 1× to 2× in a 1280 × 800 window") {
   // At font 2× "right on the GPU" was cut by the tab's edge, beside the two pickers.
   Headless h;

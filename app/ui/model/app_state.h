@@ -241,6 +241,13 @@ class AppState {
     // was wrapped to, and the font's size, px.
     float indent_w = 0, narrowest = 0, font_size = 0;
   } pseudocode;
+  struct ExplanationPanel {
+    // As drawn in the last frame, in the window: how the line above the sentence said how to
+    // walk the step's parts (0 not, 1 in brief, 2 in full), the scale of that line's text (1:
+    // the font's), and where the sentence and the panel's visible content end, px.
+    int key_hint = 0;
+    float where_scale = 1, sentence_top = 0, sentence_bottom = 0, room_bottom = 0;
+  } explanation;
   TourState tour;  // the guided tour: on or off, its stop, a tour file (tour_state.h)
   // What the lesson's view, the memory panel and the pseudocode drew where in this frame
   // (cleared when the frame starts): outlines and clicks find elements on screen through it.

@@ -82,9 +82,12 @@ CodeColumns code_columns(const AppState& app, const std::vector<std::string>& li
   return {num_w, std::clamp(fit, floor, full)};
 }
 
-// The line above the step's sentence: its pass, its label, the part shown (and, in the window,
+// How the line above the step's sentence says how to walk the step's parts.
+enum class KeyHint { none, brief, full };
+
+// The line above the step's sentence: its pass, its label, the part shown (and, with `hint`,
 // how to walk the parts).
-std::string step_where(const AppState& app, const Step& step) {
+std::string step_where(const AppState& app, const Step& step, KeyHint hint) {
   const Recording& rec = *app.played.rec;
   const std::string pass =
       step.pass >= 1 && step.pass <= rec.pass_count() ? rec.pass_names[static_cast<std::size_t>(step.pass - 1)] : "";
@@ -95,10 +98,26 @@ std::string step_where(const AppState& app, const Step& step) {
                                : "  ·  " + std::to_string(parts) + " parts";
   // How to walk the parts goes first, with where the step is: the step's sentence under it
   // may be longer than the panel, and the hint must not be the line it cuts.
-  if (parts >= 2 && !app.presenting)
+  if (parts >= 2 && hint == KeyHint::full)
     where += app.played.part() ? " (keys ‘.’ and ‘,’ walk them; → the next whole step)"
                                : " (one per pseudocode line: the keys ‘,’ and ‘.’ walk them)";
+  if (parts >= 2 && hint == KeyHint::brief) where += " (keys ‘,’ and ‘.’)";
   return where;
+}
+
+// The heights of the grey line above the sentence and of the step's sentence (or part's), as
+// drawn at the text scale of the moment.
+float where_height(const AppState& app, const Step& step, float width, KeyHint hint) {
+  return static_cast<float>(wrap_words(step_where(app, step, hint), width).size()) *
+         ImGui::GetTextLineHeightWithSpacing();
+}
+float sentence_height(const AppState& app, const Step& step, float width) {
+  const StepPart* part = app.played.part();
+  ImGui::PushFont(font(FontRole::large));
+  const float h = static_cast<float>(text_rich_lines(part ? part->text : step.text, width)) *
+                  ImGui::GetTextLineHeightWithSpacing();
+  ImGui::PopFont();
+  return h;
 }
 
 }  // namespace
@@ -119,12 +138,7 @@ float explanation_height(const AppState& app, float width) {
   } else if (!step) {
     h += ImGui::GetTextLineHeightWithSpacing();
   } else {
-    words(step_where(app, *step));
-    const StepPart* part = app.played.part();
-    ImGui::PushFont(font(FontRole::large));
-    h += static_cast<float>(text_rich_lines(part ? part->text : step->text, width)) *
-         ImGui::GetTextLineHeightWithSpacing();
-    ImGui::PopFont();
+    h += where_height(app, *step, width, KeyHint::none) + sentence_height(app, *step, width);
   }
   for (const std::string& n : rec.notices) words("note: " + n);
   for (const std::string& n : rec.derived) words("note: " + n);
@@ -209,12 +223,38 @@ void draw_explanation_panel(AppState& app, const PanelRect& r) {
     ImGui::TextDisabled("No steps recorded.");
   } else {
     const StepPart* part = app.played.part();
-    const std::string where = step_where(app, *step);
+    // The step's sentence is what the panel is for. In the window, where it and the grey line
+    // above it do not fit the panel together (a larger font: at 1.5× the line took four of the
+    // panel's some eight lines and the sentence was cut after its second), the line says how to
+    // walk the parts in brief, then not at all (its tooltip says it), then its text gives way,
+    // by twentieths, down to its font-1× size. Presenting, the panel's text is fitted as a whole
+    // (above), with no hint.
+    const bool parts = step->parts.size() >= 2 && !app.presenting;
+    const ImVec2 top = ImGui::GetCursorScreenPos();
+    // The last line needs no spacing under it.
+    const float avail = ImGui::GetContentRegionAvail().y, room = avail + ImGui::GetStyle().ItemSpacing.y;
+    const float sentence_h = sentence_height(app, *step, width);
+    KeyHint hint = KeyHint::none;
+    for (const KeyHint h : {KeyHint::full, KeyHint::brief})
+      if (parts && hint == KeyHint::none && where_height(app, *step, width, h) + sentence_h <= room) hint = h;
+    TextScale where_scale;
+    if (!app.presenting && hint == KeyHint::none)
+      shrink_to_fit(where_scale, room - sentence_h, [&] { return where_height(app, *step, width, KeyHint::none); },
+                    font_1x_fraction(app));
+    app.explanation.where_scale = where_scale.get();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-    text_wrapped_words(where, width);
+    text_wrapped_words(step_where(app, *step, hint), width);
     ImGui::PopStyleColor();
+    where_scale.set(1.0f);
+    if (parts && hint != KeyHint::full && ImGui::IsWindowHovered() &&
+        ImGui::IsMouseHoveringRect(top, ImVec2(top.x + width, ImGui::GetCursorScreenPos().y)))
+      tooltip("The step's parts", "One per pseudocode line: the keys ‘,’ and ‘.’ walk them, → goes to the next whole step.");
+    app.explanation.key_hint = static_cast<int>(hint);
+    app.explanation.room_bottom = top.y + avail;
     ImGui::PushFont(font(FontRole::large));
+    app.explanation.sentence_top = ImGui::GetCursorScreenPos().y;
     text_rich(part ? part->text : step->text, width);
+    app.explanation.sentence_bottom = ImGui::GetCursorScreenPos().y - ImGui::GetStyle().ItemSpacing.y;
     ImGui::PopFont();
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
