@@ -375,6 +375,32 @@ TEST_CASE("inputs panel: nothing moves when a message appears or goes") {
   }
 }
 
+TEST_CASE("inputs panel: a figure keeps no empty lines for messages it never says") {
+  // Every exported picture of the window showed two empty lines under undo / redo / lesson
+  // example: the place the window keeps for its messages, which a figure does not say.
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  for (const char* lesson : {"attn-tiled-v2", "online"}) {
+    CAPTURE(lesson);
+    REQUIRE(app.open_lesson(lesson));
+    const char* first = std::string(lesson) == "online" ? "##x" : "##N";
+    // How far under the top of the panel's contents the first field starts: under the row of
+    // buttons, and in the window under the two lines for messages too.
+    const auto below_top = [&] { return field_rect("Inputs", first).Min.y - ImGui::FindWindowByName("Inputs")->DC.CursorStartPos.y; };
+    settled_layout(h, app, {first});
+    const ImGuiWindow* w = ImGui::FindWindowByName("Inputs");
+    const float spacing = ImGui::GetStyle().ItemSpacing.y, line = w->CalcFontSize() + spacing;  // a message's line
+    const float in_window = below_top();
+    FrameOptions fo;
+    fo.picture = true;
+    fo.keyboard = false;
+    for (int i = 0; i < 4; ++i) h.frame(app, fo);
+    CHECK(in_window - below_top() == doctest::Approx(2 * line + spacing).epsilon(0.01));  // and the spacing after them
+    CHECK(below_top() < 2 * line);  // only the buttons' row above the field
+  }
+}
+
 TEST_CASE("fields: Escape puts back the value in use after a refused value, in the field or after it") {
   Headless h;
   AppState app;

@@ -400,11 +400,12 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
   const AlgorithmInfo& row = info(in.algorithm);
   const bool attention = takes_extent(row, Extent::N);  // N, d and a seed rather than a vector
   bool changed = false;
-  // The messages' place, filled once the fields have said what they need (draw_messages).
+  // The messages' place, filled once the fields have said what they need (draw_messages). A
+  // figure says none (it shows the values in use), so it keeps no empty lines for them.
   const ImVec2 messages_at = ImGui::GetCursorScreenPos();
   const ImVec2 messages_size(ImGui::GetContentRegionAvail().x,
-                             ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(kMessageLines));
-  ImGui::Dummy(messages_size);
+                             figure_mode() ? 0.0f : ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(kMessageLines));
+  if (!figure_mode()) ImGui::Dummy(messages_size);
   begin_field_marks();
   if (!attention) {
     ImGui::TextUnformatted("x");
