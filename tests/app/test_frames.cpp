@@ -744,7 +744,7 @@ TEST_CASE("Explanation: the line above the sentence says how to walk a step's pa
   CHECK(hinted > briefly);  // at font 1× the hint is there in full where it fits
   CHECK(briefly > 0);       // in brief where only that fits
   CHECK(dropped > 0);       // and at 2× it gives way
-  CHECK(smaller > 0);  // and then the line's text
+  CHECK(smaller > 0);       // and then the line's text
   restore_window();
 }
 

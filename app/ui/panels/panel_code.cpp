@@ -234,9 +234,9 @@ void draw_explanation_panel(AppState& app, const PanelRect& r) {
     // The last line needs no spacing under it.
     const float avail = ImGui::GetContentRegionAvail().y, room = avail + ImGui::GetStyle().ItemSpacing.y;
     const float sentence_h = sentence_height(app, *step, width);
-    KeyHint hint = KeyHint::none;
-    for (const KeyHint h : {KeyHint::full, KeyHint::brief})
-      if (parts && hint == KeyHint::none && where_height(app, *step, width, h) + sentence_h <= room) hint = h;
+    auto fits = [&](KeyHint h) { return where_height(app, *step, width, h) + sentence_h <= room; };
+    const KeyHint hint = !parts ? KeyHint::none : fits(KeyHint::full) ? KeyHint::full
+                                              : fits(KeyHint::brief) ? KeyHint::brief : KeyHint::none;
     TextScale where_scale;
     if (!app.presenting && hint == KeyHint::none)
       shrink_to_fit(where_scale, room - sentence_h, [&] { return where_height(app, *step, width, KeyHint::none); },

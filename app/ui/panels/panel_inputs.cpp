@@ -404,7 +404,7 @@ void draw_inputs_panel(AppState& app, const PanelRect& r) {
   // figure says none (it shows the values in use), so it keeps no empty lines for them.
   const ImVec2 messages_at = ImGui::GetCursorScreenPos();
   const ImVec2 messages_size(ImGui::GetContentRegionAvail().x,
-                             figure_mode() ? 0.0f : ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(kMessageLines));
+                             ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(kMessageLines));
   if (!figure_mode()) ImGui::Dummy(messages_size);
   begin_field_marks();
   if (!attention) {
