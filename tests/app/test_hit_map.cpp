@@ -266,3 +266,33 @@ TEST_CASE("memory panel: every title, label, size and arrow label stays inside i
   CHECK(tiles > 100);
   restore_window();
 }
+
+TEST_CASE("hit map: what a window's clip hides (a scrolled panel's rows under the panel below) is neither a step's rect nor under the mouse") {
+  HitMap hits;
+  // A panel showing y in [0, 100): a heatmap of 4 rows × 2 columns from y = 40 to 160 (rows of 30
+  // px, the last two partly and wholly below the panel's edge), and a memory tile at 120.
+  Rect clip{0, 0, 200, 100, true};
+  hits.set_clip_source([&] { return clip; });
+  hits.add_heatmap(3, false, 4, 2, Rect{0, 40, 20, 120, true});
+  hits.add_memory("K₁", Rect{50, 120, 20, 20, true}, 3, 0, 4, 0, 2);
+  clip = Rect{};  // a window without clip: all of it
+  hits.add_register(4, 0, "m", Rect{100, 150, 10, 10, true});
+
+  Step st;
+  st.reads.push_back(Region{3, 0, 0, 4, 2});  // buffer, r0, c0, r1, c1
+  st.reads.push_back(Region{4, 0, 0, 1, 1});
+  const std::vector<Rect> rects = hits.step_rects(st);
+  // The heatmap's region cut at y = 100 (rows 1 and 2 of 4, 60 px), the tile gone, the register whole.
+  REQUIRE(rects.size() == 2);
+  CHECK(rects[0].y == doctest::Approx(40));
+  CHECK(rects[0].h == doctest::Approx(60));
+  CHECK(rects[1].y == doctest::Approx(150));
+  // Row 3 (y 100–130) is hidden: no rect for it, nothing under the mouse there.
+  CHECK(hits.rects_of_region(3, 3, 4, 0, 2).empty());
+  CHECK_FALSE(hits.at(5, 110));
+  CHECK_FALSE(hits.at(55, 125));
+  const auto seen = hits.at(5, 80);  // row 1, still in sight
+  REQUIRE(seen);
+  CHECK(seen->row == 1);
+  CHECK(hits.at(105, 155));
+}

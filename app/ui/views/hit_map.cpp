@@ -20,6 +20,17 @@ Rect unite(const Rect& a, const Rect& b) {
 
 bool overlaps(int a0, int a1, int b0, int b1) { return a0 < b1 && b0 < a1; }
 
+// The part of `r` inside `clip` (all of it where clip is not shown); not shown when none is.
+Rect within(const Rect& r, const Rect& clip) {
+  if (!clip.shown || !r.shown) return r;
+  const float x0 = std::max(r.x, clip.x), y0 = std::max(r.y, clip.y);
+  const float x1 = std::min(r.x + r.w, clip.x + clip.w), y1 = std::min(r.y + r.h, clip.y + clip.h);
+  if (x1 <= x0 || y1 <= y0) return Rect{};
+  return Rect{x0, y0, x1 - x0, y1 - y0, true};
+}
+
+bool seen_at(const Rect& clip, float x, float y) { return !clip.shown || clip.contains(x, y); }
+
 }  // namespace
 
 void HitMap::clear() {
@@ -31,18 +42,18 @@ void HitMap::clear() {
 void HitMap::add_heatmap(int buffer, bool transposed, int rows, int cols, const Rect& rect, int row0, int col0) {
   if (rows <= 0 || cols <= 0 || rect.w <= 0 || rect.h <= 0) return;
   order_.push_back({true, heatmaps_.size()});
-  heatmaps_.push_back({buffer, transposed, rows, cols, shown(rect), row0, col0});
+  heatmaps_.push_back({buffer, transposed, rows, cols, shown(rect), row0, col0, clip()});
 }
 
 void HitMap::add_strip(HitKind kind, int buffer, int row, int c0, int c1, const Rect& rect) {
   if (c1 <= c0) return;
   order_.push_back({false, boxes_.size()});
-  boxes_.push_back({kind, buffer, row, row + 1, c0, c1, "", shown(rect), Rect{}});
+  boxes_.push_back({kind, buffer, row, row + 1, c0, c1, "", shown(rect), Rect{}, clip()});
 }
 
 void HitMap::add_register(int buffer, int row, const std::string& name, const Rect& rect) {
   order_.push_back({false, boxes_.size()});
-  boxes_.push_back({HitKind::reg, buffer, row, row + 1, 0, 1, name, shown(rect), Rect{}});
+  boxes_.push_back({HitKind::reg, buffer, row, row + 1, 0, 1, name, shown(rect), Rect{}, clip()});
 }
 
 void HitMap::add_node(const std::vector<int>& buffers, int row, int node, const std::string& name,
@@ -52,29 +63,29 @@ void HitMap::add_node(const std::vector<int>& buffers, int row, int node, const 
     const int b = *it;
     if (b < 0) continue;
     order_.push_back({false, boxes_.size()});
-    boxes_.push_back({HitKind::node, b, row, row + 1, node, node + 1, name, shown(rect), Rect{}});
+    boxes_.push_back({HitKind::node, b, row, row + 1, node, node + 1, name, shown(rect), Rect{}, clip()});
   }
 }
 
 void HitMap::add_memory(const std::string& name, const Rect& rect, int buffer, int r0, int r1, int c0, int c1,
                         const Rect& labelled) {
   order_.push_back({false, boxes_.size()});
-  boxes_.push_back({HitKind::memory, buffer, r0, r1, c0, c1, name, shown(rect), labelled});
+  boxes_.push_back({HitKind::memory, buffer, r0, r1, c0, c1, name, shown(rect), labelled, clip()});
 }
 
 void HitMap::add_code_line(int line, const std::string& text, const Rect& rect) {
   order_.push_back({false, boxes_.size()});
-  boxes_.push_back({HitKind::code_line, -1, line, line + 1, 0, 0, text, shown(rect), Rect{}});
+  boxes_.push_back({HitKind::code_line, -1, line, line + 1, 0, 0, text, shown(rect), Rect{}, clip()});
 }
 
 void HitMap::add_panel(const std::string& name, const Rect& rect) {
   order_.push_back({false, boxes_.size()});
-  boxes_.push_back({HitKind::panel, -1, 0, 0, 0, 0, name, shown(rect), Rect{}});
+  boxes_.push_back({HitKind::panel, -1, 0, 0, 0, 0, name, shown(rect), Rect{}, clip()});
 }
 
 void HitMap::add_move(const std::string& name, const Rect& rect) {
   order_.push_back({false, boxes_.size()});
-  boxes_.push_back({HitKind::move, -1, 0, 0, 0, 0, name, shown(rect), Rect{}});
+  boxes_.push_back({HitKind::move, -1, 0, 0, 0, 0, name, shown(rect), Rect{}, clip()});
 }
 
 std::vector<HitMap::Labelled> HitMap::memory_boxes() const {
@@ -93,12 +104,12 @@ std::vector<Rect> HitMap::step_rects(const Step& step) const {
       for (const Box& b : boxes_)
         if (b.kind == HitKind::memory && b.buffer == g.buffer && overlaps(b.r0, b.r1, g.r0, g.r1) &&
             overlaps(b.c0, b.c1, g.c0, g.c1))
-          out.push_back(b.labelled.shown ? b.labelled : b.rect);
+          if (const Rect r = within(b.labelled.shown ? b.labelled : b.rect, b.clip); r.shown) out.push_back(r);
     }
   for (const Box& b : boxes_)
     if (b.kind == HitKind::move ||
         (b.kind == HitKind::code_line && b.r0 >= step.line && b.r0 <= std::max(step.line, step.line_end)))
-      out.push_back(b.rect);
+      if (const Rect r = within(b.rect, b.clip); r.shown) out.push_back(r);
   return out;
 }
 
@@ -127,8 +138,10 @@ std::vector<Rect> HitMap::rects_of_region(int buffer, int r0, int r1, int c0, in
       dr1 = std::min(dr1, h.rows), dc1 = std::min(dc1, h.cols);
       if (dr1 <= dr0 || dc1 <= dc0) continue;
       const float cw = h.rect.w / static_cast<float>(h.cols), ch = h.rect.h / static_cast<float>(h.rows);
-      out.push_back(Rect{h.rect.x + static_cast<float>(dc0) * cw, h.rect.y + static_cast<float>(dr0) * ch,
-                         static_cast<float>(dc1 - dc0) * cw, static_cast<float>(dr1 - dr0) * ch, true});
+      const Rect r = within(Rect{h.rect.x + static_cast<float>(dc0) * cw, h.rect.y + static_cast<float>(dr0) * ch,
+                                 static_cast<float>(dc1 - dc0) * cw, static_cast<float>(dr1 - dr0) * ch, true},
+                            h.clip);
+      if (r.shown) out.push_back(r);
       continue;
     }
     // The first box of the buffer that shows any of the cells, joined with the boxes of the
@@ -142,8 +155,8 @@ std::vector<Rect> HitMap::rects_of_region(int buffer, int r0, int r1, int c0, in
     Rect joined;
     for (const Box& b : boxes_)
       if (b.buffer == buffer && b.kind == first.kind && overlaps(b.r0, b.r1, r0, r1) && overlaps(b.c0, b.c1, c0, c1))
-        joined = unite(joined, b.rect);
-    out.push_back(joined);
+        if (const Rect r = within(b.rect, b.clip); r.shown) joined = unite(joined, r);
+    if (joined.shown) out.push_back(joined);
   }
   return out;
 }
@@ -152,7 +165,7 @@ std::optional<Hit> HitMap::at(float x, float y) const {
   for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
     if (it->heat) {
       const Heat& h = heatmaps_[it->index];
-      if (!h.rect.contains(x, y)) continue;
+      if (!h.rect.contains(x, y) || !seen_at(h.clip, x, y)) continue;
       const float cw = h.rect.w / static_cast<float>(h.cols), ch = h.rect.h / static_cast<float>(h.rows);
       const int dr = std::clamp(static_cast<int>(std::floor((y - h.rect.y) / ch)), 0, h.rows - 1);
       const int dc = std::clamp(static_cast<int>(std::floor((x - h.rect.x) / cw)), 0, h.cols - 1);
@@ -166,7 +179,7 @@ std::optional<Hit> HitMap::at(float x, float y) const {
     }
     const Box& b = boxes_[it->index];
     // A panel lies under every element drawn in it: it is found by name, not by point.
-    if (b.kind == HitKind::panel || !b.rect.contains(x, y)) continue;
+    if (b.kind == HitKind::panel || !b.rect.contains(x, y) || !seen_at(b.clip, x, y)) continue;
     Hit hit;
     hit.kind = b.kind;
     hit.buffer = b.buffer;

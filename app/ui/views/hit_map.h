@@ -8,6 +8,7 @@
 #include "app/ui/views/view_logic.h"
 #include "core/recording.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,11 @@ struct Hit {
 class HitMap {
  public:
   void clear();
+  // Where what is added next can be seen: the clip of the window it is drawn in, from
+  // `source` (the shell asks ImGui). The parts of an element outside it are not reported by
+  // step_rects, rects_of_region and at() (a scrolled panel's hidden rows, which lie under the
+  // panel below it). Without a source nothing is clipped. clear() keeps it.
+  void set_clip_source(std::function<Rect()> source) { clip_source_ = std::move(source); }
   bool empty() const { return heatmaps_.empty() && boxes_.empty(); }
 
   // A heatmap of `rows` × `cols` display cells filling `rect`; display cell (r, c) is buffer
@@ -102,6 +108,7 @@ class HitMap {
     int rows, cols;
     Rect rect;
     int row0, col0;
+    Rect clip;  // where it can be seen; not shown: everywhere
   };
   struct Box {
     HitKind kind;
@@ -110,6 +117,7 @@ class HitMap {
     std::string name;
     Rect rect;
     Rect labelled;  // a memory box with its label and size; not shown: rect
+    Rect clip;      // as Heat's
   };
   // Draw order across both lists, so at() finds the topmost.
   struct Order {
@@ -119,6 +127,8 @@ class HitMap {
   std::vector<Heat> heatmaps_;
   std::vector<Box> boxes_;
   std::vector<Order> order_;
+  std::function<Rect()> clip_source_;
+  Rect clip() const { return clip_source_ ? clip_source_() : Rect{}; }
 };
 
 // Whether two shown boxes share any point inside them.
