@@ -176,3 +176,47 @@ TEST_CASE("click to jump: a cell goes to the step that wrote it, Shift to the fi
   CHECK(jump_to_cell(app, x, 0, 4, true));
   CHECK(app.timeline.playhead() == 4);
 }
+
+TEST_CASE("ask me first: the strip's \"next question: in N steps\" is the number of → presses that asks it") {
+  AppState app;
+  open_online(app);
+  app.quiz.on = true;
+  quiz_check(app);
+  REQUIRE(app.quiz.questions.size() >= 2);
+  const int n = static_cast<int>(app.quiz.questions.size());
+  int met = 0;
+  while (app.timeline.playhead() < app.timeline.count() - 1) {
+    const std::string ahead = quiz_ahead(app.quiz, app.timeline.playhead());
+    CAPTURE(app.timeline.playhead());
+    CAPTURE(ahead);
+    if (met == n) {
+      CHECK(ahead == "no more questions ahead");
+      step(app);
+      continue;
+    }
+    // Press → until a question is asked, counting; the strip said so many before the first.
+    int presses = 0;
+    const int from = app.timeline.playhead();
+    while (app.quiz.asking < 0 && presses < app.timeline.count()) {
+      step(app);
+      ++presses;
+    }
+    REQUIRE(app.quiz.asking >= 0);
+    CHECK(ahead == (presses == 1 ? std::string("the next question: at the next step")
+                                 : "the next question: in " + std::to_string(presses) + " steps"));
+    CHECK(from + presses - 1 == app.timeline.playhead());  // held on the step before the question's
+    // Skip it every other time, answer it the others: either way it is behind us after.
+    if (met % 2 == 0) quiz_skip(app.quiz);
+    else {
+      app.quiz.input = app.quiz.question()->shown;
+      REQUIRE(quiz_answer(app.quiz) >= 0);
+    }
+    app.seek(app.timeline.playhead() + 1);
+    app.sync_cursor();
+    quiz_check(app);
+    ++met;
+  }
+  CHECK(met == n);
+  Quiz none;
+  CHECK(quiz_ahead(none, 0) == "no questions in this lesson");
+}

@@ -265,3 +265,110 @@ TEST_CASE("ask me first: the question and the answer cover nothing the step poin
   }
   restore_window();
 }
+
+namespace {
+
+// The Ask me first strip drawn in the last frame (whichever of its three states), or nullptr.
+const ImGuiWindow* strip_window() {
+  for (const char* name : {"##ask-question", "##ask-answer", "##ask-between"})
+    if (Headless::drawn(name)) return ImGui::FindWindowByName(name);
+  return nullptr;
+}
+
+struct Box {
+  float x = 0, y = 0, w = 0, h = 0;
+};
+Box box_of(const ImGuiWindow* w) { return {w->Pos.x, w->Pos.y, w->Size.x, w->Size.y}; }
+bool apart(const Box& a, const Box& b) {
+  return a.x + a.w <= b.x + 0.5f || b.x + b.w <= a.x + 0.5f || a.y + a.h <= b.y + 0.5f || b.y + b.h <= a.y + 0.5f;
+}
+
+}  // namespace
+
+TEST_CASE("ask me first: its strip covers no panel, holds what it says without clipping, and keeps its place and the panels' at every step, at 1280×800 and presenting at 1920×1080") {
+  // Sample (tests/sample.h): every lesson, at one of the two sizes, turning with the lesson.
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  const char* panels[] = {"View", "Memory: HBM and SRAM", "Explanation", "Pseudocode", "Timeline", "Inputs", "Lessons"};
+  for (std::size_t li = 0; li < lessons().size(); ++li) {
+    const Lesson& l = lessons()[li];
+    for (bool presenting : {false, true}) {
+      if (!sample::keeps(li, presenting ? 0 : 1, 2)) continue;
+      CAPTURE(l.id);
+      CAPTURE(presenting);
+      io.DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
+      AppState app;
+      app.background_allowed = false;
+      REQUIRE(app.open_lesson(l.id));
+      app.tab = Tab::lesson;
+      app.tab_changed = true;
+      app.presenting = presenting;
+      use_scale(app, presenting ? 1.5f : 1.0f, presenting ? Theme::projector : Theme::dark);
+      h.frame(app);
+      app.quiz.on = true;
+      h.frame(app);
+      h.frame(app);
+      REQUIRE(strip_window());
+      const Box strip = box_of(strip_window());
+      const Box view = box_of(ImGui::FindWindowByName("View"));
+      const ImVec2 pad = ImGui::GetStyle().WindowPadding;
+      int asked = 0, wrong = 0;
+      for (int k = 0; k < 2 * app.timeline.count() + 2 && app.timeline.playhead() < app.timeline.count() - 1; ++k) {
+        // A window measures what it holds a frame after it appears: one more frame.
+        h.frame(app);
+        CAPTURE(app.timeline.playhead());
+        REQUIRE(app.presenting == presenting);
+        const ImGuiWindow* w = strip_window();
+        REQUIRE(w);
+        const std::string name = w->Name;
+        CAPTURE(name);
+        const Box b = box_of(w);
+        CHECK(b.x == doctest::Approx(strip.x));
+        CHECK(b.y == doctest::Approx(strip.y));
+        CHECK(b.w == doctest::Approx(strip.w));
+        CHECK(b.h == doctest::Approx(strip.h));
+        const Box v = box_of(ImGui::FindWindowByName("View"));
+        CHECK(v.h == doctest::Approx(view.h));
+        for (const char* p : panels)
+          if (Headless::drawn(p)) {
+            CAPTURE(p);
+            CHECK(apart(b, box_of(ImGui::FindWindowByName(p))));
+          }
+        // What it holds fits inside its padding: nothing cut at its bottom or its right.
+        CHECK(w->ContentSize.y <= w->Size.y - 2 * pad.y + 0.5f);
+        CHECK(w->ContentSize.x <= w->Size.x - 2 * pad.x + 0.5f);
+        if (Headless::drawn("##ask-question")) {
+          // First a refused answer (its message in the strip, which must still fit), then the
+          // right one or a wrong one.
+          if (asked++ == 0) {
+            h.type_text(app, "what?");
+            h.press(app, GLFW_KEY_ENTER);
+            REQUIRE(Headless::drawn("##ask-question"));
+            REQUIRE_FALSE(app.quiz.error.empty());
+            h.frame(app);
+            const ImGuiWindow* e = ImGui::FindWindowByName("##ask-question");
+            CHECK(box_of(e).h == doctest::Approx(strip.h));
+            CHECK(e->ContentSize.y <= e->Size.y - 2 * pad.y + 0.5f);
+            CHECK(e->ContentSize.x <= e->Size.x - 2 * pad.x + 0.5f);
+            for (int i = 0; i < 12 && !app.quiz.input.empty(); ++i) h.press(app, GLFW_KEY_BACKSPACE);
+            REQUIRE(app.quiz.input.empty());
+          }
+          const Question& qu = *app.quiz.question();
+          const std::string answer = wrong++ % 2 == 0 ? qu.shown : qu.kind == QuestionKind::tile ? "9, 9" : "12345";
+          h.type_text(app, answer.c_str());
+          h.press(app, GLFW_KEY_ENTER);
+          CAPTURE(app.quiz.input);
+          CAPTURE(app.quiz.error);
+          REQUIRE(Headless::drawn("##ask-answer"));
+          continue;
+        }
+        h.press(app, GLFW_KEY_RIGHT);
+      }
+      CHECK(asked == static_cast<int>(app.quiz.questions.size()));
+      // The last step: the score, in the same place.
+      REQUIRE(strip_window());
+      CHECK(box_of(strip_window()).y == doctest::Approx(strip.y));
+    }
+  }
+  restore_window();
+}

@@ -93,6 +93,19 @@ std::string quiz_score(const Quiz& q) {
   return out;
 }
 
+std::string quiz_ahead(const Quiz& q, int at) {
+  if (q.questions.empty()) return "no questions in this lesson";
+  for (std::size_t i = 0; i < q.questions.size(); ++i) {
+    const int step = q.questions[i].step;
+    if (step <= at || q.verdicts[i] || q.skipped[i]) continue;
+    // Stepping onto `step` asks it: that is the (step − at)-th press of → from here.
+    const int presses = step - at;
+    return presses == 1 ? std::string("the next question: at the next step")
+                        : strf("the next question: in %d steps", presses);
+  }
+  return "no more questions ahead";
+}
+
 // ---- with the app ---------------------------------------------------------------------------
 
 void quiz_check(AppState& app) {

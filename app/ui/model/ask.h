@@ -57,6 +57,11 @@ const Question* quiz_question_at(const Quiz& q, int step);
 // "4 of 6 right" (with "· 1 skipped"), over the questions met so far; empty before the first.
 std::string quiz_score(const Quiz& q);
 
+// Where the next question is asked, seen from step `at`: "the next question: in 3 steps" (the
+// presses of → until it is asked), "… at the next step", "no more questions ahead" (all the
+// later ones answered or skipped), or "no questions in this lesson".
+std::string quiz_ahead(const Quiz& q, int at);
+
 // The Go to… box (Ctrl+G): what is typed and why it was refused.
 struct GoToBox {
   bool open = false;   // asked to open (the frame opens the popup)

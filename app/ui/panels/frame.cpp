@@ -5,6 +5,8 @@
 #include "app/ui/widgets.h"
 #include "core/text.h"
 
+#include <imgui_internal.h>
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -16,7 +18,7 @@ namespace flashstep::ui {
 namespace {
 
 struct Layout {
-  PanelRect lessons, inputs, view, explanation, pseudocode, memory, timeline, status, log;
+  PanelRect lessons, inputs, view, explanation, pseudocode, memory, timeline, status, log, ask;
 };
 
 // Fixed tiling: lessons over inputs on the left; the view over the memory panel in the
@@ -81,10 +83,14 @@ Layout layout(const AppState& app, PanelFlags f, ImVec2 origin, ImVec2 size) {
     if (f.pseudocode) L.pseudocode = {ImVec2(rx, top + eh), ImVec2(right, avail_h - eh)};
   }
   const float cx = origin.x + left, cw = size.x - left - right;
+  // Ask me first's strip at the bottom of the centre column, under the view and the memory panel.
+  const float ah = f.view ? std::min(quiz_strip_height(app, cw), avail_h * 0.3f) : 0.0f;
+  const float column_h = avail_h - ah;
+  if (ah > 0) L.ask = {ImVec2(cx, top + column_h), ImVec2(cw, ah)};
   // Likewise the memory panel: at most 40% of the height, whatever the font.
-  const float mh = f.memory ? std::min(std::clamp(avail_h * 0.36f, 160 * s, 340 * s), avail_h * 0.4f) : 0;
-  L.view = {ImVec2(cx, top), ImVec2(cw, avail_h - mh)};
-  if (f.memory) L.memory = {ImVec2(cx, top + avail_h - mh), ImVec2(cw, mh)};
+  const float mh = f.memory ? std::min(std::clamp(column_h * 0.36f, 160 * s, 340 * s), column_h * 0.4f) : 0;
+  L.view = {ImVec2(cx, top), ImVec2(cw, column_h - mh)};
+  if (f.memory) L.memory = {ImVec2(cx, top + column_h - mh), ImVec2(cw, mh)};
   return L;
 }
 
@@ -224,15 +230,17 @@ void draw_presentation(AppState& app, const PanelRect& all) {
   // draws nothing: the memory panel takes what it needs from 0.32 to 0.36 of the height (it
   // gets smaller, then drops its counters, within that); the explanation and the pseudocode
   // share the right column at the largest size at which both fit.
-  float memory_h = memory ? h * 0.32f : 0.0f, explanation_h = h * 0.45f;
+  // Ask me first's strip under the view and the memory panel, the left column's bottom.
+  const float ask_h = std::min(quiz_strip_height(app, left), h * 0.3f), column_h = h - ask_h;
+  float memory_h = memory ? column_h * 0.32f : 0.0f, explanation_h = h * 0.45f;
   const ImGuiWindowFlags measure = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs |
                                    ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoSavedSettings |
                                    ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
   if (memory && app.played.rec->step_count() > 0) {
     ImGui::SetNextWindowPos(o);
-    ImGui::SetNextWindowSize(ImVec2(left, h * 0.36f - chrome + st.WindowPadding.y * 2));
+    ImGui::SetNextWindowSize(ImVec2(left, column_h * 0.36f - chrome + st.WindowPadding.y * 2));
     ImGui::Begin("##measure-memory", nullptr, measure);
-    memory_h = std::clamp(memory_window_height(app) + chrome, h * 0.32f, h * 0.36f);
+    memory_h = std::clamp(memory_window_height(app) + chrome, column_h * 0.32f, column_h * 0.36f);
     ImGui::SetWindowFontScale(1.0f);
     ImGui::End();
   }
@@ -257,15 +265,14 @@ void draw_presentation(AppState& app, const PanelRect& all) {
     text.set(1.0f);
     ImGui::End();
   }
-  const float view_h = h - memory_h;
+  const float view_h = column_h - memory_h;
   draw_view_panel(app, {o, ImVec2(left, view_h)});
   if (memory) draw_memory_window(app, {ImVec2(o.x, o.y + view_h), ImVec2(left, memory_h)});
   if (!alone) {
     draw_explanation_panel(app, {ImVec2(o.x + left, o.y), ImVec2(right, explanation_h)});
     draw_pseudocode_panel(app, {ImVec2(o.x + left, o.y + explanation_h), ImVec2(right, h - explanation_h)});
   }
-  if (memory) draw_quiz(app, {ImVec2(o.x, o.y + view_h), ImVec2(left, memory_h)}, true);
-  else draw_quiz(app, {o, ImVec2(left, view_h)}, false);
+  draw_quiz(app, {ImVec2(o.x, o.y + h - ask_h), ImVec2(left, ask_h)});
   begin_panel("##presentation-counter", {ImVec2(o.x, o.y + h), ImVec2(all.size.x, line)}, nullptr,
               ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoInputs);
   const std::string counter = presentation_status(app);
@@ -369,7 +376,14 @@ void observe_moves(AppState& app, const FrameOptions& opt) {
 }
 
 void draw_frame(AppState& app, const FrameOptions& opt) {
-  app.hits.clear();  // what this frame's views draw where
+  app.hits.clear();  // what this frame's views draw where, as far as their windows show it
+  app.hits.set_clip_source([] {
+    // Read only: asking the fallback window (no window begun) for its draw list would show it.
+    const ImGuiWindow* w = ImGui::GetCurrentWindowRead();
+    if (!w || w->IsFallbackWindow) return Rect{};
+    const ImVec2 a = w->DrawList->GetClipRectMin(), b = w->DrawList->GetClipRectMax();
+    return Rect{a.x, a.y, b.x - a.x, b.y - a.y, true};
+  });
   set_picture_mode(opt.picture || app.presenting);
   set_figure_mode(opt.picture);
   const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -433,7 +447,7 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
   if (f.status) draw_status_bar(app, L.status);
   if (f.log) draw_log_panel(app, L.log);
   if (f.shortcuts) draw_shortcuts_window(app);
-  if (f.view) draw_quiz(app, f.memory ? L.memory : L.view, f.memory);
+  if (f.view) draw_quiz(app, L.ask);
   draw_go_to(app);
   draw_tour(app);
 }

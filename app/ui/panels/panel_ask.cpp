@@ -11,84 +11,79 @@
 #include <algorithm>
 #include <optional>
 #include <cfloat>
-#include <cmath>
-#include <vector>
 
 namespace flashstep::ui {
 
 namespace {
 
-constexpr ImGuiWindowFlags kBoxFlags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
-                                       ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoMove |
-                                       ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
+// The strip's text width: its panel's less the padding.
+float strip_text_width(float width) { return std::max(width - 2 * ImGui::GetStyle().WindowPadding.x, 1.0f); }
 
-// The box hangs from the top of `area` (the memory panel, under the view) or, with `below`
-// false, stands on the bottom of the view: never over what the step points at (its cells and
-// registers, which hold what the answer follows from and, once answered, the value itself; its
-// memory tiles and the arrows of what it loads and writes; its pseudocode lines, as the frame's
-// HitMap has them). Where its place would cover any of them, the nearest place clear of them
-// in `area`, then on the screen.
-// `lines`: its lines of text at `width`, beside one field where `field`.
-bool begin_box(const AppState& app, const char* id, const PanelRect& area, bool below, float s, float width,
-               int lines, bool field) {
-  std::vector<Rect> avoid;
-  const int at = app.timeline.playhead();
-  if (app.played.rec && at >= 0 && at < app.played.rec->step_count())
-    avoid = app.hits.step_rects(app.played.rec->steps[static_cast<std::size_t>(at)]);
-  // Its size: its width and lines, or as drawn last frame where that is larger (a box that has
-  // just appeared is measured a frame later).
-  const ImVec2 pad(14 * s, 10 * s);
-  ImVec2 size(width + 2 * pad.x, ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(lines) +
-                                     (field ? ImGui::GetFrameHeightWithSpacing() : 0.0f) + 2 * pad.y);
-  if (const ImGuiWindow* last = ImGui::FindWindowByName(id); last && last->WasActive)
-    size = ImVec2(std::max(size.x, last->SizeFull.x), std::max(size.y, last->SizeFull.y));
-  const float y = below ? area.pos.y + 6 * s : area.pos.y + area.size.y - 14 * s - size.y;
-  std::vector<Rect> boxes = {Rect{area.pos.x + (area.size.x - size.x) * 0.5f, y, size.x, size.y, true}};
-  const Rect own{area.pos.x, area.pos.y, area.size.x, area.size.y, true};
-  const ImGuiViewport* vp = ImGui::GetMainViewport();
-  const Rect screen{vp->Pos.x, vp->Pos.y, vp->Size.x, vp->Size.y, true};
-  // Else the clear place nearest to that one, within `area`, then on the screen.
-  for (const Rect& within : {own, screen}) {
-    std::vector<Rect> grid = grid_boxes(within, size.x, size.y, 16 * s);
-    const Rect& want = boxes.front();
-    auto far = [&](const Rect& b) { return std::hypot(b.x - want.x, b.y - want.y); };
-    std::stable_sort(grid.begin(), grid.end(), [&](const Rect& a, const Rect& b) { return far(a) < far(b); });
-    boxes.insert(boxes.end(), grid.begin(), grid.end());
-  }
-  const int pick = first_clear(boxes, avoid);
-  const Rect& box = boxes[static_cast<std::size_t>(std::max(pick, 0))];
-  ImGui::SetNextWindowPos(ImVec2(box.x, box.y), ImGuiCond_Always);
-  ImGui::SetNextWindowBgAlpha(0.96f);
-  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(std::max(area.size.x - 40 * s, 200.0f), FLT_MAX));
-  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, pad);
-  ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 2.0f * s);
-  const bool open = ImGui::Begin(id, nullptr, kBoxFlags);
-  ImGui::PopStyleVar(2);
-  return open;
+// The label before the prompt, the question's as the answer's, so the prompt stays in place.
+constexpr const char* kLabel = "Predict before you look:";
+// The strip's font size: a panel's, at the window font scale 1, whatever window is current
+// (the layout measures it between windows).
+float strip_font_size() { return ImGui::GetIO().FontGlobalScale * ImGui::GetFont()->FontSize; }
+float prompt_width(float text_width) {
+  const float label = ImGui::GetFont()->CalcTextSizeA(strip_font_size(), FLT_MAX, 0.0f, kLabel).x;
+  return std::max(text_width - label - ImGui::GetStyle().ItemSpacing.x, 80.0f);
 }
 
-void text_wrapped_at(const std::string& text, float width) {
-  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
-  ImGui::TextUnformatted(text.c_str());
-  ImGui::PopTextWrapPos();
+// The label, then the prompt wrapped beside it (its later lines under its first).
+void labelled_prompt(const std::string& prompt, float text_width) {
+  ImGui::TextDisabled("%s", kLabel);
+  ImGui::SameLine();
+  ImGui::BeginGroup();
+  text_rich(prompt, prompt_width(text_width));
+  ImGui::EndGroup();
 }
 
 }  // namespace
 
-void draw_quiz(AppState& app, const PanelRect& area, bool below) {
+bool quiz_strip_shown(const AppState& app) {
+  return app.quiz.on && app.tab == Tab::lesson && !app.timeline.empty();
+}
+
+// The prompt's lines beside its label (the tallest prompt of the lesson), and one row under them
+// for the field, the verdict or the score: as tall at every step.
+float quiz_strip_height(const AppState& app, float width) {
+  if (!quiz_strip_shown(app)) return 0.0f;
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float size = strip_font_size(), w = prompt_width(strip_text_width(width));
+  int prompt = 1;
+  for (const Question& qu : app.quiz.questions)
+    prompt = std::max(prompt, static_cast<int>(wrap_rich(qu.prompt, w, size).size()));
+  const float line = size + st.ItemSpacing.y, field = size + 2 * st.FramePadding.y + st.ItemSpacing.y;
+  return line * static_cast<float>(prompt) + std::max(field, line) + 2 * st.WindowPadding.y;
+}
+
+void draw_quiz(AppState& app, const PanelRect& strip) {
   Quiz& q = app.quiz;
-  if (!q.on || app.tab != Tab::lesson || app.timeline.empty()) return;
+  if (!quiz_strip_shown(app) || strip.size.y <= 0) return;
   const float s = app.ui_scale;
   const Palette& pal = palette_of(app.theme);
-  const float width = std::clamp(area.size.x * 0.6f, 260 * s, 620 * s);
+  const float width = strip_text_width(strip.size.x);
   const int at = app.timeline.playhead();
-  if (const Question* qu = q.question(); qu && at == qu->step - 1) {
-    const int lines = 1 + static_cast<int>(wrap_rich(qu->prompt, width, ImGui::GetFontSize()).size()) +
-                      (q.error.empty() ? 0 : 2);
-    if (!begin_box(app, "##ask-question", area, below, s, width, lines, true)) return ImGui::End();
-    ImGui::TextDisabled("Predict before you look");
-    text_rich(qu->prompt, width);
-    ImGui::SetNextItemWidth(std::max(width * 0.55f, ImGui::CalcTextSize(qu->hint.c_str()).x + 24 * s));
+  const Question* qu = q.question();
+  if (qu && at != qu->step - 1) qu = nullptr;
+  const Verdict* v = qu ? nullptr : quiz_reveal(q, at);
+  const std::string total = quiz_score(q);
+  const std::string score = total.empty()                        ? std::string()
+                            : at == app.timeline.count() - 1 ? "End of the lesson: " + total
+                                                             : "so far " + total;
+  const char* id = qu ? "##ask-question" : v ? "##ask-answer" : "##ask-between";
+  ImGui::PushStyleColor(ImGuiCol_Border, ImGui::ColorConvertU32ToFloat4(qu ? pal.current : pal.grid));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, (qu ? 2.0f : 1.0f) * s);
+  const bool open = begin_panel(id, strip, nullptr, ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
+  ImGui::PopStyleVar();
+  ImGui::PopStyleColor();
+  app.hits.add_panel("Ask me first", Rect{strip.pos.x, strip.pos.y, strip.size.x, strip.size.y, true});
+  if (!open) return ImGui::End();
+  // What is left of the last row after what it holds so far.
+  auto room = [&] { return ImGui::GetWindowContentRegionMax().x - ImGui::GetCursorPosX(); };
+  if (qu) {
+    labelled_prompt(qu->prompt, width);
+    ImGui::SetNextItemWidth(std::max(ImGui::CalcTextSize(qu->hint.c_str()).x + 24 * s, 180 * s));
     if (q.focus) {
       ImGui::SetKeyboardFocusHere();
       q.focus = false;
@@ -97,32 +92,38 @@ void draw_quiz(AppState& app, const PanelRect& area, bool below) {
     const bool entered = ImGui::InputTextWithHint("##answer", hint.c_str(), &q.input,
                                                   ImGuiInputTextFlags_EnterReturnsTrue);
     const bool escaped = key_pressed(ImGuiKey_Escape);
-    ImGui::SameLine();
-    ImGui::TextDisabled("Enter: answer   Esc: skip");
+    // Beside the field: why the last input was not taken, then the keys where they still fit.
     if (!q.error.empty()) {
+      ImGui::SameLine();
       ImGui::PushStyleColor(ImGuiCol_Text, pal.nonfinite);
-      text_wrapped_at(q.error, width);
+      ImGui::TextUnformatted(q.error.c_str());
       ImGui::PopStyleColor();
     }
+    const char* keys = "Enter: answer   Esc: skip";
+    ImGui::SameLine();
+    if (ImGui::CalcTextSize(keys).x <= room()) ImGui::TextDisabled("%s", keys);
+    else ImGui::NewLine();
     ImGui::End();
     if (entered) quiz_enter(app);
     else if (escaped) quiz_escape(app);
     return;
   }
-  const Verdict* v = quiz_reveal(q, at);
-  const bool last = at == app.timeline.count() - 1;
-  const std::string total = last ? quiz_score(q) : std::string();
-  if (!v && total.empty()) return;
-  const int lines = (v ? 1 + static_cast<int>(wrap_rich(quiz_question_at(q, at)->prompt, width, ImGui::GetFontSize()).size()) : 0) +
-                    (total.empty() ? 0 : 1);
-  if (!begin_box(app, "##ask-answer", area, below, s, width, lines, false)) return ImGui::End();
   if (v) {
-    text_rich(quiz_question_at(q, at)->prompt, width);
+    // The question of this step with the answer given; the score beside the verdict.
+    labelled_prompt(quiz_question_at(q, at)->prompt, width);
     ImGui::PushStyleColor(ImGuiCol_Text, v->right ? pal.sram : pal.nonfinite);
     ImGui::TextUnformatted(v->line().c_str());
     ImGui::PopStyleColor();
+    if (!score.empty()) {
+      ImGui::SameLine(0, 24 * s);
+      ImGui::TextDisabled("%s", score.c_str());
+    }
+  } else {
+    // Between questions: where the next one comes, and the score.
+    const std::string ahead = "Ask me first · " + quiz_ahead(q, at);
+    ImGui::TextDisabled("%s", ahead.c_str());
+    if (!score.empty()) ImGui::TextUnformatted(score.c_str());
   }
-  if (!total.empty()) ImGui::Text("End of the lesson: %s", total.c_str());
   ImGui::End();
 }
 

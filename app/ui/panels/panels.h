@@ -43,10 +43,14 @@ void draw_timeline_panel(AppState& app, const PanelRect& r);     // panel_timeli
 void draw_status_bar(AppState& app, const PanelRect& r);         // panel_log.cpp
 void draw_log_panel(AppState& app, const PanelRect& r);          // panel_log.cpp
 void draw_shortcuts_window(AppState& app);                       // panel_log.cpp
-// Ask me first's question (or the answer given and, at the last step, the score): from the top
-// of the memory panel under the view (`below`), else over the bottom of the view; the Go to…
-// box while it is open (panel_ask.cpp).
-void draw_quiz(AppState& app, const PanelRect& area, bool below);
+// Ask me first's strip: while it is on, on a lesson's tab, the bottom of the view's column (under
+// the memory panel, presenting too) is kept for its question, the answer given to it, the score
+// and where the next question comes. It is as tall at every step of the lesson (its tallest
+// prompt at `width`), so it covers nothing the step shows and nothing moves when a question comes;
+// 0 while it is not shown. The Go to… box while it is open (panel_ask.cpp).
+bool quiz_strip_shown(const AppState& app);
+float quiz_strip_height(const AppState& app, float width);
+void draw_quiz(AppState& app, const PanelRect& strip);
 void draw_go_to(AppState& app);
 // After the lesson's view is drawn: a click on a cell, bar, register or merge-tree node that the
 // view reported (app.hits) goes to the step that last wrote it, Shift+click to the first step
