@@ -123,6 +123,7 @@ void draw_quiz(AppState& app, const PanelRect& strip) {
     const std::string ahead = "Ask me first · " + quiz_ahead(q, at);
     ImGui::TextDisabled("%s", ahead.c_str());
     if (!score.empty()) ImGui::TextUnformatted(score.c_str());
+    else if (!app.presenting) ImGui::TextDisabled("View ▸ Ask me first turns the questions off");
   }
   ImGui::End();
 }
