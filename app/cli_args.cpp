@@ -101,7 +101,7 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
     cmd->add_option("--scale", p.scale, "Pixels per window unit (2, 4 for slides): rendered at that size, not upscaled")
         ->capture_default_str();
     cmd->add_flag("--transparent", p.transparent, "Transparent background");
-    cmd->add_flag("--present", p.present, "Presentation mode (P in the window): the view alone, larger");
+    cmd->add_flag("--present", p.present, "Presentation mode (P in the window): no menus or controls, everything 1.5× larger, the view with the memory panel, explanation and pseudocode");
     cmd->add_option("--font-scale", p.font_scale, "Font size as View > Font size sets it, 1..3")
         ->capture_default_str();
     cmd->add_option("--out", p.out, "The file to write (written atomically)");
