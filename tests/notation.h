@@ -25,7 +25,6 @@ inline std::string ascii_form(const std::string& t) {
       std::regex(R"(\s-\s)"),                       // x - m
       std::regex(R"(\*)"),                          // 4*d
       std::regex(R"([A-Za-z]~)"),                   // P~ for P̃ (the markup is \~P)
-      std::regex(R"([_^]\{[^}]*[_^]\{)"),             // e^{x_{i}}: markup does not nest
   };
   for (const std::regex& re : kBad) {
     std::smatch m;

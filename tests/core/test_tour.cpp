@@ -6,6 +6,7 @@
 #include "core/engine.h"
 #include "core/lessons.h"
 #include "core/text.h"
+#include "tests/notation.h"
 
 #include <doctest/doctest.h>
 
@@ -163,7 +164,7 @@ std::string tour_error(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("tour: every lesson has a tour of 5 to 12 stops and a one-line takeaway") {
+TEST_CASE("tour: every lesson has a tour of 5 to 12 stops and a one-line takeaway, in the screen's notation as its summary is") {
   REQUIRE(!lessons().empty());
   for (const Lesson& l : lessons()) {
     CAPTURE(l.id);
@@ -171,6 +172,8 @@ TEST_CASE("tour: every lesson has a tour of 5 to 12 stops and a one-line takeawa
     CHECK(l.tour.stops.size() <= 12);
     CHECK(!l.tour.takeaway.empty());
     CHECK(l.tour.takeaway.find('\n') == std::string::npos);
+    CHECK(notation::ascii_form(l.tour.takeaway) == "");
+    CHECK(notation::ascii_form(l.summary) == "");  // the lesson list's, from the same file
   }
 }
 
@@ -193,6 +196,8 @@ TEST_CASE("tour: every stop happens in its lesson's preset, on a step with the e
       const std::string text = fill_tour_text(rec, stop.text, k, row);
       CHECK(text.find("—") == std::string::npos);
       CHECK(text == expected_text(rec, st, stop.text, k, row));
+      // In the notation the screen shows (Kᵀ, Oᵢ⁽ʲ⁾, m₁), not an ASCII stand-in for it.
+      CHECK(notation::ascii_form(text) == "");
     }
   }
 }
