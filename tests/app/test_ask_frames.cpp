@@ -285,17 +285,20 @@ bool apart(const Box& a, const Box& b) {
 
 }  // namespace
 
-TEST_CASE("ask me first: its strip covers no panel, holds what it says without clipping, and keeps its place and the panels' at every step, at 1280×800 and presenting at 1920×1080") {
-  // Sample (tests/sample.h): every lesson, at one of the two sizes, turning with the lesson.
+TEST_CASE("ask me first: its strip covers no panel, holds what it says without clipping, and keeps its place and the panels' at every step, at 1280×800 and presenting at 1920×1080, at fonts 1× and 2×") {
+  // Sample (tests/sample.h): every lesson, at one of the four sizes and fonts, turning with the lesson.
   Headless h;
   ImGuiIO& io = ImGui::GetIO();
   const char* panels[] = {"View", "Memory: HBM and SRAM", "Explanation", "Pseudocode", "Timeline", "Inputs", "Lessons"};
   for (std::size_t li = 0; li < lessons().size(); ++li) {
     const Lesson& l = lessons()[li];
-    for (bool presenting : {false, true}) {
-      if (!sample::keeps(li, presenting ? 0 : 1, 2)) continue;
+    for (std::size_t variant = 0; variant < 4; ++variant) {
+      if (!sample::keeps(li, variant, 4)) continue;
+      const bool presenting = variant % 2 == 1;
+      const float font = variant < 2 ? 1.0f : 2.0f;
       CAPTURE(l.id);
       CAPTURE(presenting);
+      CAPTURE(font);
       io.DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
       AppState app;
       app.background_allowed = false;
@@ -303,7 +306,8 @@ TEST_CASE("ask me first: its strip covers no panel, holds what it says without c
       app.tab = Tab::lesson;
       app.tab_changed = true;
       app.presenting = presenting;
-      use_scale(app, presenting ? 1.5f : 1.0f, presenting ? Theme::projector : Theme::dark);
+      app.set_font_scale(font);
+      use_scale(app, (presenting ? 1.5f : 1.0f) * font, presenting ? Theme::projector : Theme::dark);
       h.frame(app);
       app.quiz.on = true;
       h.frame(app);
@@ -349,6 +353,7 @@ TEST_CASE("ask me first: its strip covers no panel, holds what it says without c
             const ImGuiWindow* e = ImGui::FindWindowByName("##ask-question");
             CHECK(box_of(e).h == doctest::Approx(strip.h));
             CHECK(e->ContentSize.y <= e->Size.y - 2 * pad.y + 0.5f);
+            CAPTURE(app.quiz.error);
             CHECK(e->ContentSize.x <= e->Size.x - 2 * pad.x + 0.5f);
             for (int i = 0; i < 12 && !app.quiz.input.empty(); ++i) h.press(app, GLFW_KEY_BACKSPACE);
             REQUIRE(app.quiz.input.empty());

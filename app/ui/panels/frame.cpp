@@ -19,6 +19,7 @@ namespace {
 
 struct Layout {
   PanelRect lessons, inputs, view, explanation, pseudocode, memory, timeline, status, log, ask;
+  QuizStrip ask_strip;  // Ask me first's: its height and text scale
 };
 
 // Fixed tiling: lessons over inputs on the left; the view over the memory panel in the
@@ -84,7 +85,8 @@ Layout layout(const AppState& app, PanelFlags f, ImVec2 origin, ImVec2 size) {
   }
   const float cx = origin.x + left, cw = size.x - left - right;
   // Ask me first's strip at the bottom of the centre column, under the view and the memory panel.
-  const float ah = f.view ? std::min(quiz_strip_height(app, cw), avail_h * 0.3f) : 0.0f;
+  L.ask_strip = f.view ? quiz_strip(app, cw, avail_h * 0.3f) : QuizStrip{};
+  const float ah = L.ask_strip.height;
   const float column_h = avail_h - ah;
   if (ah > 0) L.ask = {ImVec2(cx, top + column_h), ImVec2(cw, ah)};
   // Likewise the memory panel: at most 40% of the height, whatever the font.
@@ -231,7 +233,8 @@ void draw_presentation(AppState& app, const PanelRect& all) {
   // gets smaller, then drops its counters, within that); the explanation and the pseudocode
   // share the right column at the largest size at which both fit.
   // Ask me first's strip under the view and the memory panel, the left column's bottom.
-  const float ask_h = std::min(quiz_strip_height(app, left), h * 0.3f), column_h = h - ask_h;
+  const QuizStrip ask = quiz_strip(app, left, h * 0.3f);
+  const float ask_h = ask.height, column_h = h - ask_h;
   float memory_h = memory ? column_h * 0.32f : 0.0f, explanation_h = h * 0.45f;
   const ImGuiWindowFlags measure = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs |
                                    ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoSavedSettings |
@@ -272,7 +275,7 @@ void draw_presentation(AppState& app, const PanelRect& all) {
     draw_explanation_panel(app, {ImVec2(o.x + left, o.y), ImVec2(right, explanation_h)});
     draw_pseudocode_panel(app, {ImVec2(o.x + left, o.y + explanation_h), ImVec2(right, h - explanation_h)});
   }
-  draw_quiz(app, {ImVec2(o.x, o.y + h - ask_h), ImVec2(left, ask_h)});
+  draw_quiz(app, {ImVec2(o.x, o.y + h - ask_h), ImVec2(left, ask_h)}, ask.text);
   begin_panel("##presentation-counter", {ImVec2(o.x, o.y + h), ImVec2(all.size.x, line)}, nullptr,
               ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoInputs);
   const std::string counter = presentation_status(app);
@@ -447,7 +450,7 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
   if (f.status) draw_status_bar(app, L.status);
   if (f.log) draw_log_panel(app, L.log);
   if (f.shortcuts) draw_shortcuts_window(app);
-  if (f.view) draw_quiz(app, L.ask);
+  if (f.view) draw_quiz(app, L.ask, L.ask_strip.text);
   draw_go_to(app);
   draw_tour(app);
 }

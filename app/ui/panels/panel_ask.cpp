@@ -16,22 +16,28 @@ namespace flashstep::ui {
 
 namespace {
 
+void text_wrapped_at(const std::string& text, float width) {
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
+}
+
 // The strip's text width: its panel's less the padding.
 float strip_text_width(float width) { return std::max(width - 2 * ImGui::GetStyle().WindowPadding.x, 1.0f); }
 
-// The label before the prompt, the question's as the answer's, so the prompt stays in place.
-constexpr const char* kLabel = "Predict before you look:";
-// The strip's font size: a panel's, at the window font scale 1, whatever window is current
-// (the layout measures it between windows).
-float strip_font_size() { return ImGui::GetIO().FontGlobalScale * ImGui::GetFont()->FontSize; }
-float prompt_width(float text_width) {
-  const float label = ImGui::GetFont()->CalcTextSizeA(strip_font_size(), FLT_MAX, 0.0f, kLabel).x;
-  return std::max(text_width - label - ImGui::GetStyle().ItemSpacing.x, 80.0f);
+float label_width(const char* label) { return ImGui::CalcTextSize(label).x + ImGui::GetStyle().ItemSpacing.x; }
+
+// The label before the prompt, the question's as the answer's, so the prompt stays in place: in
+// full where it leaves the prompt most of the strip, else short (a larger font, a narrow window).
+const char* label_at(float text_width) {
+  constexpr const char* kLong = "Predict before you look:";
+  return label_width(kLong) <= 0.45f * text_width ? kLong : "Predict:";
 }
+float prompt_width(float text_width) { return std::max(text_width - label_width(label_at(text_width)), 80.0f); }
 
 // The label, then the prompt wrapped beside it (its later lines under its first).
 void labelled_prompt(const std::string& prompt, float text_width) {
-  ImGui::TextDisabled("%s", kLabel);
+  ImGui::TextDisabled("%s", label_at(text_width));
   ImGui::SameLine();
   ImGui::BeginGroup();
   text_rich(prompt, prompt_width(text_width));
@@ -44,20 +50,40 @@ bool quiz_strip_shown(const AppState& app) {
   return app.quiz.on && app.tab == Tab::lesson && !app.timeline.empty();
 }
 
-// The prompt's lines beside its label (the tallest prompt of the lesson), and one row under them
-// for the field, the verdict or the score: as tall at every step.
-float quiz_strip_height(const AppState& app, float width) {
-  if (!quiz_strip_shown(app)) return 0.0f;
+// The prompt's lines beside its label (the tallest prompt of the lesson, laid out as the strip
+// lays it out, in a window off the screen), and one row under them for the field, the verdict or
+// the score: as tall at every step. Where that is more than `most`, its text gives way, as the
+// presenting panels' does (down to half its size at font 1×).
+QuizStrip quiz_strip(const AppState& app, float width, float most) {
+  if (!quiz_strip_shown(app)) return {};
   const ImGuiStyle& st = ImGui::GetStyle();
-  const float size = strip_font_size(), w = prompt_width(strip_text_width(width));
-  int prompt = 1;
-  for (const Question& qu : app.quiz.questions)
-    prompt = std::max(prompt, static_cast<int>(wrap_rich(qu.prompt, w, size).size()));
-  const float line = size + st.ItemSpacing.y, field = size + 2 * st.FramePadding.y + st.ItemSpacing.y;
-  return line * static_cast<float>(prompt) + std::max(field, line) + 2 * st.WindowPadding.y;
+  ImGui::SetNextWindowPos(ImVec2(-100000.0f, -100000.0f));
+  ImGui::SetNextWindowSize(ImVec2(width, 10000.0f));
+  ImGui::Begin("##measure-ask", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoBackground |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
+  const float w = strip_text_width(width);
+  const float chrome = 2 * st.WindowPadding.y + 2 * st.WindowBorderSize + 2.0f;
+  auto content = [&] {
+    float tallest = ImGui::GetTextLineHeightWithSpacing();
+    for (const Question& qu : app.quiz.questions) {
+      const float y0 = ImGui::GetCursorPosY();
+      labelled_prompt(qu.prompt, w);
+      tallest = std::max(tallest, ImGui::GetCursorPosY() - y0);
+    }
+    return tallest + std::max(ImGui::GetFrameHeight(), ImGui::GetTextLineHeight());
+  };
+  QuizStrip out;
+  {
+    TextScale text;
+    out.text = shrink_to_fit(text, most - chrome, content, lowest_text_scale(app.font_scale));
+    out.height = std::min(content() + chrome, most);
+  }
+  ImGui::End();
+  return out;
 }
 
-void draw_quiz(AppState& app, const PanelRect& strip) {
+void draw_quiz(AppState& app, const PanelRect& strip, float text_scale) {
   Quiz& q = app.quiz;
   if (!quiz_strip_shown(app) || strip.size.y <= 0) return;
   const float s = app.ui_scale;
@@ -68,7 +94,7 @@ void draw_quiz(AppState& app, const PanelRect& strip) {
   if (qu && at != qu->step - 1) qu = nullptr;
   const Verdict* v = qu ? nullptr : quiz_reveal(q, at);
   const std::string total = quiz_score(q);
-  const std::string score = total.empty()                        ? std::string()
+  const std::string score = total.empty()                    ? std::string()
                             : at == app.timeline.count() - 1 ? "End of the lesson: " + total
                                                              : "so far " + total;
   const char* id = qu ? "##ask-question" : v ? "##ask-answer" : "##ask-between";
@@ -79,53 +105,79 @@ void draw_quiz(AppState& app, const PanelRect& strip) {
   ImGui::PopStyleColor();
   app.hits.add_panel("Ask me first", Rect{strip.pos.x, strip.pos.y, strip.size.x, strip.size.y, true});
   if (!open) return ImGui::End();
-  // What is left of the last row after what it holds so far.
-  auto room = [&] { return ImGui::GetWindowContentRegionMax().x - ImGui::GetCursorPosX(); };
-  if (qu) {
-    labelled_prompt(qu->prompt, width);
-    ImGui::SetNextItemWidth(std::max(ImGui::CalcTextSize(qu->hint.c_str()).x + 24 * s, 180 * s));
-    if (q.focus) {
-      ImGui::SetKeyboardFocusHere();
-      q.focus = false;
-    }
-    const std::string hint = qu->hint;
-    const bool entered = ImGui::InputTextWithHint("##answer", hint.c_str(), &q.input,
-                                                  ImGuiInputTextFlags_EnterReturnsTrue);
-    const bool escaped = key_pressed(ImGuiKey_Escape);
-    // Beside the field: why the last input was not taken, then the keys where they still fit.
-    if (!q.error.empty()) {
-      ImGui::SameLine();
-      ImGui::PushStyleColor(ImGuiCol_Text, pal.nonfinite);
-      ImGui::TextUnformatted(q.error.c_str());
+  bool entered = false, escaped = false;
+  {
+    TextScale text;
+    text.set(text_scale);
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    if (qu) {
+      // Why the last input was not taken goes beside the field where it fits there, else in the
+      // prompt's place (it says what to type); the field keeps the strip's last row either way.
+      const float least = ImGui::CalcTextSize(qu->hint.c_str()).x + 24 * s;
+      const float error_w = q.error.empty() ? 0.0f : ImGui::CalcTextSize(q.error.c_str()).x;
+      const bool beside = q.error.empty() || error_w <= width - least - spacing;
+      if (beside) {
+        labelled_prompt(qu->prompt, width);
+      } else {
+        ImGui::PushStyleColor(ImGuiCol_Text, pal.nonfinite);
+        text_wrapped_at(q.error, width);
+        ImGui::PopStyleColor();
+      }
+      ImGui::SetCursorPosY(
+          std::max(ImGui::GetCursorPosY(), ImGui::GetWindowContentRegionMax().y - ImGui::GetFrameHeight()));
+      // The field as wide as its hint and some, narrower where the refusal must fit beside it.
+      float field = std::max(least, 180 * s);
+      if (beside && !q.error.empty()) field = std::max(least, std::min(field, width - error_w - spacing));
+      ImGui::SetNextItemWidth(field);
+      if (q.focus) {
+        ImGui::SetKeyboardFocusHere();
+        q.focus = false;
+      }
+      const std::string hint = qu->hint;
+      entered = ImGui::InputTextWithHint("##answer", hint.c_str(), &q.input, ImGuiInputTextFlags_EnterReturnsTrue);
+      escaped = key_pressed(ImGuiKey_Escape);
+      if (beside && !q.error.empty()) {
+        ImGui::SameLine();
+        ImGui::PushStyleColor(ImGuiCol_Text, pal.nonfinite);
+        ImGui::TextUnformatted(q.error.c_str());
+        ImGui::PopStyleColor();
+      }
+      // The keys where they still fit, measured from the last item's end (a SameLine with nothing
+      // after it would still widen what the strip holds).
+      const char* keys = "Enter: answer   Esc: skip";
+      const float left = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x - ImGui::GetItemRectMax().x;
+      if (ImGui::CalcTextSize(keys).x + spacing <= left) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", keys);
+      }
+    } else if (v) {
+      // The question of this step with the answer given; the score beside the verdict.
+      labelled_prompt(quiz_question_at(q, at)->prompt, width);
+      const std::string line = v->line();
+      ImGui::PushStyleColor(ImGuiCol_Text, v->right ? pal.sram : pal.nonfinite);
+      ImGui::TextUnformatted(line.c_str());
       ImGui::PopStyleColor();
+      if (!score.empty() &&
+          ImGui::CalcTextSize(line.c_str()).x + 24 * s + ImGui::CalcTextSize(score.c_str()).x <= width) {
+        ImGui::SameLine(0, 24 * s);
+        ImGui::TextDisabled("%s", score.c_str());
+      }
+    } else {
+      // Between questions: where the next one comes, then the score or how to turn them off.
+      const std::string ahead = "Ask me first · " + quiz_ahead(q, at);
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      text_wrapped_at(ahead, width);
+      ImGui::PopStyleColor();
+      const char* off = "View ▸ Ask me first turns the questions off";
+      if (ImGui::GetCursorPosY() + ImGui::GetTextLineHeight() <= ImGui::GetWindowContentRegionMax().y) {
+        if (!score.empty()) text_wrapped_at(score, width);
+        else if (!app.presenting && ImGui::CalcTextSize(off).x <= width) ImGui::TextDisabled("%s", off);
+      }
     }
-    const char* keys = "Enter: answer   Esc: skip";
-    ImGui::SameLine();
-    if (ImGui::CalcTextSize(keys).x <= room()) ImGui::TextDisabled("%s", keys);
-    else ImGui::NewLine();
-    ImGui::End();
-    if (entered) quiz_enter(app);
-    else if (escaped) quiz_escape(app);
-    return;
-  }
-  if (v) {
-    // The question of this step with the answer given; the score beside the verdict.
-    labelled_prompt(quiz_question_at(q, at)->prompt, width);
-    ImGui::PushStyleColor(ImGuiCol_Text, v->right ? pal.sram : pal.nonfinite);
-    ImGui::TextUnformatted(v->line().c_str());
-    ImGui::PopStyleColor();
-    if (!score.empty()) {
-      ImGui::SameLine(0, 24 * s);
-      ImGui::TextDisabled("%s", score.c_str());
-    }
-  } else {
-    // Between questions: where the next one comes, and the score.
-    const std::string ahead = "Ask me first · " + quiz_ahead(q, at);
-    ImGui::TextDisabled("%s", ahead.c_str());
-    if (!score.empty()) ImGui::TextUnformatted(score.c_str());
-    else if (!app.presenting) ImGui::TextDisabled("View ▸ Ask me first turns the questions off");
-  }
+  }  // the text back to its size before the window ends
   ImGui::End();
+  if (entered) quiz_enter(app);
+  else if (escaped) quiz_escape(app);
 }
 
 void click_to_jump(AppState& app) {

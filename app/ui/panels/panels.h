@@ -47,10 +47,15 @@ void draw_shortcuts_window(AppState& app);                       // panel_log.cp
 // the memory panel, presenting too) is kept for its question, the answer given to it, the score
 // and where the next question comes. It is as tall at every step of the lesson (its tallest
 // prompt at `width`), so it covers nothing the step shows and nothing moves when a question comes;
-// 0 while it is not shown. The Go to… box while it is open (panel_ask.cpp).
+// 0 high while it is not shown. The Go to… box while it is open (panel_ask.cpp).
+// quiz_strip: its height at `width`, at most `most`, and the text scale at which it holds all.
+struct QuizStrip {
+  float height = 0;
+  float text = 1;
+};
 bool quiz_strip_shown(const AppState& app);
-float quiz_strip_height(const AppState& app, float width);
-void draw_quiz(AppState& app, const PanelRect& strip);
+QuizStrip quiz_strip(const AppState& app, float width, float most);
+void draw_quiz(AppState& app, const PanelRect& strip, float text_scale);
 void draw_go_to(AppState& app);
 // After the lesson's view is drawn: a click on a cell, bar, register or merge-tree node that the
 // view reported (app.hits) goes to the step that last wrote it, Shift+click to the first step
