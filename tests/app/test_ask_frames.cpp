@@ -238,12 +238,7 @@ TEST_CASE("ask me first: the question and the answer cover nothing the step poin
       CAPTURE(presenting);
       io.DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
       AppState app;
-      app.background_allowed = false;
-      REQUIRE(app.open_lesson(l.id));
-      app.tab = Tab::lesson;
-      app.tab_changed = true;
-      app.presenting = presenting;
-      use_scale(app, presenting ? 1.5f : 1.0f, presenting ? Theme::projector : Theme::dark);
+      open_at(app, l.id.c_str(), Tab::lesson, presenting);
       h.frame(app);
       app.quiz.on = true;
       h.frame(app);
@@ -301,13 +296,7 @@ TEST_CASE("ask me first: its strip covers no panel, holds what it says without c
       CAPTURE(font);
       io.DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
       AppState app;
-      app.background_allowed = false;
-      REQUIRE(app.open_lesson(l.id));
-      app.tab = Tab::lesson;
-      app.tab_changed = true;
-      app.presenting = presenting;
-      app.set_font_scale(font);
-      use_scale(app, (presenting ? 1.5f : 1.0f) * font, presenting ? Theme::projector : Theme::dark);
+      open_at(app, l.id.c_str(), Tab::lesson, presenting, font);
       h.frame(app);
       app.quiz.on = true;
       h.frame(app);
