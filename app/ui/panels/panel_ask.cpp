@@ -64,6 +64,7 @@ QuizStrip quiz_strip(const AppState& app, float width, float most) {
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
   const float w = strip_text_width(width);
   const float chrome = 2 * st.WindowPadding.y + 2 * st.WindowBorderSize + 2.0f;
+  float measured = 0;  // at the scale last tried, which is the one shrink_to_fit returns
   auto content = [&] {
     float tallest = ImGui::GetTextLineHeightWithSpacing();
     for (const Question& qu : app.quiz.questions) {
@@ -71,13 +72,14 @@ QuizStrip quiz_strip(const AppState& app, float width, float most) {
       labelled_prompt(qu.prompt, w);
       tallest = std::max(tallest, ImGui::GetCursorPosY() - y0);
     }
-    return tallest + std::max(ImGui::GetFrameHeight(), ImGui::GetTextLineHeight());
+    measured = tallest + std::max(ImGui::GetFrameHeight(), ImGui::GetTextLineHeight());
+    return measured;
   };
   QuizStrip out;
   {
     TextScale text;
     out.text = shrink_to_fit(text, most - chrome, content, lowest_text_scale(app.font_scale));
-    out.height = std::min(content() + chrome, most);
+    out.height = std::min(measured + chrome, most);
   }
   ImGui::End();
   return out;
