@@ -95,6 +95,32 @@ TEST_CASE("hit map: heatmap cells are computed from the rectangle, transposed or
   CHECK(both[1].h == doctest::Approx(10));
 }
 
+TEST_CASE("hit map: a region that starts at a matrix's first cell is joined with its name when asked (titled), and only then") {
+  HitMap hits;
+  // A 4 × 1 column at (200, 100), cells of 10 × 10, its name "L" 12 px tall 3 px above it.
+  hits.add_heatmap(5, false, 4, 1, Rect{200, 100, 10, 40, true}, 0, 0, Rect{200, 85, 8, 12, true});
+  const std::vector<Rect> plain = hits.rects_of_region(5, 0, 2, 0, 1);
+  REQUIRE(plain.size() == 1);
+  CHECK(plain[0].y == doctest::Approx(100));
+  const std::vector<Rect> named = hits.rects_of_region(5, 0, 2, 0, 1, true);
+  REQUIRE(named.size() == 1);
+  CHECK(named[0].x == doctest::Approx(200));
+  CHECK(named[0].y == doctest::Approx(85));
+  CHECK(named[0].w == doctest::Approx(10));
+  CHECK(named[0].h == doctest::Approx(35));  // from the name's top to row 2's bottom
+  // Rows 2–3 do not start where the name stands: the cells alone.
+  const std::vector<Rect> lower = hits.rects_of_region(5, 2, 4, 0, 1, true);
+  REQUIRE(lower.size() == 1);
+  CHECK(lower[0].y == doctest::Approx(120));
+  // A name wider than the column widens the box to take it in.
+  HitMap wide;
+  wide.add_heatmap(6, false, 2, 2, Rect{0, 20, 20, 20, true}, 0, 0, Rect{0, 5, 35, 12, true});
+  const std::vector<Rect> w = wide.rects_of_region(6, 0, 1, 0, 1, true);
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].w == doctest::Approx(35));
+  CHECK(w[0].h == doctest::Approx(25));
+}
+
 TEST_CASE("hit map: strips, registers, nodes, memory boxes and lines by name") {
   HitMap hits;
   // A strip whose second column stands for elements 4–7 of row 2.

@@ -338,7 +338,7 @@ static float draw_scale(const HeatmapCtx& c, const ValueRange& r, ImVec2 p, floa
   return lw + hw + bar_w + 8 * c.s;
 }
 
-void draw_title(const HeatmapCtx& c, const Heatmap& m, float max_w) {
+Rect draw_title(const HeatmapCtx& c, const Heatmap& m, float max_w) {
   const float y = m.rect.y - c.fs - 3.0f * c.s;
   float w = 0;
   for (const std::string& t : m.titles) {
@@ -349,19 +349,22 @@ void draw_title(const HeatmapCtx& c, const Heatmap& m, float max_w) {
       break;
     }
   }
+  Rect title = w > 0 ? Rect{m.rect.x, y, w, c.fs, true} : Rect{};
   if (w >= 0 && !picture_mode() && w + c.fs * 1.6f <= max_w) {
     const BufferInfo& b = c.rec.buffers[m.buffer];
     const std::string help = b.description + " (lives in " + std::string(space_name(b.space)) + ", " +
                              std::to_string(b.rows) + "×" + std::to_string(b.cols) + ")";
     help_marker_at(ImVec2(m.rect.x + w + 4 * c.s, y), help.c_str());
+    title.w = w + 4 * c.s + ImGui::CalcTextSize("(?)").x;  // the marker is part of the name
     w += c.fs * 1.6f;
   }
   // The colour scale after the title where it fits, else under the matrix (when a stack of
   // matrices does not sit there).
   const ValueRange& r = c.range_of(m.buffer);
   const float after = m.rect.x + std::max(w, 0.0f) + 6 * c.s;
-  if (w >= 0 && draw_scale(c, r, ImVec2(after, y + c.fs * 0.1f), m.rect.x + max_w - after) > 0) return;
+  if (w >= 0 && draw_scale(c, r, ImVec2(after, y + c.fs * 0.1f), m.rect.x + max_w - after) > 0) return title;
   if (m.below_free) draw_scale(c, r, ImVec2(m.rect.x, m.rect.y + m.rect.h + m.below_offset), m.rect.w);
+  return title;
 }
 
 }  // namespace flashstep::ui

@@ -77,7 +77,8 @@ void draw_grid(const HeatmapCtx& c, const Heatmap& m);
 void draw_marks(const HeatmapCtx& c, const Heatmap& m);
 // The tooltip of the cell under the mouse, if it is in m.
 void hover(const HeatmapCtx& c, const Heatmap& m);
-// The first of m's titles that fits in max_w, its help marker and its colour scale.
-void draw_title(const HeatmapCtx& c, const Heatmap& m, float max_w);
+// The first of m's titles that fits in max_w, its help marker and its colour scale; the box
+// of the title's text (not shown where none fits).
+Rect draw_title(const HeatmapCtx& c, const Heatmap& m, float max_w);
 
 }  // namespace flashstep::ui

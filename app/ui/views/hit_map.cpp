@@ -39,10 +39,11 @@ void HitMap::clear() {
   order_.clear();
 }
 
-void HitMap::add_heatmap(int buffer, bool transposed, int rows, int cols, const Rect& rect, int row0, int col0) {
+void HitMap::add_heatmap(int buffer, bool transposed, int rows, int cols, const Rect& rect, int row0, int col0,
+                         const Rect& title) {
   if (rows <= 0 || cols <= 0 || rect.w <= 0 || rect.h <= 0) return;
   order_.push_back({true, heatmaps_.size()});
-  heatmaps_.push_back({buffer, transposed, rows, cols, shown(rect), row0, col0, clip()});
+  heatmaps_.push_back({buffer, transposed, rows, cols, shown(rect), row0, col0, title, clip()});
 }
 
 void HitMap::add_strip(HitKind kind, int buffer, int row, int c0, int c1, const Rect& rect) {
@@ -123,7 +124,7 @@ std::optional<Rect> HitMap::rect_of_region(int buffer, int r0, int r1, int c0, i
   return all.front();
 }
 
-std::vector<Rect> HitMap::rects_of_region(int buffer, int r0, int r1, int c0, int c1) const {
+std::vector<Rect> HitMap::rects_of_region(int buffer, int r0, int r1, int c0, int c1, bool titled) const {
   std::vector<Rect> out;
   if (buffer < 0 || r1 <= r0 || c1 <= c0) return out;
   std::vector<HitKind> kinds_done;
@@ -138,9 +139,10 @@ std::vector<Rect> HitMap::rects_of_region(int buffer, int r0, int r1, int c0, in
       dr1 = std::min(dr1, h.rows), dc1 = std::min(dc1, h.cols);
       if (dr1 <= dr0 || dc1 <= dc0) continue;
       const float cw = h.rect.w / static_cast<float>(h.cols), ch = h.rect.h / static_cast<float>(h.rows);
-      const Rect r = within(Rect{h.rect.x + static_cast<float>(dc0) * cw, h.rect.y + static_cast<float>(dr0) * ch,
-                                 static_cast<float>(dc1 - dc0) * cw, static_cast<float>(dr1 - dr0) * ch, true},
-                            h.clip);
+      Rect cells{h.rect.x + static_cast<float>(dc0) * cw, h.rect.y + static_cast<float>(dr0) * ch,
+                 static_cast<float>(dc1 - dc0) * cw, static_cast<float>(dr1 - dr0) * ch, true};
+      if (titled && h.title.shown && dr0 == 0 && dc0 == 0) cells = unite(cells, h.title);
+      const Rect r = within(cells, h.clip);
       if (r.shown) out.push_back(r);
       continue;
     }

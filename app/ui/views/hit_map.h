@@ -49,7 +49,9 @@ class HitMap {
   // A heatmap of `rows` × `cols` display cells filling `rect`; display cell (r, c) is buffer
   // cell (row0 + r, col0 + c), or transposed (row0 + c, col0 + r). Cells are computed from the
   // rectangle, not stored one by one (a part of a buffer, as the close-up's: row0, col0 > 0).
-  void add_heatmap(int buffer, bool transposed, int rows, int cols, const Rect& rect, int row0 = 0, int col0 = 0);
+  // `title`: the box of the name drawn with it ("L", "S = QKᵀ"), where one is.
+  void add_heatmap(int buffer, bool transposed, int rows, int cols, const Rect& rect, int row0 = 0, int col0 = 0,
+                   const Rect& title = {});
   // One drawn column of a strip (value cells or bars) of buffer row `row`: elements [c0, c1)
   // (several where a column stands for many elements).
   void add_strip(HitKind kind, int buffer, int row, int c0, int c1, const Rect& rect);
@@ -84,7 +86,10 @@ class HitMap {
   std::optional<Rect> rect_of_region(int buffer, int r0, int r1, int c0, int c1) const;
   // The same on every element that shows any of them, in the order drawn: one box per heatmap
   // (the matrix and its close-up), one per kind of strip or box.
-  std::vector<Rect> rects_of_region(int buffer, int r0, int r1, int c0, int c1) const;
+  // `titled`: a heatmap's box joined with its title where the region starts at the heatmap's
+  // first row and column, beside its name (an outline of the L column that takes "L" in, not
+  // one that hides it).
+  std::vector<Rect> rects_of_region(int buffer, int r0, int r1, int c0, int c1, bool titled = false) const;
   // The element under the screen point (the last drawn on top), nullopt over nothing.
   std::optional<Hit> at(float x, float y) const;
   // A named element: a register, a merge-tree node, a memory box or tile ("SRAM", "K₂"), a
@@ -108,7 +113,8 @@ class HitMap {
     int rows, cols;
     Rect rect;
     int row0, col0;
-    Rect clip;  // where it can be seen; not shown: everywhere
+    Rect title;  // its name's box; not shown: none drawn
+    Rect clip;   // where it can be seen; not shown: everywhere
   };
   struct Box {
     HitKind kind;

@@ -287,13 +287,13 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
     const BufferInfo& b = rec.buffers[static_cast<std::size_t>(it.buffer)];
     const ValueRange& range = c.ranges[static_cast<std::size_t>(it.buffer)];
     const ImVec2 o(p.x + it.x, p.y + it.y);
+    const float tw = draw_rich(nullptr, ImVec2(0, 0), 0, it.title, c.fs, true);
+    ImVec2 title_at(o.x, o.y - z.title_h + 1 * z.sp);
     if (z.inline_titles) {
-      const float tw = draw_rich(nullptr, ImVec2(0, 0), 0, it.title, c.fs, true);
       const float rows_h = static_cast<float>(it.r1 - it.r0) * z.cell_h;
-      draw_rich(dl, ImVec2(o.x - tw - 6 * z.sp, o.y + (rows_h - c.fs) * 0.5f - 1 * z.sp), pal.text, it.title, c.fs);
-    } else {
-      draw_rich(dl, ImVec2(o.x, o.y - z.title_h + 1 * z.sp), pal.text, it.title, c.fs);
+      title_at = ImVec2(o.x - tw - 6 * z.sp, o.y + (rows_h - c.fs) * 0.5f - 1 * z.sp);
     }
+    draw_rich(dl, title_at, pal.text, it.title, c.fs);
     // The query numbers at the left of each line.
     if (it.y != line_y) {
       line_y = it.y;
@@ -310,7 +310,7 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
       c.in.hits->add_heatmap(it.buffer, false, it.r1 - it.r0, it.cols_shown,
                              Rect{o.x, o.y, static_cast<float>(it.cols_shown) * it.cell_w,
                                   static_cast<float>(it.r1 - it.r0) * z.cell_h, true},
-                             it.r0, it.c0);
+                             it.r0, it.c0, Rect{title_at.x, title_at.y, tw, c.fs, tw > 0});
     const std::uint8_t first_marks = cell_marks(c.in.step, it.buffer, it.r0, it.c0);
     bool uniform = true;
     for (int r = it.r0; r < it.r1; ++r)

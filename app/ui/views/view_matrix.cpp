@@ -306,8 +306,6 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   }
 
   for (const Heatmap& m : mats) draw_cells(c, m, rg[m.buffer]);
-  if (in.hits)
-    for (const Heatmap& m : mats) in.hits->add_heatmap(m.buffer, m.transposed, m.rows, m.cols, m.rect);
   for (const Heatmap& m : mats) draw_tile_states(c, m, tiles);
   for (const Heatmap& m : mats) draw_grid(c, m);
   for (const Heatmap& m : mats) draw_marks(c, m);
@@ -319,7 +317,8 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
     for (const Heatmap& o : mats)
       if (&o != &m && std::fabs(o.rect.y - m.rect.y) < 1 && o.rect.x > m.rect.x)
         limit = std::min(limit, o.rect.x);
-    draw_title(c, m, limit - m.rect.x - 4 * s);
+    const Rect title = draw_title(c, m, limit - m.rect.x - 4 * s);
+    if (in.hits) in.hits->add_heatmap(m.buffer, m.transposed, m.rows, m.cols, m.rect, 0, 0, title);
   }
   draw_axes(c, L, mats, origin.x);
   // Right under the matrices: the fit layout's height is the same at every step.
