@@ -27,18 +27,22 @@ std::vector<Rect> tour_target_rects(const AppState& app, const TourStop& stop, i
     case TourTarget::Kind::buffer: {
       const TargetCells c = target_cells(rec, t, step, stop.at);
       if (!c.found) return {};
-      return hits.rects_of_region(c.buffer, c.r0, c.r1, c.c0, c.c1);
+      return hits.rects_of_region(c.buffer, c.r0, c.r1, c.c0, c.c1, true);
     }
     case TourTarget::Kind::reg: {
       if (const auto h = hits.find(t.name, HitKind::reg); h && (h->buffer < 0 || h->row == row)) return {h->rect};
       const int b = rec.find_buffer(t.name);  // a register drawn as a column (the matrix view's m)
-      return b >= 0 ? hits.rects_of_region(b, row, row + 1, 0, 1) : std::vector<Rect>{};
+      return b >= 0 ? hits.rects_of_region(b, row, row + 1, 0, 1, true) : std::vector<Rect>{};
     }
-    case TourTarget::Kind::memory:
-      if (const auto h = hits.find(t.name, HitKind::memory)) return {h->rect};
+    case TourTarget::Kind::memory:  // the box with its label and size
+      for (const HitMap::Labelled& b : hits.memory_boxes())
+        if (b.name == t.name) return {b.labelled.shown ? b.labelled : b.rect};
       return {};
-    case TourTarget::Kind::panel:
-      if (const auto h = hits.find(t.name, HitKind::panel)) return {h->rect};
+    case TourTarget::Kind::panel:  // inside its edge, clear of the panels beside it
+      if (const auto h = hits.find(t.name, HitKind::panel)) {
+        const float in = kTourOutline.reach() * app.ui_scale;
+        return {Rect{h->rect.x + in, h->rect.y + in, h->rect.w - 2 * in, h->rect.h - 2 * in, true}};
+      }
       return {};
     case TourTarget::Kind::line: {
       const Step& s = rec.steps[static_cast<std::size_t>(step)];
@@ -55,6 +59,68 @@ std::vector<Rect> tour_target_rects(const AppState& app, const TourStop& stop, i
   return {};
 }
 
+namespace {
+
+Rect grown(const Rect& r, float by) { return Rect{r.x - by, r.y - by, r.w + 2 * by, r.h + 2 * by, true}; }
+
+bool meet(const Rect& a, float x0, float y0, float x1, float y1) {
+  return a.x < x1 && x0 < a.x + a.w && a.y < y1 && y0 < a.y + a.h;
+}
+
+// The letters of this frame's panels (the font's quads in their draw lists, told from the white
+// pixel and the baked lines by their UVs) that lie in any of `boxes`, drawn again into `dl`,
+// each within the clip it was drawn in. Popups and tooltips are left: they lie over the panels.
+void letters_over(ImDrawList* dl, const std::vector<Rect>& boxes) {
+  if (boxes.empty()) return;
+  const ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 white = io.Fonts->TexUvWhitePixel;
+  ImVec4 lines(1, 1, 0, 0);
+  for (const ImVec4& l : io.Fonts->TexUvLines)
+    lines = ImVec4(std::min({lines.x, l.x, l.z}), std::min({lines.y, l.y, l.w}), std::max({lines.z, l.x, l.z}),
+                   std::max({lines.w, l.y, l.w}));
+  auto letter = [&](const ImDrawVert& v) {
+    const bool on_line = v.uv.x >= lines.x && v.uv.x <= lines.z && v.uv.y >= lines.y && v.uv.y <= lines.w;
+    return !(v.uv.x == white.x && v.uv.y == white.y) && !on_line;
+  };
+  for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
+    if (!w->Active || w->DrawList == dl ||
+        (w->Flags & (ImGuiWindowFlags_Popup | ImGuiWindowFlags_Tooltip | ImGuiWindowFlags_ChildMenu)))
+      continue;
+    const ImDrawList* src = w->DrawList;
+    for (const ImDrawCmd& cmd : src->CmdBuffer) {
+      if (cmd.UserCallback || cmd.TextureId != io.Fonts->TexID || cmd.ElemCount == 0) continue;
+      const ImVec4& c = cmd.ClipRect;
+      bool near = false;
+      for (const Rect& b : boxes) near = near || meet(b, c.x, c.y, c.z, c.w);
+      if (!near) continue;
+      // A command's vertices are the ones its indices reach.
+      unsigned lo = ~0u, hi = 0;
+      for (unsigned k = 0; k < cmd.ElemCount; ++k) {
+        const unsigned v = cmd.VtxOffset + src->IdxBuffer[static_cast<int>(cmd.IdxOffset + k)];
+        lo = std::min(lo, v), hi = std::max(hi, v);
+      }
+      bool pushed = false;
+      for (unsigned v = lo; v + 3 <= hi; ++v) {
+        const ImDrawVert* q = &src->VtxBuffer[static_cast<int>(v)];
+        if (!letter(q[0]) || !letter(q[1]) || !letter(q[2]) || !letter(q[3])) continue;
+        // A glyph: (x0, y0), (x1, y0), (x1, y1), (x0, y1).
+        if (q[0].pos.y != q[1].pos.y || q[1].pos.x != q[2].pos.x || q[2].pos.y != q[3].pos.y) continue;
+        v += 3;
+        bool in = false;
+        for (const Rect& b : boxes) in = in || meet(b, q[0].pos.x, q[0].pos.y, q[2].pos.x, q[2].pos.y);
+        if (!in) continue;
+        if (!pushed) dl->PushClipRect(ImVec2(c.x, c.y), ImVec2(c.z, c.w), true);
+        pushed = true;
+        dl->PrimReserve(6, 4);
+        dl->PrimRectUV(q[0].pos, q[2].pos, q[0].uv, q[2].uv, q[0].col);
+      }
+      if (pushed) dl->PopClipRect();
+    }
+  }
+}
+
+}  // namespace
+
 void draw_tour(AppState& app) {
   if (!app.tour.on || !app.played.rec || app.played.rec->step_count() == 0) return;
   const Tour& tour = shown_tour(app);
@@ -65,20 +131,25 @@ void draw_tour(AppState& app) {
   ImDrawList* fg = ImGui::GetForegroundDrawList();
 
   // The target: a rounded outline in the pointer colour over a dark halo, so it reads on a
-  // light and a dark theme and from the back of a lecture hall.
+  // light and a dark theme and from the back of a lecture hall; the letters it lies over (a
+  // name, a number or a line beside the target, where they stand closer than its width) are
+  // drawn again over it.
   std::vector<Rect> targets;
   if (v.at_stop) targets = tour_target_rects(app, tour.stops[static_cast<std::size_t>(v.stop)], v.step);
+  const TourOutline o = kTourOutline;
   for (const Rect& t : targets) {
-    const float pad = 5 * s, r = 7 * s;
-    const ImVec2 a(t.x - pad, t.y - pad), b(t.x + t.w + pad, t.y + t.h + pad);
-    fg->AddRect(a, b, with_alpha(pal.background, 0.85f), r, 0, 9 * s);
-    fg->AddRect(a, b, pal.pointer, r, 0, 4.5f * s);
+    const ImVec2 a(t.x - o.pad * s, t.y - o.pad * s), b(t.x + t.w + o.pad * s, t.y + t.h + o.pad * s);
+    fg->AddRect(a, b, with_alpha(pal.background, 0.85f), o.radius * s, 0, o.halo * s);
+    fg->AddRect(a, b, pal.pointer, o.radius * s, 0, o.line * s);
   }
+  std::vector<Rect> bands;
+  for (const Rect& t : targets) bands.push_back(grown(t, o.reach() * s));
+  letters_over(fg, bands);
   // The panel keeps clear of the target as outlined and of everything the step points at
   // (its cells in the matrices and the close-up, its registers, its memory tiles and moves, its
   // pseudocode lines): all of them where the views drew them this frame.
   std::vector<Rect> avoid;
-  const float halo = 9.5f * s;  // the outline's pad and half its halo's width
+  const float halo = o.reach() * s;
   for (const Rect& t : targets) avoid.push_back(Rect{t.x - halo, t.y - halo, t.w + 2 * halo, t.h + 2 * halo, true});
   if (v.step >= 0 && v.step < app.played.rec->step_count())
     for (const Rect& r : app.hits.step_rects(app.played.rec->steps[static_cast<std::size_t>(v.step)]))

@@ -65,8 +65,18 @@ void click_to_jump(AppState& app);
 // The tour's panel and its stop's outline, over the panels drawn this frame (panel_tour.cpp).
 void draw_tour(AppState& app);
 // Where the stop's target was drawn this frame (the frame's HitMap): every place that shows it
-// (a matrix and its close-up), none when it was not drawn.
+// (a matrix and its close-up; with the matrix's name where the target starts at its first row
+// and column; a memory box with its label and size; a panel inside its edge), none when it was
+// not drawn.
 std::vector<Rect> tour_target_rects(const AppState& app, const TourStop& stop, int step);
+// How the target is outlined, in window units (times the UI scale): a rounded line in the
+// pointer colour over a halo of the background, both centred `pad` out from the target.
+struct TourOutline {
+  float pad = 3, halo = 6, line = 3.5f, radius = 5;
+  // How far out from the target the outline covers what lies under it.
+  float reach() const { return pad + halo * 0.5f; }
+};
+inline constexpr TourOutline kTourOutline{};
 
 // The Compare tab's contents (panel_compare.cpp) and the lesson's own view (panel_view.cpp),
 // drawn into the current window.
