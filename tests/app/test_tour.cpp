@@ -298,6 +298,16 @@ TEST_CASE("tour: at every stop of every lesson each letter the outline lies over
             CAPTURE(b.y);
             CHECK_MESSAGE(again, "a letter under the outline");
           }
+        // And nothing over it that the panels do not show where it stands.
+        for (const Letter& o : over) {
+          const bool shown = std::any_of(letters.begin(), letters.end(), [&](const Letter& g) {
+            return o.p0.x == g.p0.x && o.p0.y == g.p0.y && o.p1.x == g.p1.x && o.p1.y == g.p1.y &&
+                   o.uv0.x == g.uv0.x && o.uv0.y == g.uv0.y;
+          });
+          CAPTURE(o.p0.x);
+          CAPTURE(o.p0.y);
+          CHECK_MESSAGE(shown, "a letter over the outline that no panel shows");
+        }
       }
     }
   }

@@ -83,7 +83,8 @@ void letters_over(ImDrawList* dl, const std::vector<Rect>& boxes) {
     return !(v.uv.x == white.x && v.uv.y == white.y) && !on_line;
   };
   for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
-    if (!w->Active || w->DrawList == dl ||
+    // Not the implicit "Debug" window, begun every frame but shown only when written to.
+    if (!w->Active || w->Hidden || w->IsFallbackWindow || w->DrawList == dl ||
         (w->Flags & (ImGuiWindowFlags_Popup | ImGuiWindowFlags_Tooltip | ImGuiWindowFlags_ChildMenu)))
       continue;
     const ImDrawList* src = w->DrawList;
