@@ -115,7 +115,7 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
   picture_options(c.shot, o.shot);
   c.shot->add_option("--step", o.shot.step,
                      "Step number from 1, as the window shows it, or last (default: the first step, or "
-                     "the scenario file's playhead)");
+                     "the scenario file's playhead); with --panel compare, a step of Compare's playhead");
   c.shot->add_option("--part", o.shot.part,
                      "Part of the step, from 1 (a tiled step's S, P̃ and merge; the keys , and .); "
                      "absent: the whole step");
@@ -137,7 +137,9 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
                      "target outlined, as View > Tour shows it; instead of --step");
   c.gif = app.add_subcommand("gif", "Render a range of steps of a lesson or a scenario file to an animated GIF");
   picture_options(c.gif, o.gif);
-  c.gif->add_option("--from", o.gif.from, "First step (numbered from 1, as the window shows them, or last)")->capture_default_str();
+  c.gif->add_option("--from", o.gif.from,
+                    "First step (numbered from 1, as the window shows them, or last; with --panel compare, "
+                    "Compare's)")->capture_default_str();
   c.gif->add_option("--to", o.gif.to, "Last step (or last)")->capture_default_str();
   c.gif->add_option("--fps", o.gif.fps, "Frames per second, 0.1 to 100 (a GIF times frames in hundredths of a second)")->capture_default_str();
   c.gif->add_flag("--parts", o.gif.parts,

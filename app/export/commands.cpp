@@ -153,6 +153,17 @@ std::string source(const PictureOptions& o) {
   return o.scenario.empty() ? "lesson '" + o.lesson + "'" : o.scenario;
 }
 
+// The Compare panel alone is the Compare tab: its steps are Compare's (the longer of its two
+// runs), as the window's export dialog counts them.
+void open_panel_tab(const PictureOptions& o, ui::AppState& app) {
+  if (o.panel == "compare") app.tab = ui::Tab::compare;
+}
+
+// What the steps are counted on in messages: the lesson, or its Compare tab.
+std::string steps_of(const PictureOptions& o, const ui::AppState& app) {
+  return source(o) + (app.tab == ui::Tab::compare && o.panel == "compare" ? " on Compare" : "");
+}
+
 // The room left around a cropped panel: 8 window units.
 int panel_margin(const PictureOptions& o) { return static_cast<int>(8 * o.scale + 0.5f); }
 
@@ -223,12 +234,14 @@ int shot_command(const ShotOptions& o) {
   PictureGpu gpu(renderer);
   ui::AppState app;
   if (auto err = load(o, app); !err.empty()) return bad(err);
-  // The steps of what the picture shows: Compare's on the Compare tab (the CPU vs GPU lesson).
+  open_panel_tab(o, app);
+  // The steps of what the picture shows: Compare's on the Compare tab (the CPU vs GPU lesson,
+  // --panel compare).
   ui::Timeline& timeline = app.settled_timeline();
   const int count = timeline.count();
   if (o.step.empty()) step = timeline.playhead();  // the first step, or the scenario file's playhead
   if (step >= count)
-    return bad("--step " + o.step + ": " + source(o) + " has steps 1.." + std::to_string(count));
+    return bad("--step " + o.step + ": " + steps_of(o, app) + " has steps 1.." + std::to_string(count));
   if (step < 0) step = count - 1;
   const int parts = timeline.part_count_at(step);
   if (o.part < 0 || (o.part > 0 && parts < 2) || o.part > parts)
@@ -275,10 +288,11 @@ int gif_command(const GifOptions& o) {
   PictureGpu gpu(renderer);
   ui::AppState app;
   if (auto err = load(o, app); !err.empty()) return bad(err);
+  open_panel_tab(o, app);
   const int count = app.settled_timeline().count();
   if (from < 0) from = count - 1;
   if (to < 0) to = count - 1;
-  if (from >= count || to >= count) return bad(source(o) + " has steps 1.." + std::to_string(count));
+  if (from >= count || to >= count) return bad(steps_of(o, app) + " has steps 1.." + std::to_string(count));
   if (from > to) return bad("--from " + o.from + " is after --to " + o.to);
   if (o.tween < 0 || o.tween > ui::kMaxTween)
     return bad("--tween " + std::to_string(o.tween) + ": give 0 to " + std::to_string(ui::kMaxTween) +

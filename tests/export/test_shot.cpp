@@ -229,6 +229,28 @@ TEST_CASE("one step numbering: the window's step 9, the export dialog's name for
   for (const std::string& f : {file, a, b, gif}) std::remove(f.c_str());
 }
 
+TEST_CASE("shot --panel compare --step K and gif --panel compare count Compare's steps, the longer run's, not the lesson's") {
+  // The online lesson: 8 steps of its own; Compare holds safe softmax (12 steps) beside it.
+  std::string err;
+  const std::string first = shot_file("compare-1.png"), last = shot_file("compare-12.png"), gif = shot_file("compare.gif");
+  REQUIRE(invoke("shot --lesson online --panel compare --step 1 --width 640 --height 400 --out " + first, err) == 0);
+  REQUIRE(invoke("shot --lesson online --panel compare --step 12 --width 640 --height 400 --out " + last, err) == 0);
+  CHECK(load_png(first).rgba != load_png(last).rgba);
+  CHECK(invoke("shot --lesson online --panel compare --step 13 --out " + last, err) == 2);
+  CHECK(err.find("--step 13: lesson 'online' on Compare has steps 1..12") != std::string::npos);
+  REQUIRE(invoke("gif --lesson online --panel compare --from 1 --to 12 --width 320 --height 240 --out " + gif, err) == 0);
+  int e = 0;
+  GifFileType* g = DGifOpenFileName(gif.c_str(), &e);
+  REQUIRE(g != nullptr);
+  REQUIRE(DGifSlurp(g) == GIF_OK);
+  CHECK(g->ImageCount == 12);
+  DGifCloseFile(g, &e);
+  // The same step on the lesson's own view is the lesson's: step 12 of 8 is refused.
+  CHECK(invoke("shot --lesson online --panel view --step 12 --out " + last, err) == 2);
+  CHECK(err.find("lesson 'online' has steps 1..8") != std::string::npos);
+  for (const std::string& f : {first, last, gif}) std::remove(f.c_str());
+}
+
 TEST_CASE("gif --scenario renders the file's scenario, one frame per step") {
   std::string err;
   const std::string file = scratch_file("chunked-k3.json",
