@@ -251,72 +251,10 @@ float area_in(const Rect& a, const Rect& b) {
   return w > 0 && h > 0 ? w * h : 0.0f;
 }
 
-}  // namespace
-
-TEST_CASE("tour: at every stop of every lesson each letter the outline lies over (a matrix's name, a number, a line beside the target) is drawn again over it, at 1280×800 and presenting at 1920×1080") {
-  Headless h;
-  ImGuiIO& io = ImGui::GetIO();
-  int crossed = 0;
-  for (const Lesson& l : lessons()) {
-    if (l.tour.empty()) continue;
-    for (bool presenting : {false, true}) {
-      CAPTURE(l.id);
-      CAPTURE(presenting);
-      io.DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
-      AppState app;
-      app.background_allowed = false;
-      open(h, app, l.id.c_str());
-      app.presenting = presenting;
-      use_scale(app, presenting ? 1.5f : 1.0f, presenting ? Theme::projector : Theme::dark);
-      set_tour(app, true);
-      const Tour& tour = shown_tour(app);
-      const std::vector<int>& steps = tour_steps(app);
-      for (int s = 0; s < static_cast<int>(tour.stops.size()); ++s) {
-        CAPTURE(s);
-        if (!go_to_tour_stop(app, s)) continue;
-        for (int f = 0; f < 3; ++f) h.frame(app);
-        const std::vector<Letter> letters = letters_drawn(false), over = letters_drawn(true);
-        REQUIRE(letters.size() > 50);  // the screen's words were found
-        // What lies between pad − halo/2 and pad + halo/2 out from the target is under the
-        // outline; a letter whose box that band crosses must be drawn again over it.
-        const float sc = app.ui_scale;
-        const float in = std::max(kTourOutline.pad - kTourOutline.halo * 0.5f, 0.0f) * sc, out = kTourOutline.reach() * sc;
-        for (const Rect& t : tour_target_rects(app, tour.stops[static_cast<std::size_t>(s)], steps[static_cast<std::size_t>(s)]))
-          for (const Letter& g : letters) {
-            const Rect& b = g.seen;
-            if (area_in(b, grown(t, out)) - area_in(b, grown(t, in)) <= 0) continue;
-            ++crossed;
-            const bool again = std::any_of(over.begin(), over.end(), [&](const Letter& o) {
-              return o.p0.x == g.p0.x && o.p0.y == g.p0.y && o.p1.x == g.p1.x && o.p1.y == g.p1.y &&
-                     o.uv0.x == g.uv0.x && o.uv0.y == g.uv0.y;
-            });
-            CAPTURE(t.x);
-            CAPTURE(t.y);
-            CAPTURE(t.w);
-            CAPTURE(t.h);
-            CAPTURE(b.x);
-            CAPTURE(b.y);
-            CHECK_MESSAGE(again, "a letter under the outline");
-          }
-        // And nothing over it that the panels do not show where it stands.
-        for (const Letter& o : over) {
-          const bool shown = std::any_of(letters.begin(), letters.end(), [&](const Letter& g) {
-            return o.p0.x == g.p0.x && o.p0.y == g.p0.y && o.p1.x == g.p1.x && o.p1.y == g.p1.y &&
-                   o.uv0.x == g.uv0.x && o.uv0.y == g.uv0.y;
-          });
-          CAPTURE(o.p0.x);
-          CAPTURE(o.p0.y);
-          CHECK_MESSAGE(shown, "a letter over the outline that no panel shows");
-        }
-      }
-    }
-  }
-  CHECK(crossed > 0);  // the case arises: names and numbers beside targets
-  restore_window();
-}
-
-TEST_CASE("tour: at every stop of every lesson the tour's box covers neither the outlined target nor what the step points at, at 1280×800 and presenting at 1920×1080") {
-  Headless h;
+// Every stop of every lesson's tour, in the 1280 × 800 window and presenting at 1920 × 1080 in
+// the projector theme: `at(app, stop, step)` after three frames at each stop that happens.
+template <class At>
+void at_every_stop(Headless& h, At at) {
   ImGuiIO& io = ImGui::GetIO();
   for (const Lesson& l : lessons()) {
     if (l.tour.empty()) continue;
@@ -337,22 +275,70 @@ TEST_CASE("tour: at every stop of every lesson the tour's box covers neither the
         if (!go_to_tour_stop(app, s)) continue;  // a stop whose event does not happen
         for (int f = 0; f < 3; ++f) h.frame(app);
         REQUIRE(tour_view(app).at_stop);
-        const int step = steps[static_cast<std::size_t>(s)];
-        const Rect box = window_rect("##tour");
-        CAPTURE(box.x);
-        CAPTURE(box.y);
-        const float halo = kTourOutline.reach() * app.ui_scale;
-        for (Rect t : tour_target_rects(app, tour.stops[static_cast<std::size_t>(s)], step)) {
-          t = Rect{t.x - halo, t.y - halo, t.w + 2 * halo, t.h + 2 * halo, true};
-          CHECK_FALSE(intersect(box, t));
-        }
-        for (const Rect& r : app.hits.step_rects(app.played.rec->steps[static_cast<std::size_t>(step)])) {
-          CAPTURE(r.x);
-          CAPTURE(r.y);
-          CHECK_FALSE(intersect(box, r));
-        }
+        at(app, tour.stops[static_cast<std::size_t>(s)], steps[static_cast<std::size_t>(s)]);
       }
     }
   }
   restore_window();
+}
+
+bool same(const Letter& a, const Letter& b) {
+  return a.p0.x == b.p0.x && a.p0.y == b.p0.y && a.p1.x == b.p1.x && a.p1.y == b.p1.y && a.uv0.x == b.uv0.x &&
+         a.uv0.y == b.uv0.y;
+}
+
+}  // namespace
+
+TEST_CASE("tour: at every stop of every lesson each letter the outline lies over (a matrix's name, a number, a line beside the target) is drawn again over it, at 1280×800 and presenting at 1920×1080") {
+  Headless h;
+  int crossed = 0;
+  at_every_stop(h, [&](const AppState& app, const TourStop& stop, int step) {
+    const std::vector<Letter> letters = letters_drawn(false), over = letters_drawn(true);
+    REQUIRE(letters.size() > 50);  // the screen's words were found
+    // What lies between pad − halo/2 and pad + halo/2 out from the target is under the
+    // outline; a letter whose box that band crosses must be drawn again over it.
+    const float sc = app.ui_scale;
+    const float in = std::max(kTourOutline.pad - kTourOutline.halo * 0.5f, 0.0f) * sc, out = kTourOutline.reach() * sc;
+    for (const Rect& t : tour_target_rects(app, stop, step))
+      for (const Letter& g : letters) {
+        const Rect& b = g.seen;
+        if (area_in(b, grown(t, out)) - area_in(b, grown(t, in)) <= 0) continue;
+        ++crossed;
+        CAPTURE(t.x);
+        CAPTURE(t.y);
+        CAPTURE(t.w);
+        CAPTURE(t.h);
+        CAPTURE(b.x);
+        CAPTURE(b.y);
+        CHECK_MESSAGE(std::any_of(over.begin(), over.end(), [&](const Letter& o) { return same(o, g); }),
+                      "a letter under the outline");
+      }
+    // And nothing over it that the panels do not show where it stands.
+    for (const Letter& o : over) {
+      CAPTURE(o.p0.x);
+      CAPTURE(o.p0.y);
+      CHECK_MESSAGE(std::any_of(letters.begin(), letters.end(), [&](const Letter& g) { return same(o, g); }),
+                    "a letter over the outline that no panel shows");
+    }
+  });
+  CHECK(crossed > 0);  // the case arises: names and numbers beside targets
+}
+
+TEST_CASE("tour: at every stop of every lesson the tour's box covers neither the outlined target nor what the step points at, at 1280×800 and presenting at 1920×1080") {
+  Headless h;
+  at_every_stop(h, [&](const AppState& app, const TourStop& stop, int step) {
+    const Rect box = window_rect("##tour");
+    CAPTURE(box.x);
+    CAPTURE(box.y);
+    const float halo = kTourOutline.reach() * app.ui_scale;
+    for (Rect t : tour_target_rects(app, stop, step)) {
+      t = Rect{t.x - halo, t.y - halo, t.w + 2 * halo, t.h + 2 * halo, true};
+      CHECK_FALSE(intersect(box, t));
+    }
+    for (const Rect& r : app.hits.step_rects(app.played.rec->steps[static_cast<std::size_t>(step)])) {
+      CAPTURE(r.x);
+      CAPTURE(r.y);
+      CHECK_FALSE(intersect(box, r));
+    }
+  });
 }
