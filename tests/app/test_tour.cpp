@@ -324,7 +324,7 @@ TEST_CASE("tour: at every stop of every lesson each letter the outline lies over
   CHECK(crossed > 0);  // the case arises: names and numbers beside targets
 }
 
-TEST_CASE("tour: at every stop of every lesson the tour's box covers neither the outlined target nor what the step points at, at 1280×800 and presenting at 1920×1080") {
+TEST_CASE("tour: at every stop of every lesson the tour's box covers neither the outlined target, nor what the step points at, nor anything else the views drew, at 1280×800 and presenting at 1920×1080") {
   Headless h;
   at_every_stop(h, [&](const AppState& app, const TourStop& stop, int step) {
     const Rect box = window_rect("##tour");
@@ -340,5 +340,11 @@ TEST_CASE("tour: at every stop of every lesson the tour's box covers neither the
       CAPTURE(r.y);
       CHECK_FALSE(intersect(box, r));
     }
+    // Nor anything else the views drew (a cell, a node, a register, a memory tile, a line): the
+    // explanation panel's place is always there to take.
+    int under = 0;
+    for (float y = box.y; y < box.y + box.h; y += 3)
+      for (float x = box.x; x < box.x + box.w; x += 3) under += app.hits.at(x, y).has_value();
+    CHECK(under == 0);
   });
 }

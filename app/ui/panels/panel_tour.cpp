@@ -200,6 +200,17 @@ void draw_tour(AppState& app) {
     const float ch = std::max(height(c.width), c.min_h);
     boxes.push_back(Rect{c.at.x - c.pivot.x * c.width, c.at.y - c.pivot.y * ch, c.width, ch, true});
   }
+  // First the corner that covers nothing the views drew, so the whole of what they show stays
+  // in sight (the merge tree's root, a legend's neighbour); where none does, the first place
+  // anywhere that keeps the target and what the step points at in sight.
+  int pick = -1;
+  {
+    std::vector<Rect> drawn = avoid;
+    for (const Rect& r : app.hits.drawn_rects()) drawn.push_back(r);
+    for (std::size_t k = 0; k < boxes.size() && pick < 0; ++k)
+      if (std::none_of(drawn.begin(), drawn.end(), [&](const Rect& r) { return overlaps(boxes[k], r); }))
+        pick = static_cast<int>(k);
+  }
   // Anywhere on the screen, narrower (and taller) where the full width finds no room.
   const Rect inside{screen.x + m, screen.y + m, screen.w - 2 * m, screen.h - 2 * m, true};
   for (float f : {1.0f, 0.8f, 0.65f, 0.5f}) {
@@ -209,7 +220,7 @@ void draw_tour(AppState& app) {
       corners.push_back({ImVec2(b.x, b.y), ImVec2(0, 0), ww, 0});
     }
   }
-  const int pick = first_clear(boxes, avoid);
+  if (pick < 0) pick = first_clear(boxes, avoid);
   const Corner chosen = pick >= 0 ? corners[static_cast<std::size_t>(pick)] : corners[0];
   w = chosen.width;
   const float text_w = w - pad_x;

@@ -114,6 +114,18 @@ std::vector<Rect> HitMap::step_rects(const Step& step) const {
   return out;
 }
 
+std::vector<Rect> HitMap::drawn_rects() const {
+  std::vector<Rect> out;
+  for (const Heat& h : heatmaps_) {
+    if (const Rect r = within(h.rect, h.clip); r.shown) out.push_back(r);
+    if (const Rect r = within(h.title, h.clip); r.shown) out.push_back(r);
+  }
+  for (const Box& b : boxes_)
+    if (b.kind != HitKind::panel)
+      if (const Rect r = within(b.labelled.shown ? b.labelled : b.rect, b.clip); r.shown) out.push_back(r);
+  return out;
+}
+
 std::optional<Rect> HitMap::rect_of(int buffer, int r, int c) const {
   return rect_of_region(buffer, r, r + 1, c, c + 1);
 }

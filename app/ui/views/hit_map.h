@@ -77,6 +77,9 @@ class HitMap {
   // moves between memories and its pseudocode lines. What a box laid over the views must leave
   // in sight.
   std::vector<Rect> step_rects(const Step& step) const;
+  // Everything drawn but the panels themselves, as much of each as can be seen: every heatmap
+  // with its name, strip, register, node, memory box with its label, move and pseudocode line.
+  std::vector<Rect> drawn_rects() const;
 
   // The screen box of buffer cell (r, c): the first element reported that shows it (a heatmap
   // before a strip or a register, as drawn), nullopt when no view drew it this frame.
