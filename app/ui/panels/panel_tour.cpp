@@ -69,7 +69,8 @@ bool meet(const Rect& a, float x0, float y0, float x1, float y1) {
 
 // The letters of this frame's panels (the font's quads in their draw lists, told from the white
 // pixel and the baked lines by their UVs) that lie in any of `boxes`, drawn again into `dl`,
-// each within the clip it was drawn in. Popups and tooltips are left: they lie over the panels.
+// each within the clip it was drawn in. Popups and tooltips are left, and what they cover: they
+// lie over the panels.
 void letters_over(ImDrawList* dl, const std::vector<Rect>& boxes) {
   if (boxes.empty()) return;
   const ImGuiIO& io = ImGui::GetIO();
@@ -78,6 +79,11 @@ void letters_over(ImDrawList* dl, const std::vector<Rect>& boxes) {
   for (const ImVec4& l : io.Fonts->TexUvLines)
     lines = ImVec4(std::min({lines.x, l.x, l.z}), std::min({lines.y, l.y, l.w}), std::max({lines.z, l.x, l.z}),
                    std::max({lines.w, l.y, l.w}));
+  // What lies over the panels (a tooltip, a menu, a popup): their letters stay under it.
+  std::vector<Rect> above;
+  for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+    if (w->Active && !w->Hidden && (w->Flags & (ImGuiWindowFlags_Popup | ImGuiWindowFlags_Tooltip | ImGuiWindowFlags_ChildMenu)))
+      above.push_back(Rect{w->Pos.x, w->Pos.y, w->Size.x, w->Size.y, true});
   auto letter = [&](const ImDrawVert& v) {
     const bool on_line = v.uv.x >= lines.x && v.uv.x <= lines.z && v.uv.y >= lines.y && v.uv.y <= lines.w;
     return !(v.uv.x == white.x && v.uv.y == white.y) && !on_line;
@@ -110,6 +116,9 @@ void letters_over(ImDrawList* dl, const std::vector<Rect>& boxes) {
         bool in = false;
         for (const Rect& b : boxes) in = in || meet(b, q[0].pos.x, q[0].pos.y, q[2].pos.x, q[2].pos.y);
         if (!in) continue;
+        bool hidden = false;
+        for (const Rect& a : above) hidden = hidden || meet(a, q[0].pos.x, q[0].pos.y, q[2].pos.x, q[2].pos.y);
+        if (hidden) continue;
         if (!pushed) dl->PushClipRect(ImVec2(c.x, c.y), ImVec2(c.z, c.w), true);
         pushed = true;
         dl->PrimReserve(6, 4);
