@@ -4,6 +4,7 @@
 // needed); the --gl glfw cases need a display (./build.sh test provides Xvfb).
 #include "app/export/export_job.h"
 #include "app/ui/model/app_state.h"
+#include "app/ui/panels/frame.h"
 #include "core/lessons.h"
 #include "core/scenario_json.h"
 
@@ -120,6 +121,31 @@ TEST_CASE("shot --panel gives the panel alone, cropped to what it draws with a m
     edge_plain &= std::equal(px(0, y), px(0, y) + 4, px(0, 0)) && std::equal(px(p.w - 1, y), px(p.w - 1, y) + 4, px(0, 0));
   CHECK(edge_plain);
   std::remove(path.c_str());
+}
+
+TEST_CASE("shot --panel: every panel is a figure, with no title bar, close button or border, and cropped to what it draws with a margin of background") {
+  std::string err;
+  for (const std::string& panel : flashstep::ui::panel_names()) {
+    CAPTURE(panel);
+    const std::string path = shot_file("panel-" + panel + ".png");
+    // FlashAttention-2 backward at a middle step: every panel has something to show.
+    REQUIRE(invoke("shot --lesson attn-flash-backward --step 9 --width 1280 --height 800 --panel " + panel + " --out " + path,
+                   err) == 0);
+    const Png p = load_png(path);
+    CAPTURE(p.w);
+    CAPTURE(p.h);
+    CHECK(p.h < 800);  // not the window's height: what the panel draws
+    CHECK(colours(p) > 3);
+    // The outermost rows and columns are background: no title bar, no border, nothing cut.
+    auto px = [&](int x, int y) { return p.rgba.data() + (static_cast<std::size_t>(y) * p.w + x) * 4; };
+    int framed = 0;
+    for (int x = 0; x < p.w; ++x)
+      framed += !std::equal(px(x, 0), px(x, 0) + 4, px(0, 0)) + !std::equal(px(x, p.h - 1), px(x, p.h - 1) + 4, px(0, 0));
+    for (int y = 0; y < p.h; ++y)
+      framed += !std::equal(px(0, y), px(0, y) + 4, px(0, 0)) + !std::equal(px(p.w - 1, y), px(p.w - 1, y) + 4, px(0, 0));
+    CHECK(framed == 0);
+    std::remove(path.c_str());
+  }
 }
 
 TEST_CASE("shot --panel view of an attention lesson is cropped too: the legend sits under the matrices, not at the window's bottom") {

@@ -337,12 +337,27 @@ std::string presentation_status(AppState& app) {
   return counter;
 }
 
+namespace {
+// Drawing one panel alone (a picture of it, FrameOptions::panel): it is a figure, without the
+// title bar, close button and border that frame it in the window.
+bool g_panel_alone = false;
+}  // namespace
+
+bool panel_alone() { return g_panel_alone; }
+
 bool begin_panel(const char* title, const PanelRect& r, bool* open, ImGuiWindowFlags extra) {
   ImGui::SetNextWindowPos(r.pos, ImGuiCond_Always);
   ImGui::SetNextWindowSize(r.size, ImGuiCond_Always);
-  return ImGui::Begin(title, open,
-                      ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
-                          ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus | extra);
+  if (g_panel_alone) {
+    extra |= ImGuiWindowFlags_NoTitleBar;
+    open = nullptr;
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
+  }
+  const bool shown = ImGui::Begin(title, open,
+                                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                                      ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus | extra);
+  if (g_panel_alone) ImGui::PopStyleVar();
+  return shown;
 }
 
 const std::vector<std::string>& panel_names() {
@@ -403,19 +418,23 @@ void draw_frame(AppState& app, const FrameOptions& opt) {
       begin_panel("##panel-alone", all, nullptr, ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
       ImGui::PopStyleVar();
       app.hits.add_panel("View", Rect{all.pos.x, all.pos.y, all.size.x, all.size.y, true});
+      g_panel_alone = true;
       draw_tab_content(app, want, !opt.picture);
+      g_panel_alone = false;
       // The pen's strokes over the view, as presentation mode draws them over it (an export of
       // the view panel while presenting, or `shot --panel view --pen`).
       if (want == Tab::lesson) draw_pen_layer(app);
       ImGui::End();
       draw_tour(app);
     }
+    g_panel_alone = true;
     if (p == "lessons") draw_lessons_panel(app, all);
     if (p == "inputs") draw_inputs_panel(app, all);
     if (p == "explanation") draw_explanation_panel(app, all);
     if (p == "pseudocode") draw_pseudocode_panel(app, all);
     if (p == "memory") draw_memory_window(app, all);
     if (p == "timeline") draw_timeline_panel(app, all);
+    g_panel_alone = false;
     return;
   }
 

@@ -50,7 +50,9 @@ void draw_lessons_panel(AppState& app, const PanelRect& r) {
         static_cast<float>(wrap_rich(summary, width - ImGui::GetStyle().ScrollbarSize, ImGui::GetFontSize()).size()) *
             line +
         ImGui::GetStyle().ItemSpacing.y * 2;
-    const float list_h = std::max(ImGui::GetContentRegionAvail().y - summary_h, line * 3);
+    float list_h = std::max(ImGui::GetContentRegionAvail().y - summary_h, line * 3);
+    // A picture of the panel alone: the summary right under the list, not at the window's foot.
+    if (panel_alone()) list_h = std::min(list_h, static_cast<float>(lessons().size()) * line);
     ImGui::BeginChild("lesson-list", ImVec2(0, list_h));
     const float list_w = ImGui::GetContentRegionAvail().x;
     static int scrolled_to = -1;  // the lesson the list last scrolled to

@@ -92,7 +92,14 @@ void draw_steps_table(AppState& app) {
                         static_cast<float>(fixed_columns + 1) * (2 * style.CellPadding.x + 1);
   const bool stacked = ImGui::GetContentRegionAvail().x - style.ScrollbarSize - fixed_w < 9 * ImGui::GetFontSize();
   // Each layout its own table (its columns' widths and scroll kept apart).
-  if (!ImGui::BeginTable(stacked ? "steps-stacked" : "steps", stacked ? 1 : fixed_columns + 1, flags)) return;
+  // A picture of the tab alone: the table as tall as its rows (as laid out last frame), not as
+  // the window, so that the figure ends with the last step.
+  AppState::StepsTableLayout& L = app.steps_table;
+  ImVec2 outer(0, 0);
+  if (panel_alone() && L.rec.is(app.played.rec) && L.stacked == stacked && L.top.size() > 1)
+    outer.y = std::min(ImGui::GetContentRegionAvail().y,
+                       static_cast<float>(L.top.back()) + ImGui::GetTextLineHeight() + 4 * style.CellPadding.y + 2);
+  if (!ImGui::BeginTable(stacked ? "steps-stacked" : "steps", stacked ? 1 : fixed_columns + 1, flags, outer)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   if (stacked) {
     ImGui::TableSetupColumn("each step above its explanation", ImGuiTableColumnFlags_WidthStretch);
@@ -112,7 +119,6 @@ void draw_steps_table(AppState& app) {
   // or two of their height, so that the table scrolls to where each row really is: a row a step
   // would add its height to ImGui's float cursor, and 200000 such additions drifted by hundreds
   // of pixels.
-  AppState::StepsTableLayout& L = app.steps_table;
   const ImGuiTable* table = ImGui::GetCurrentTable();
   const ImGuiTableColumn& ex = table->Columns[stacked ? 0 : 3];
   const float width = ex.WorkMaxX - ex.WorkMinX, font = ImGui::GetFontSize();

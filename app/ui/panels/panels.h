@@ -18,7 +18,10 @@ struct PanelRect {
 };
 
 // Begins a fixed window at r (no move, no resize); `open` gets a close button when not null.
+// Drawing one panel alone (a picture of it, FrameOptions::panel), that panel has no title bar,
+// close button or border: it is a figure.
 bool begin_panel(const char* title, const PanelRect& r, bool* open, ImGuiWindowFlags extra = 0);
+bool panel_alone();
 
 void draw_lessons_panel(AppState& app, const PanelRect& r);      // panel_lessons.cpp
 void draw_inputs_panel(AppState& app, const PanelRect& r);       // panel_inputs.cpp
