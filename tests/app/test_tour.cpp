@@ -202,7 +202,7 @@ struct Letter {
   Rect seen;
 };
 
-// The letters of the last frame: of the foreground list (where the tour draws its outline and
+// The letters of the last frame: of the tour outline's window (where it draws its outline and
 // what it draws over it), or of every other list but the tour's own panel; the font's quads,
 // told from the white pixel and the baked lines by their UVs.
 std::vector<Letter> letters_drawn(bool foreground) {
@@ -218,10 +218,11 @@ std::vector<Letter> letters_drawn(bool foreground) {
     return !(uv.x == white.x && uv.y == white.y) && !on_line;
   };
   const ImGuiWindow* tour = ImGui::FindWindowByName("##tour");
+  const ImGuiWindow* outline = ImGui::FindWindowByName("##tour-outline");
   const ImDrawData* d = ImGui::GetDrawData();
   for (int i = 0; d && i < d->CmdListsCount; ++i) {
     const ImDrawList* dl = d->CmdLists[i];
-    if ((dl == ImGui::GetForegroundDrawList()) != foreground || (tour && dl == tour->DrawList)) continue;
+    if ((outline && dl == outline->DrawList) != foreground || (tour && dl == tour->DrawList)) continue;
     for (const ImDrawCmd& cmd : dl->CmdBuffer) {
       if (cmd.UserCallback || cmd.TextureId != io.Fonts->TexID || cmd.ElemCount == 0) continue;
       unsigned lo = ~0u, hi = 0;
@@ -325,7 +326,7 @@ TEST_CASE("tour: at every stop of every lesson each letter the outline lies over
   CHECK(crossed > 0);  // the case arises: names and numbers beside targets
 }
 
-TEST_CASE("tour: a tooltip over the outline keeps the letters under it hidden, as the panels' are") {
+TEST_CASE("tour: a tooltip lies over the outline, and the letters under it stay hidden, as the panels' are") {
   Headless h;
   AppState app;
   open(h, app, "naive");
@@ -353,6 +354,16 @@ TEST_CASE("tour: a tooltip over the outline keeps the letters under it hidden, a
       const auto outline = tour_target_rects(app, find_lesson("naive")->tour.stops[1], app.timeline.playhead());
       for (const Rect& t : tips)
         for (const Rect& r : outline) crossing += intersect(t, grown(r, kTourOutline.reach()));
+      // And the tooltip is drawn over the outline, not under it.
+      const ImDrawData* d = ImGui::GetDrawData();
+      int outline_at = -1, tip_at = -1;
+      for (int i = 0; i < d->CmdListsCount; ++i) {
+        if (d->CmdLists[i] == ImGui::FindWindowByName("##tour-outline")->DrawList) outline_at = i;
+        for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+          if (w->Active && (w->Flags & ImGuiWindowFlags_Tooltip) && d->CmdLists[i] == w->DrawList) tip_at = i;
+      }
+      CHECK(outline_at >= 0);
+      if (tip_at >= 0) CHECK(tip_at > outline_at);
     }
   io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
   CHECK(crossing > 0);  // some tooltip did lie over the outline

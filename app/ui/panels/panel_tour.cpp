@@ -138,12 +138,21 @@ void draw_tour(AppState& app) {
   const TourView v = tour_view(app);
   const Palette& pal = palette_of(app.theme);
   const float s = app.ui_scale;
-  ImDrawList* fg = ImGui::GetForegroundDrawList();
-
   // The target: a rounded outline in the pointer colour over a dark halo, so it reads on a
   // light and a dark theme and from the back of a lecture hall; the letters it lies over (a
   // name, a number or a line beside the target, where they stand closer than its width) are
-  // drawn again over it.
+  // drawn again over it. In a window of its own brought to the front each frame: over every
+  // panel, under the tooltips (ImGui draws them in a layer above every window).
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(vp->Pos);
+  ImGui::SetNextWindowSize(vp->Size);
+  ImGui::Begin("##tour-outline", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoBackground |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav |
+                   ImGuiWindowFlags_NoBringToFrontOnFocus);
+  ImGui::BringWindowToDisplayFront(ImGui::GetCurrentWindow());
+  ImDrawList* fg = ImGui::GetWindowDrawList();
+  fg->PushClipRectFullScreen();
   std::vector<Rect> targets;
   if (v.at_stop) targets = tour_target_rects(app, tour.stops[static_cast<std::size_t>(v.stop)], v.step);
   const TourOutline o = kTourOutline;
@@ -155,6 +164,8 @@ void draw_tour(AppState& app) {
   std::vector<Rect> bands;
   for (const Rect& t : targets) bands.push_back(grown(t, o.reach() * s));
   letters_over(fg, bands);
+  fg->PopClipRect();
+  ImGui::End();
   // The panel keeps clear of the target as outlined and of everything the step points at
   // (its cells in the matrices and the close-up, its registers, its memory tiles and moves, its
   // pseudocode lines): all of them where the views drew them this frame.
@@ -166,7 +177,6 @@ void draw_tour(AppState& app) {
       avoid.push_back(r);
 
   // The panel: in a corner of the view that keeps clear of them.
-  const ImGuiViewport* vp = ImGui::GetMainViewport();
   const Rect screen{vp->Pos.x, vp->Pos.y, vp->Size.x, vp->Size.y, true};
   Rect area = screen;
   if (const auto view = app.hits.find("View", HitKind::panel)) area = view->rect;
