@@ -254,21 +254,24 @@ float area_in(const Rect& a, const Rect& b) {
 }
 
 // Every stop of every lesson's tour, in the 1280 × 800 window and presenting at 1920 × 1080 in
-// the projector theme: `at(app, stop, step)` after three frames at each stop that happens.
+// the projector theme, at font `font`: `at(app, stop, step)` after three frames at each stop
+// that happens.
 template <class At>
-void at_every_stop(Headless& h, At at) {
+void at_every_stop(Headless& h, At at, float font = 1.0f) {
   ImGuiIO& io = ImGui::GetIO();
   for (const Lesson& l : lessons()) {
     if (l.tour.empty()) continue;
     for (bool presenting : {false, true}) {
       CAPTURE(l.id);
       CAPTURE(presenting);
+      CAPTURE(font);
       io.DisplaySize = presenting ? ImVec2(1920, 1080) : ImVec2(1280, 800);
       AppState app;
       app.background_allowed = false;
       open(h, app, l.id.c_str());
       app.presenting = presenting;
-      use_scale(app, presenting ? 1.5f : 1.0f, presenting ? Theme::projector : Theme::dark);
+      app.set_font_scale(font);
+      use_scale(app, (presenting ? 1.5f : 1.0f) * font, presenting ? Theme::projector : Theme::dark);
       set_tour(app, true);
       const Tour& tour = shown_tour(app);
       const std::vector<int>& steps = tour_steps(app);
@@ -367,6 +370,21 @@ TEST_CASE("tour: a tooltip lies over the outline, and the letters under it stay 
     }
   io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
   CHECK(crossing > 0);  // some tooltip did lie over the outline
+}
+
+TEST_CASE("tour: the tour's box holds its lines at every stop, at fonts 1× and 2×: nothing runs past its right edge") {
+  Headless h;
+  for (float font : {1.0f, 2.0f})
+    at_every_stop(
+        h,
+        [&](const AppState&, const TourStop&, int) {
+          const ImGuiWindow* w = ImGui::FindWindowByName("##tour");
+          REQUIRE(w);
+          CAPTURE(w->Size.x);
+          CAPTURE(w->ContentSize.x);
+          CHECK(w->ContentSize.x <= w->Size.x - 2 * w->WindowPadding.x + 0.5f);
+        },
+        font);
 }
 
 TEST_CASE("tour: at every stop of every lesson the tour's box covers neither the outlined target, nor what the step points at, nor anything else the views drew, at 1280×800 and presenting at 1920×1080") {

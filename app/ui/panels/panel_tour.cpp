@@ -131,6 +131,35 @@ void letters_over(ImDrawList* dl, const std::vector<Rect>& boxes) {
 
 }  // namespace
 
+namespace {
+
+// The tour panel's buttons, in the window (not in pictures).
+struct TourButton {
+  const char* label;
+  void (*press)(AppState&);
+};
+const TourButton kTourButtons[] = {{"◀ Previous (B)", [](AppState& a) { tour_step(a, -1); }},
+                                   {"Next (N) ▶", [](AppState& a) { tour_step(a, +1); }},
+                                   {"Leave (Esc)", [](AppState& a) { set_tour(a, false); }}};
+
+// The rows the buttons take at text width `width`.
+int tour_button_rows(float width) {
+  int rows = 1;
+  float x = -1;
+  for (const TourButton& b : kTourButtons) {
+    const float bw = button_width(b.label);
+    if (x >= 0 && x + ImGui::GetStyle().ItemSpacing.x + bw <= width) {
+      x += ImGui::GetStyle().ItemSpacing.x + bw;
+    } else {
+      rows += x >= 0;
+      x = bw;
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
 void draw_tour(AppState& app) {
   if (!app.tour.on || !app.played.rec || app.played.rec->step_count() == 0) return;
   const Tour& tour = shown_tour(app);
@@ -180,15 +209,23 @@ void draw_tour(AppState& app) {
   const Rect screen{vp->Pos.x, vp->Pos.y, vp->Size.x, vp->Size.y, true};
   Rect area = screen;
   if (const auto view = app.hits.find("View", HitKind::panel)) area = view->rect;
-  float w = std::min(460.0f * s, area.w * 0.5f);
   const float pad_x = ImGui::GetStyle().WindowPadding.x * 2;
+  // At least as wide as its first line, "Tour · stop 3 of 7", which does not wrap.
+  const std::string heading = "Tour · stop " + std::to_string(v.stop + 1) + " of " + std::to_string(v.count);
+  float least_w = ImGui::CalcTextSize(heading.c_str()).x;
+  // And as its longest word ("FlashAttention-2's" at font 2×), which cannot wrap either.
+  for (const std::string* t : {&v.text, &v.takeaway})
+    for (const std::string& word : wrap_rich(*t, 1.0f, ImGui::GetFontSize()))
+      least_w = std::max(least_w, draw_rich(nullptr, ImVec2(0, 0), 0, word, 0, true));
+  least_w += pad_x + 2 * s;
+  float w = std::max(std::min(460.0f * s, area.w * 0.5f), least_w);
   const float fs = ImGui::GetFontSize();
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
   // Its height at width w, to keep it clear of them: as drawn last frame at that width, at
   // least as estimated from its lines.
   const ImGuiWindow* last = ImGui::FindWindowByName("##tour");
   auto height = [&](float width) {
-    float h = line_h * 3.2f + ImGui::GetFrameHeightWithSpacing();
+    float h = line_h * 3.2f + ImGui::GetFrameHeightWithSpacing() * static_cast<float>(tour_button_rows(width - pad_x));
     for (const std::string& t : v.notes) h += line_h * static_cast<float>(wrap_rich(t, width - pad_x, fs).size());
     h += line_h * static_cast<float>(wrap_rich(v.text, width - pad_x, fs).size());
     if (!v.takeaway.empty())
@@ -207,7 +244,8 @@ void draw_tour(AppState& app) {
     float width, min_h;
   };
   std::vector<Corner> corners = {{ImVec2(area.x + area.w - m, bottom), ImVec2(1, 1), w, 0}};
-  if (const auto expl = app.hits.find("Explanation", HitKind::panel); expl && expl->rect.w >= 200 * s)
+  if (const auto expl = app.hits.find("Explanation", HitKind::panel);
+      expl && expl->rect.w >= std::max(200 * s, least_w + 4 * s))
     corners.push_back({ImVec2(expl->rect.x + 2 * s, expl->rect.y + 2 * s), ImVec2(0, 0), expl->rect.w - 4 * s,
                        expl->rect.h - 4 * s});
   corners.push_back({ImVec2(area.x + m, bottom), ImVec2(0, 1), w, 0});
@@ -233,7 +271,7 @@ void draw_tour(AppState& app) {
   // Anywhere on the screen, narrower (and taller) where the full width finds no room.
   const Rect inside{screen.x + m, screen.y + m, screen.w - 2 * m, screen.h - 2 * m, true};
   for (float f : {1.0f, 0.8f, 0.65f, 0.5f}) {
-    const float ww = std::max(w * f, std::min(w, 240.0f * s));
+    const float ww = std::max({w * f, std::min(w, 240.0f * s), least_w});
     for (const Rect& b : grid_boxes(inside, ww, f == 1.0f ? h : height(ww), 16 * s)) {
       boxes.push_back(b);
       corners.push_back({ImVec2(b.x, b.y), ImVec2(0, 0), ww, 0});
@@ -253,7 +291,7 @@ void draw_tour(AppState& app) {
   ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 2.0f * s);
   if (ImGui::Begin("##tour", nullptr, flags)) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.pointer);
-    ImGui::Text("Tour · stop %d of %d", v.stop + 1, v.count);
+    ImGui::TextUnformatted(heading.c_str());
     ImGui::PopStyleColor();
     if (!v.source.empty()) {
       ImGui::SameLine();
@@ -277,11 +315,18 @@ void draw_tour(AppState& app) {
       ImGui::PopStyleColor();
     }
     if (!picture_mode()) {
-      if (ImGui::Button("◀ Previous (B)")) tour_step(app, -1);
-      ImGui::SameLine();
-      if (ImGui::Button("Next (N) ▶")) tour_step(app, +1);
-      ImGui::SameLine();
-      if (ImGui::Button("Leave (Esc)")) set_tour(app, false);
+      // On as many rows as the width needs (a large font in a narrow box).
+      float x = -1;
+      for (const TourButton& b : kTourButtons) {
+        const float bw = button_width(b.label);
+        if (x >= 0 && x + ImGui::GetStyle().ItemSpacing.x + bw <= text_w) {
+          ImGui::SameLine();
+          x += ImGui::GetStyle().ItemSpacing.x + bw;
+        } else {
+          x = bw;
+        }
+        if (ImGui::Button(b.label)) b.press(app);
+      }
     }
   }
   ImGui::End();
