@@ -129,10 +129,6 @@ void letters_over(ImDrawList* dl, const std::vector<Rect>& boxes) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // The tour panel's buttons, in the window (not in pictures).
 struct TourButton {
   const char* label;
