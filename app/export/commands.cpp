@@ -60,7 +60,9 @@ std::string check(const PictureOptions& o) {
     return "--width and --height must be 64..8192 pixels";
   if (!(o.scale >= 0.25f && o.scale <= 8.0f)) return "--scale must be 0.25..8";
   if (!(o.font_scale >= 1.0f && o.font_scale <= 3.0f)) return "--font-scale must be 1..3";
-  if (o.present && !o.panel.empty()) return "--present shows the view alone; leave out --panel";
+  if (o.present && !o.panel.empty())
+    return "--present draws the whole slide (the view with the memory panel, explanation and pseudocode); leave "
+           "out --panel, or --present for one panel";
   if (o.out.empty()) return "--out FILE is required";
   gpu::GlPath path;
   if (!gpu::parse_gl_path(o.gl, path)) return "--gl '" + o.gl + "': use auto, egl or glfw";

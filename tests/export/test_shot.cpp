@@ -324,6 +324,7 @@ TEST_CASE("bad shot and gif arguments: exit 2, one line, no file left behind") {
   const std::string falling = scratch_file(
       "falling.json", R"({"flashstep_scenario": 1, "lesson": "online", "scenario": {"algorithm": "online", "input": [[5, 3, 1]]}})");
   const Case cases[] = {
+      {"shot --lesson online --present --panel memory --out " + out, "--present draws the whole slide"},
       {"shot --lesson online --tour-stop 0 --out " + out, "--tour-stop '0': use a stop number from 1"},
       {"shot --lesson online --tour-stop x --out " + out, "--tour-stop 'x': use a stop number from 1"},
       {"shot --lesson online --tour-stop 99 --out " + out, "--tour-stop 99: the tour of lesson 'online' has stops 1..6"},
