@@ -6,6 +6,7 @@
 #include <GLFW/glfw3.h>
 
 #include "tests/app/headless.h"
+#include "tests/sample.h"
 #include "tests/temp_dir.h"
 #include "app/ui/model/app_state.h"
 #include "app/ui/model/tour_state.h"
@@ -254,14 +255,20 @@ float area_in(const Rect& a, const Rect& b) {
 }
 
 // Every stop of every lesson's tour, in the 1280 × 800 window and presenting at 1920 × 1080 in
-// the projector theme, at font `font`: `at(app, stop, step)` after three frames at each stop
-// that happens.
+// the projector theme, at each of `fonts`: `at(app, stop, step)` after three frames at each
+// stop that happens. Sample (tests/sample.h): every lesson in one of the modes (window or
+// presenting, at one of the fonts), turning with the lesson.
 template <class At>
-void at_every_stop(Headless& h, At at, float font = 1.0f) {
+void at_every_stop(Headless& h, At at, std::vector<float> fonts = {1.0f}) {
   ImGuiIO& io = ImGui::GetIO();
+  std::size_t k = 0;
   for (const Lesson& l : lessons()) {
     if (l.tour.empty()) continue;
-    for (bool presenting : {false, true}) {
+    const std::size_t lesson = k++;
+    for (std::size_t mode = 0; mode < 2 * fonts.size(); ++mode) {
+      if (!sample::keeps(lesson, mode, 2 * fonts.size())) continue;
+      const bool presenting = mode % 2 == 1;
+      const float font = fonts[mode / 2];
       CAPTURE(l.id);
       CAPTURE(presenting);
       CAPTURE(font);
@@ -374,17 +381,16 @@ TEST_CASE("tour: a tooltip lies over the outline, and the letters under it stay 
 
 TEST_CASE("tour: the tour's box holds its lines at every stop, at fonts 1× and 2×: nothing runs past its right edge") {
   Headless h;
-  for (float font : {1.0f, 2.0f})
-    at_every_stop(
-        h,
-        [&](const AppState&, const TourStop&, int) {
-          const ImGuiWindow* w = ImGui::FindWindowByName("##tour");
-          REQUIRE(w);
-          CAPTURE(w->Size.x);
-          CAPTURE(w->ContentSize.x);
-          CHECK(w->ContentSize.x <= w->Size.x - 2 * w->WindowPadding.x + 0.5f);
-        },
-        font);
+  at_every_stop(
+      h,
+      [&](const AppState&, const TourStop&, int) {
+        const ImGuiWindow* w = ImGui::FindWindowByName("##tour");
+        REQUIRE(w);
+        CAPTURE(w->Size.x);
+        CAPTURE(w->ContentSize.x);
+        CHECK(w->ContentSize.x <= w->Size.x - 2 * w->WindowPadding.x + 0.5f);
+      },
+      {1.0f, 2.0f});
 }
 
 TEST_CASE("tour: at every stop of every lesson the tour's box covers neither the outlined target, nor what the step points at, nor anything else the views drew, at 1280×800 and presenting at 1920×1080") {
