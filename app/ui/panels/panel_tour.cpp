@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -138,20 +139,18 @@ const TourButton kTourButtons[] = {{"◀ Previous (B)", [](AppState& a) { tour_s
                                    {"Next (N) ▶", [](AppState& a) { tour_step(a, +1); }},
                                    {"Leave (Esc)", [](AppState& a) { set_tour(a, false); }}};
 
-// The rows the buttons take at text width `width`.
-int tour_button_rows(float width) {
-  int rows = 1;
+// Whether each button starts a new row at text width `width` (a large font in a narrow box),
+// the first on the first.
+std::vector<bool> tour_button_breaks(float width) {
+  std::vector<bool> breaks;
   float x = -1;
   for (const TourButton& b : kTourButtons) {
     const float bw = button_width(b.label);
-    if (x >= 0 && x + ImGui::GetStyle().ItemSpacing.x + bw <= width) {
-      x += ImGui::GetStyle().ItemSpacing.x + bw;
-    } else {
-      rows += x >= 0;
-      x = bw;
-    }
+    const bool beside = x >= 0 && x + ImGui::GetStyle().ItemSpacing.x + bw <= width;
+    breaks.push_back(!beside);
+    x = beside ? x + ImGui::GetStyle().ItemSpacing.x + bw : bw;
   }
-  return rows;
+  return breaks;
 }
 
 }  // namespace
@@ -194,9 +193,7 @@ void draw_tour(AppState& app) {
   // The panel keeps clear of the target as outlined and of everything the step points at
   // (its cells in the matrices and the close-up, its registers, its memory tiles and moves, its
   // pseudocode lines): all of them where the views drew them this frame.
-  std::vector<Rect> avoid;
-  const float halo = o.reach() * s;
-  for (const Rect& t : targets) avoid.push_back(Rect{t.x - halo, t.y - halo, t.w + 2 * halo, t.h + 2 * halo, true});
+  std::vector<Rect> avoid = bands;
   if (v.step >= 0 && v.step < app.played.rec->step_count())
     for (const Rect& r : app.hits.step_rects(app.played.rec->steps[static_cast<std::size_t>(v.step)]))
       avoid.push_back(r);
@@ -221,7 +218,9 @@ void draw_tour(AppState& app) {
   // least as estimated from its lines.
   const ImGuiWindow* last = ImGui::FindWindowByName("##tour");
   auto height = [&](float width) {
-    float h = line_h * 3.2f + ImGui::GetFrameHeightWithSpacing() * static_cast<float>(tour_button_rows(width - pad_x));
+    const std::vector<bool> breaks = tour_button_breaks(width - pad_x);
+    float h = line_h * 3.2f +
+              ImGui::GetFrameHeightWithSpacing() * static_cast<float>(std::count(breaks.begin(), breaks.end(), true));
     for (const std::string& t : v.notes) h += line_h * static_cast<float>(wrap_rich(t, width - pad_x, fs).size());
     h += line_h * static_cast<float>(wrap_rich(v.text, width - pad_x, fs).size());
     if (!v.takeaway.empty())
@@ -311,17 +310,10 @@ void draw_tour(AppState& app) {
       ImGui::PopStyleColor();
     }
     if (!picture_mode()) {
-      // On as many rows as the width needs (a large font in a narrow box).
-      float x = -1;
-      for (const TourButton& b : kTourButtons) {
-        const float bw = button_width(b.label);
-        if (x >= 0 && x + ImGui::GetStyle().ItemSpacing.x + bw <= text_w) {
-          ImGui::SameLine();
-          x += ImGui::GetStyle().ItemSpacing.x + bw;
-        } else {
-          x = bw;
-        }
-        if (ImGui::Button(b.label)) b.press(app);
+      const std::vector<bool> breaks = tour_button_breaks(text_w);
+      for (std::size_t k = 0; k < std::size(kTourButtons); ++k) {
+        if (!breaks[k]) ImGui::SameLine();
+        if (ImGui::Button(kTourButtons[k].label)) kTourButtons[k].press(app);
       }
     }
   }
