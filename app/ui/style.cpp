@@ -112,6 +112,9 @@ void apply_style(float scale, Theme theme) {
       style.WindowBorderSize = 2.0f;
       break;
   }
+  // Tooltips, menus and popups are opaque in every theme: ImGui's dark default (0.94) let the
+  // heatmap's colours under a tooltip show through its numbers.
+  c[ImGuiCol_PopupBg].w = 1.0f;
   style.ScaleAllSizes(scale);
 }
 

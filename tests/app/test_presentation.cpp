@@ -166,6 +166,16 @@ TEST_CASE("projector theme: every text colour reaches 7:1 against the background
   ImGui::DestroyContext(ctx);
 }
 
+TEST_CASE("every theme: tooltips, menus and popups are opaque, so the view under them does not show through") {
+  ImGuiContext* ctx = ImGui::CreateContext();
+  for (Theme theme : {Theme::dark, Theme::light, Theme::projector}) {
+    CAPTURE(static_cast<int>(theme));
+    apply_style(1.0f, theme);
+    CHECK(ImGui::GetStyle().Colors[ImGuiCol_PopupBg].w == 1.0f);
+  }
+  ImGui::DestroyContext(ctx);
+}
+
 TEST_CASE("matrix view: cell numbers are drawn at 11 px or more, or not at all with a hint, in the window and presenting") {
   Headless h;
   ImGuiIO& io = ImGui::GetIO();
