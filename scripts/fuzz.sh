@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for a bounded time, as
-# many at once as there are cores.
+# Builds the libFuzzer targets with clang (ASan + UBSan) and runs them all at once, each for
+# SECONDS of one core's time: with fewer cores than targets they share the cores for longer
+# (three targets on two cores: 90 s of wall time, where one after another in pairs took 120 s
+# and left a core idle for the last 60).
 #   scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
 # Seeds come from tests/fuzz/corpus/TARGET; new inputs go to a scratch folder, so the
 # committed corpus only changes by hand. A finding is written to the current folder as
@@ -14,29 +16,28 @@ CXX=clang++ cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLASH
 cmake --build "$build_dir" -j "$(nproc)" --target fuzz_parse_rows fuzz_scenario fuzz_cli
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-# Each target fuzzes on one core for SECONDS; as many run at once as there are cores, each
-# printing its summary when it ends. A finding fails the script once all have ended.
+targets=(parse_rows scenario cli)
+cores=$(nproc)
+# Wall time for SECONDS of CPU each: SECONDS × targets / cores when the cores are fewer.
+wall=$seconds
+if [ "$cores" -lt "${#targets[@]}" ]; then wall=$(( (seconds * ${#targets[@]} + cores - 1) / cores )); fi
 fuzz_one() {
   local target=$1
   mkdir -p "$scratch/$target"
   set +e
-  "$build_dir/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+  "$build_dir/tests/fuzz/fuzz_$target" -max_total_time="$wall" -max_len=4096 -timeout=10 \
     -print_final_stats=1 "$scratch/$target" "tests/fuzz/corpus/$target" >"$scratch/$target.log" 2>&1
   local status=$?
   set -e
-  { echo "fuzz: $target for ${seconds}s"; tail -n 12 "$scratch/$target.log"; } 
+  { echo "fuzz: $target for ${wall}s of wall time (${seconds}s of one core)"; tail -n 12 "$scratch/$target.log"; }
   return $status
 }
-cores=$(nproc)
 pids=()
 failed=0
-for target in parse_rows scenario cli; do
-  if [ "${#pids[@]}" -ge "$cores" ]; then
-    wait "${pids[0]}" || failed=1
-    pids=("${pids[@]:1}")
-  fi
+for target in "${targets[@]}"; do
   fuzz_one "$target" &
   pids+=($!)
 done
+# A finding fails the script once all have ended.
 for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
 exit $failed
