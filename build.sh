@@ -2,8 +2,8 @@
 # FlashStep's one entry point for people and CI.
 #   ./build.sh app [ARGS...]  install what is missing, build (Release), start the app
 #   ./build.sh test           install what is missing, build, run every test: the Release suite,
-#                             the fuzzers (FUZZ_SECONDS each, default 60, as many at once as
-#                             there are cores), and the whole suite again built with
+#                             the fuzzers (all at once, each FUZZ_SECONDS of one core, default
+#                             60: scripts/fuzz.sh), and the whole suite again built with
 #                             AddressSanitizer + UBSan (at -O1 with line tables: CMakeLists.txt),
 #                             its long sweeps sampled (FLASHSTEP_TEST_SAMPLE=1: tests/sample.h)
 #   ./build.sh quick-test     the Release suite only
