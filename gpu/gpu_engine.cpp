@@ -21,7 +21,11 @@ namespace flashstep::gpu {
 Kernels::Kernels() : limits_(query_limits()) { limits_.loop_cap = probe_loop_cap(); }
 
 const Program& Kernels::program(const char* name, const Defines& defines) {
-  std::string source = compose_source(name, defines);
+  // On a driver that caps loops (llvmpipe, whose LLVM took minutes on tile loops unrolled around
+  // the loops over d), the tiles' loops stay loops (common.glsl: tile_extent).
+  Defines all = defines;
+  all.emplace_back("ROLLED_TILES", limits_.loop_cap > 0 ? "1" : "0");
+  std::string source = compose_source(name, all);
   auto it = cache_.find(source);
   if (it == cache_.end()) {
     Program p = compile_compute(name, source);
@@ -31,6 +35,7 @@ const Program& Kernels::program(const char* name, const Defines& defines) {
     p.set("m_init", static_cast<float>(initial_state().m));
     p.set("l_init", static_cast<float>(initial_state().l));
     p.set("o_init", static_cast<float>(initial_state().o));
+    p.set("kNoBound", 0);  // tile_extent's hidden bound: min(B, left) + 0
     it = cache_.emplace(std::move(source), std::move(p)).first;
   }
   return it->second;

@@ -50,7 +50,7 @@ void main() {
   uint head = uint(h) * uint(N);  // this head's first row
   for (int j = int(gl_WorkGroupID.x); j < Tc; j += int(gl_NumWorkGroups.x)) {
     int c0 = j * BC;
-    int bc = min(BC, N - c0);
+    int bc = tile_extent(BC, N - c0);
     int col = c0 + b;  // this invocation's key row
     bool has_col = b < bc;
     uint kj = (head + uint(col)) * uint(D);
@@ -72,7 +72,7 @@ void main() {
     int done = 0;
     for (int i = 0; i < Tr; ++i) {
       int r0 = i * BR;
-      int br = min(BR, N - r0);
+      int br = tile_extent(BR, N - r0);
       // The same for every invocation of the workgroup, so all of them still meet every barrier.
       int kind = tile_kind(r0, br, c0, bc);
       if (kind == TILE_EMPTY) continue;  // every score of the tile is masked

@@ -39,7 +39,7 @@ const int kDBlocks = (D + kUnroll - 1) / kUnroll;
 void main() {
   int a = int(gl_LocalInvocationID.x);
   int c0 = j * BC;
-  int bc = min(BC, N - c0);
+  int bc = tile_extent(BC, N - c0);
   int h = int(gl_WorkGroupID.y);
   uint head = uint(h) * uint(N);  // this head's first row
   // Line 6: K_j, V_j into shared memory, every invocation loading a share.
@@ -52,7 +52,7 @@ void main() {
   barrier();
   for (int i = int(gl_WorkGroupID.x); i < Tr; i += int(gl_NumWorkGroups.x)) {
     int r0 = i * BR;
-    int br = min(BR, N - r0);
+    int br = tile_extent(BR, N - r0);
     int kind = tile_kind(r0, br, c0, bc);
     if (kind == TILE_EMPTY) continue;  // every score of the tile is masked
     int row = r0 + a;

@@ -40,7 +40,7 @@ void main() {
   uint head = uint(h) * uint(N);  // this head's first row
   for (int i = int(gl_WorkGroupID.x); i < Tr; i += int(gl_NumWorkGroups.x)) {
     int r0 = i * BR;
-    int br = min(BR, N - r0);
+    int br = tile_extent(BR, N - r0);
     int row = r0 + a;
     bool has_row = a < br;
     uint qi = (head + uint(row)) * uint(D);
@@ -60,7 +60,7 @@ void main() {
     int done = 0;
     for (int j = 0; j < Tc; ++j) {
       int c0 = j * BC;
-      int bc = min(BC, N - c0);
+      int bc = tile_extent(BC, N - c0);
       // The same for every invocation of the workgroup, so all of them still meet every barrier.
       int kind = tile_kind(r0, br, c0, bc);
       if (kind == TILE_EMPTY) continue;  // every score of the tile is masked

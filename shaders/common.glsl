@@ -44,6 +44,23 @@ bool inf_bits(float x) { return (floatBitsToUint(x) & 0x7FFFFFFFu) == 0x7F800000
 // work it finished, and the engine refuses a result that stopped short.
 #define kUnroll 32
 
+// The extent of a tile along one side: min(B, left), B its rows or keys, `left` of them still to
+// come. A loop over it runs at most B times, and a compiler that sees so may unroll it around the
+// loops over d it holds. llvmpipe's does (B <= 32), and LLVM then took minutes on the result: 158 s
+// for attn_tiled.comp at d = 64, Br = Bc = 16, 3 s without the unrolling. Where the engine sets
+// ROLLED_TILES (a driver that caps loops, as llvmpipe does: gpu/gpu_engine.cpp), the bound is
+// hidden behind a uniform that the engine sets to 0, so such loops stay loops; the result is the
+// same. Elsewhere (a GPU's compiler, which keeps an unrolled tile's row in registers) it is min.
+#ifndef ROLLED_TILES
+#define ROLLED_TILES 0
+#endif
+#if ROLLED_TILES
+uniform int kNoBound;
+int tile_extent(int B, int left) { return min(B, left) + kNoBound; }
+#else
+int tile_extent(int B, int left) { return min(B, left); }
+#endif
+
 // x rounded to the nearest fp16 value (ties to even), as a float: subnormals in multiples of
 // 2^-24, and inf from 65520 up, exactly as Eigen::half. Done on the bits: the GLSL spec does not
 // say how packHalf2x16 rounds or overflows, and NVIDIA's driver neither rounds to nearest nor
