@@ -47,7 +47,7 @@ bool inf_bits(float x) { return (floatBitsToUint(x) & 0x7FFFFFFFu) == 0x7F800000
 // The extent of a tile along one side: min(B, left), B its rows or keys, `left` of them still to
 // come. A loop over it runs at most B times, and a compiler that sees so may unroll it around the
 // loops over d it holds. llvmpipe's does (B <= 32), and LLVM then took minutes on the result: 158 s
-// for attn_tiled.comp at d = 64, Br = Bc = 16, 3 s without the unrolling. Where the engine sets
+// for attn_tiled.comp at d = 64, Br = Bc = 16, 2.6 s without the unrolling. Where the engine sets
 // ROLLED_TILES (a driver that caps loops, as llvmpipe does: gpu/gpu_engine.cpp), the bound is
 // hidden behind a uniform that the engine sets to 0, so such loops stay loops; the result is the
 // same. Elsewhere (a GPU's compiler, which keeps an unrolled tile's row in registers) it is min.

@@ -7,6 +7,7 @@
 #include "../tolerance.h"
 #include "core/compare.h"
 #include "core/engine.h"
+#include "gpu/kernels.h"
 #include "gpu/program.h"
 #include "gpu_context.h"
 
@@ -248,5 +249,21 @@ TEST_CASE("every embedded shader compiles on this driver") {
   for (const Want& w : all) {
     CAPTURE(w.name);
     CHECK_NOTHROW(gpu::compile_compute(w.name, gpu::compose_source(w.name, w.defines)));
+  }
+}
+
+// common.glsl's tile_extent: on a driver that caps loops (llvmpipe) the engine's tiled shaders
+// take a tile's extent through the uniform kNoBound, so that their loops over it stay loops;
+// elsewhere as min(B, left), with no such uniform.
+TEST_CASE("the tiled shaders keep their tile loops rolled exactly where the driver caps loops") {
+  gpu_test::engine();  // the context
+  gpu::Kernels kernels;
+  const bool capped = kernels.limits().loop_cap > 0;
+  MESSAGE("loop cap " << kernels.limits().loop_cap);
+  const gpu::Defines tile = {{"D", "16"}, {"BR", "16"}, {"BC", "16"}, {"TRACE", "0"}};
+  for (const char* name : {"attn_tiled.comp", "attn_tiled_v2.comp", "attn_flash_bwd_kv.comp", "attn_flash_bwd_dq.comp"}) {
+    CAPTURE(name);
+    const gpu::Program& p = kernels.program(name, tile);
+    CHECK((glGetUniformLocation(p.id(), "kNoBound") >= 0) == capped);
   }
 }
