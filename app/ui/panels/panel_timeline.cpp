@@ -130,7 +130,9 @@ bool scrubber(Timeline& tl, const Recording* rec, float s, const std::vector<int
       }
 
   const ImVec2 mouse = ImGui::GetIO().MousePos;
-  const int at = std::clamp(static_cast<int>((mouse.x - p0.x) / w * static_cast<float>(n)), 0, n - 1);
+  // Clamped as a float: with no mouse ImGui puts it at -FLT_MAX, which no int holds.
+  const float along = (mouse.x - p0.x) / w * static_cast<float>(n);
+  const int at = along >= 0.0f ? static_cast<int>(std::min(along, static_cast<float>(n - 1))) : 0;
   if (ImGui::IsItemHovered() && rec && at < rec->step_count()) {
     const Step& st = rec->steps[static_cast<std::size_t>(at)];
     tooltip(strf("step %d · pass %d", at + 1, st.pass), st.label + "\n" + st.text);
