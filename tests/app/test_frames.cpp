@@ -410,7 +410,9 @@ TEST_CASE("Steps tab: the table scrolls to the playhead's row in every lesson, i
     const int n = app.timeline.count();
     const std::array<std::pair<int, float>, 5> at = {
         {{n - 1, 1280.0f}, {n / 2, 1280.0f}, {0, 1280.0f}, {n * 3 / 4, 1000.0f}, {n / 3, 1500.0f}}};
-    for (const auto& [k, width] : at) {
+    for (const auto& [k_, width_] : at) {
+      const int k = k_;
+      const float width = width_;
       CAPTURE(k);
       CAPTURE(width);
       ImGui::GetIO().DisplaySize = ImVec2(width, 800);
@@ -439,8 +441,9 @@ TEST_CASE("Steps tab: the explanation has nine ems at least, beside the columns 
                                             {ImVec2(1280, 800), 1.0f, true},
                                             {ImVec2(1280, 800), 1.5f, true},
                                             {ImVec2(1280, 800), 2.0f, true}}) {
-    CAPTURE(size.x);
-    CAPTURE(font);
+    const float font_scale = font, width = size.x;
+    CAPTURE(width);
+    CAPTURE(font_scale);
     ImGui::GetIO().DisplaySize = size;
     AppState app;
     open_at(app, "attn-tiled-v2", Tab::steps, false, font);
@@ -473,7 +476,9 @@ TEST_CASE("Steps tab: with the longest input the window takes the table still go
   const std::array<std::pair<int, float>, 5> at = {
       {{150000, 1280.0f}, {199999, 1280.0f}, {0, 1280.0f}, {120000, 1100.0f}, {60000, 1600.0f}}};
   std::set<float> columns;  // the explanation column's widths laid out at
-  for (const auto& [k, width] : at) {
+  for (const auto& [k_, width_] : at) {
+    const int k = k_;
+    const float width = width_;
     CAPTURE(k);
     CAPTURE(width);
     ImGui::GetIO().DisplaySize = ImVec2(width, 800);
@@ -641,8 +646,9 @@ TEST_CASE("labs: nothing runs past the right edge of their panel, at fonts 1× t
   for (const float font : {1.0f, 1.25f, 1.5f, 2.0f})
     for (const auto& [tab, name] :
          {std::pair{Tab::overflow_lab, "overflow-lab"}, {Tab::scale_lab, "scale-lab"}, {Tab::measure_lab, "measure-lab"}}) {
+      const char* const lab = name;
       CAPTURE(font);
-      CAPTURE(name);
+      CAPTURE(lab);
       AppState app;
       open_at(app, "attn-tiled-v2", tab, false, font);
       for (int f = 0; f < 4; ++f) h.frame(app);

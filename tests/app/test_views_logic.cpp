@@ -658,7 +658,8 @@ TEST_CASE("memory panel: what every step of every algorithm loads and writes bac
     runs.emplace_back(std::string(row.id), s);
   }
   for (const Lesson& l : lessons()) runs.emplace_back("lesson " + l.id, l.scenario);
-  for (const auto& [id, s] : runs) {
+  for (const auto& [id_, s] : runs) {
+    const std::string& id = id_;
     CAPTURE(id);
     const Recording rec = record(s);
     REQUIRE(rec.step_count() > 0);

@@ -75,7 +75,8 @@ inline void check(const std::vector<WrittenNumber>& numbers, Tally& tally) {
     forms[n.group].first |= unsigned_part(n.text).rfind(".", 0) == 0;
     forms[n.group].second |= unsigned_part(n.text).rfind("0.", 0) == 0;
   }
-  for (const auto& [group, f] : forms) {
+  for (const auto& [group_, f] : forms) {
+    const auto& group = group_;
     CAPTURE(group);
     CHECK_FALSE((f.first && f.second));
   }
