@@ -117,7 +117,8 @@ cat >"$out/run.sh" <<'EOF'
 #!/usr/bin/env bash
 # FlashStep's GPU checks, run from this folder with nothing installed: flashstep --version, the
 # GPU tests, then the GPU benchmark (Google Benchmark flags given to run.sh go to it, e.g.
-# --benchmark_filter=tiled). ./run.sh --quick: the version and the tests only.
+# --benchmark_filter=tiled). ./run.sh --quick: the version and the tests only, and flags after
+# it go to the tests (doctest's, e.g. --test-case='*backward*').
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 quick=0
@@ -168,7 +169,11 @@ if [ ${#failed[@]} -eq 0 ] && ! grep -q '(context: ' "$results/version.txt"; the
   echo "run.sh: flashstep found no OpenGL 4.3 context (see $results/version.txt and README.txt)" >&2
 fi
 if [ ${#failed[@]} -eq 0 ]; then
-  step "GPU tests" "$results/test_gpu.log" "$here/bin/test_gpu"
+  if [ "$quick" -eq 1 ]; then
+    step "GPU tests" "$results/test_gpu.log" "$here/bin/test_gpu" "$@"
+  else
+    step "GPU tests" "$results/test_gpu.log" "$here/bin/test_gpu"
+  fi
   if [ "$quick" -eq 0 ]; then
     rm -f "$results/BENCHMARKS-gpu.md"
     step "GPU benchmark" "$results/bench_gpu.log" "$here/bin/bench_gpu" --markdown "$results/BENCHMARKS-gpu.md" "$@"
@@ -192,7 +197,7 @@ with the shared libraries they need (lib/), so that they run on a GPU server wit
 installing anything. Made by scripts/gpu-bundle.sh from $(basename "$(cd "$build" && pwd)")/ on $(date -u +%Y-%m-%d).
 
 Run:  ./run.sh           version, GPU tests, GPU benchmark (extra arguments go to bench_gpu)
-      ./run.sh --quick   version and GPU tests only
+      ./run.sh --quick   version and GPU tests only (extra arguments go to test_gpu)
 Results go to results/: version.txt, test_gpu.log, bench_gpu.log, BENCHMARKS-gpu.md.
 The exit status is nonzero when a step fails.
 
