@@ -2,13 +2,15 @@
 # FlashStep's one entry point for people and CI.
 #   ./build.sh app [ARGS...]  install what is missing, build (Release), start the app
 #   ./build.sh test           install what is missing, build, run every test: the Release suite,
-#                             the fuzzers (all at once, each FUZZ_SECONDS of one core, default
-#                             60: scripts/fuzz.sh), and the whole suite again built with
-#                             AddressSanitizer + UBSan (at -O1 with line tables: CMakeLists.txt),
-#                             its long sweeps sampled (FLASHSTEP_TEST_SAMPLE=1: tests/sample.h)
+#                             then, built with clang's AddressSanitizer + UBSan (at -O1 with line
+#                             tables: scripts/sanitizer-build.sh), the fuzzers (all at once, each
+#                             FUZZ_SECONDS of one core, default 60: scripts/fuzz.sh) and the
+#                             whole suite again, its long sweeps sampled
+#                             (FLASHSTEP_TEST_SAMPLE=1: tests/sample.h)
 #   ./build.sh quick-test     the Release suite only
 #   ./build.sh build          install what is missing and build, nothing else
-# Environment: BUILD_DIR (default build), JOBS (default: number of cores).
+# Environment: BUILD_DIR (default build), ASAN_BUILD_DIR (default build-asan), JOBS (default:
+# number of cores).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -41,13 +43,12 @@ case "$cmd" in
     build
     echo "== Release suite"
     run_display ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" "$@"
-    echo "== Fuzzers"
-    scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
-    echo "== AddressSanitizer + UndefinedBehaviorSanitizer suite (the long sweeps sampled: tests/sample.h)"
+    echo "== The sanitizer build (clang, AddressSanitizer + UndefinedBehaviorSanitizer, fuzzers)"
     asan_dir=${ASAN_BUILD_DIR:-build-asan}
-    cmake -S . -B "$asan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLASHSTEP_SANITIZE=ON \
-      -DFLASHSTEP_BENCHMARKS=OFF >/dev/null
-    cmake --build "$asan_dir" -j "$jobs"
+    ASAN_BUILD_DIR=$asan_dir JOBS=$jobs scripts/sanitizer-build.sh
+    echo "== Fuzzers"
+    ASAN_BUILD_DIR=$asan_dir scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
+    echo "== AddressSanitizer + UndefinedBehaviorSanitizer suite (the long sweeps sampled: tests/sample.h)"
     # The GL driver stack keeps some allocations until exit: tests/lsan.supp names it.
     # The long sweeps run whole in the Release suite above; here a sample meets each case once.
     FLASHSTEP_TEST_SAMPLE=1 ASAN_OPTIONS=detect_leaks=1 \

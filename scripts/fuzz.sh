@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang (ASan + UBSan) and runs them all at once, each for
+# Builds the libFuzzer targets in the sanitizer build (clang, ASan + UBSan:
+# scripts/sanitizer-build.sh) and runs them all at once, each for
 # SECONDS of one core's time: with fewer cores than targets they share the cores for longer
 # (three targets on two cores: 90 s of wall time, where one after another in pairs took 120 s
 # and left a core idle for the last 60).
@@ -10,10 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
-build_dir=${FUZZ_BUILD_DIR:-build-fuzz}
-CXX=clang++ cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLASHSTEP_FUZZ=ON \
-  -DFLASHSTEP_OPENMP=OFF -DFLASHSTEP_TESTS=OFF -DFLASHSTEP_BENCHMARKS=OFF >/dev/null
-cmake --build "$build_dir" -j "$(nproc)" --target fuzz_parse_rows fuzz_scenario fuzz_cli
+build_dir=${ASAN_BUILD_DIR:-build-asan}
+scripts/sanitizer-build.sh fuzz_parse_rows fuzz_scenario fuzz_cli
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 targets=(parse_rows scenario cli)
@@ -25,7 +24,8 @@ fuzz_one() {
   local target=$1
   mkdir -p "$scratch/$target"
   set +e
-  "$build_dir/tests/fuzz/fuzz_$target" -max_total_time="$wall" -max_len=4096 -timeout=10 \
+  # One thread each: the fuzzers already share the cores, and OpenMP's waiting threads would spin.
+  OMP_NUM_THREADS=1 "$build_dir/tests/fuzz/fuzz_$target" -max_total_time="$wall" -max_len=4096 -timeout=10 \
     -print_final_stats=1 "$scratch/$target" "tests/fuzz/corpus/$target" >"$scratch/$target.log" 2>&1
   local status=$?
   set -e

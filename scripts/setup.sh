@@ -9,7 +9,7 @@ packages=(
   doctest-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
   libstb-dev libgif-dev
   glslang-tools
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev libomp-14-dev
   xvfb xauth libgl1-mesa-dri libglx-mesa0 mesa-utils xdotool libx11-dev
   libegl-dev libegl-mesa0
   fonts-dejavu-core
