@@ -9,6 +9,13 @@ cd "$(dirname "$0")/.."
 build_dir=${ASAN_BUILD_DIR:-build-asan}
 # clang: its UBSan checks float-to-int conversions too, which GCC's -fsanitize=undefined leaves
 # out, and it built this tree in 5.5 min where GCC 12 took 9.5 (2 cores).
+# A tree configured with another compiler (GCC's sanitizer tree of earlier versions) starts over:
+# CMake cannot switch a configured tree's compiler.
+cache=$build_dir/CMakeCache.txt
+if [ -f "$cache" ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++$' "$cache"; then
+  echo "sanitizer-build: $build_dir was configured with another compiler; configuring it again with clang++" >&2
+  rm -rf "$cache" "$build_dir/CMakeFiles"
+fi
 cmake -S . -B "$build_dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DFLASHSTEP_SANITIZE=ON -DFLASHSTEP_FUZZ=ON -DFLASHSTEP_BENCHMARKS=OFF >/dev/null
 targets=()
