@@ -231,9 +231,35 @@ Step step_as_of_part(const Recording& rec, int k, int part) {
   std::vector<bool> written(rec.buffers.size(), false);
   for (auto i = rec.delta_begin(k); i < st.parts[static_cast<std::size_t>(part)].delta_end; ++i)
     written[rec.deltas[i].buffer] = true;
-  st.writes.erase(std::remove_if(st.writes.begin(), st.writes.end(),
-                                 [&](const Region& g) { return !written[static_cast<std::size_t>(g.buffer)]; }),
-                  st.writes.end());
+  auto later = std::stable_partition(st.writes.begin(), st.writes.end(),
+                                     [&](const Region& g) { return written[static_cast<std::size_t>(g.buffer)]; });
+  // A region written later is held on chip now when its buffer lives there (or the step keeps it
+  // there) and its cells had a value before the step: the first delta of a cell in the step
+  // knows (no earlier part wrote the buffer).
+  auto kept = [&](const Region& g) {
+    return std::any_of(st.kept.begin(), st.kept.end(), [&](const Region& k) {
+      return k.buffer == g.buffer && k.r0 == g.r0 && k.r1 == g.r1 && k.c0 == g.c0 && k.c1 == g.c1;
+    });
+  };
+  for (auto it = later; it != st.writes.end(); ++it) {
+    const Region& g = *it;
+    const BufferInfo& b = rec.buffers[static_cast<std::size_t>(g.buffer)];
+    if (b.space == Space::hbm && !kept(g)) continue;
+    // Held when every cell of the region that the step writes had a value before its first write.
+    std::vector<bool> seen(static_cast<std::size_t>(b.rows) * b.cols, false);
+    bool had_value = true, any = false;
+    for (auto i = st.parts[static_cast<std::size_t>(part)].delta_end; i < st.delta_end; ++i) {
+      const Delta& dl = rec.deltas[i];
+      const int r = static_cast<int>(dl.index) / b.cols, c = static_cast<int>(dl.index) % b.cols;
+      if (static_cast<int>(dl.buffer) != g.buffer || r < g.r0 || r >= g.r1 || c < g.c0 || c >= g.c1 || seen[dl.index])
+        continue;
+      seen[dl.index] = true;
+      any = true;
+      had_value &= dl.old_defined;
+    }
+    if (any && had_value) st.held.push_back(g);
+  }
+  st.writes.erase(later, st.writes.end());
   return st;
 }
 

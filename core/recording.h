@@ -170,6 +170,10 @@ struct Step {
   // rows the HBM buffer shows as they grow, written to HBM at a later step (the FlashAttention-2
   // backward's dKⱼ, dVⱼ). The memory panel does not count them as written back.
   std::vector<Region> kept;
+  // Set by step_as_of_part only: what the step writes later but holds on chip already, where a
+  // part before its write is shown (FlashAttention-2's O_i^(j), m_i, l_i while S_ij is computed).
+  // On chip, not yet written by the part shown.
+  std::vector<Region> held;
   IoCounters io;            // cumulative, after this step
   std::uint32_t delta_end = 0;  // this step's deltas are [previous step's delta_end, delta_end)
   std::vector<StepPart> parts;  // empty, or two or more parts in order (see StepPart)
@@ -277,8 +281,9 @@ class Cursor {
 int normal_part(const Recording& rec, int k, int part);
 
 // Step k as it stands after its part `part`: its writes only where the part or one before it
-// has written (a tile's O is not yet written back while its S is computed). The whole step
-// when `part` means the whole step.
+// has written (a tile's O is not yet written back while its S is computed); a write left out
+// whose region is on chip and holds a value from before the step (an on-chip buffer's, or one
+// of step.kept) goes to `held`. The whole step when `part` means the whole step.
 Step step_as_of_part(const Recording& rec, int k, int part);
 
 // The per-row registers shown beside every step (the Steps tab, the steps of the JSON report):

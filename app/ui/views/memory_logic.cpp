@@ -101,13 +101,13 @@ std::vector<OnChip> on_chip(const Recording& rec, const Step& step, const Step* 
       if (same(o.region, g)) return &o;
     return nullptr;
   };
-  auto add = [&](const Region& g, bool loaded, bool back) {
+  auto add = [&](const Region& g, bool loaded, bool back, const Step& named_by) {
     if (OnChip* o = find(g)) {
       o->loaded |= loaded;
       o->written_back |= back;
       return;
     }
-    const std::string name = region_name(rec, step, g);
+    const std::string name = region_name(rec, named_by, g);
     for (OnChip& o : out)
       if (o.name == name && o.buffer != g.buffer) {  // the l of an (m, l) pair already listed
         o.elements += region_elements(g);
@@ -125,8 +125,16 @@ std::vector<OnChip> on_chip(const Recording& rec, const Step& step, const Step* 
     o.space = rec.buffers[g.buffer].space;
     out.push_back(std::move(o));
   };
-  for (const Region& g : step.reads) add(g, hbm_read(rec, before, g), false);
-  for (const Region& g : step.writes) add(g, false, hbm_written(rec, step, g));
+  for (const Region& g : step.reads) add(g, hbm_read(rec, before, g), false, step);
+  for (const Region& g : step.writes) add(g, false, hbm_written(rec, step, g), step);
+  // A held partial sum is still the one of the blocks before this one: O₂⁽¹⁾ while S₂₂ is
+  // computed, O₂⁽²⁾ once the part that updates it is done.
+  for (const Region& g : step.held) {
+    Step earlier = step;
+    int& block = rec.buffers[static_cast<std::size_t>(g.buffer)].row_axis == Axis::key ? earlier.tile_i : earlier.tile_j;
+    if (block > 0) --block;
+    add(g, false, false, earlier);
+  }
   return out;
 }
 

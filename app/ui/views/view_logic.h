@@ -163,7 +163,8 @@ struct OnChip {
   Space space = Space::sram;
 };
 // `before`: the step before it, whose reads and writes are still on chip (read again, they are
-// not loaded again); a write in step.kept stays on chip (not written back).
+// not loaded again); a write in step.kept stays on chip (not written back); step.held (a part
+// of the step shown) is on chip, neither loaded nor written yet.
 std::vector<OnChip> on_chip(const Recording& rec, const Step& step, const Step* before = nullptr);
 // What the step moves between HBM and the chip, region by region: a read of an HBM buffer is a
 // load unless the step before read or wrote the same region (FlashAttention-2's Qᵢ over the
