@@ -309,10 +309,17 @@ int event_step(const Recording& rec, const TourEvent& e) {
       return nth_step_with_delta(rec, b, e.k, changed);
     }
     case K::first_write: {
+      // A sum kept on chip (Step::kept: the backward's dKⱼ, dVⱼ, which the HBM buffer shows as
+      // they grow) is written when it leaves the chip, not while it is kept.
       const int b = rec.find_buffer(e.buffer);
-      for (int k = 0; b >= 0 && k < n; ++k)
-        for (const Region& g : rec.steps[k].writes)
-          if (g.buffer == b) return k;
+      for (int k = 0; b >= 0 && k < n; ++k) {
+        const Step& s = rec.steps[static_cast<std::size_t>(k)];
+        for (const Region& g : s.writes)
+          if (g.buffer == b && std::none_of(s.kept.begin(), s.kept.end(), [&](const Region& kk) {
+                return kk.buffer == g.buffer && kk.r0 == g.r0 && kk.r1 == g.r1 && kk.c0 == g.c0 && kk.c1 == g.c1;
+              }))
+            return k;
+      }
       return -1;
     }
     case K::first_overflow:

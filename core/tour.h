@@ -11,8 +11,8 @@
 //   "first step", "last step", "pass K begins" (K as the timeline numbers passes), "last pass
 //   begins", "row R begins", "tile (I, J)" (Step::tile_i/j, numbered from 1), "first rescale"
 //   (m of a row changes after it held a finite value; "first rescale of B" for buffer B),
-//   "change K of B" (the K-th step that changes a cell of B), "first write of B", "first overflow"
-//   (the first step that writes +∞ or nan).
+//   "change K of B" (the K-th step that changes a cell of B), "first write of B" (a write kept on
+//   chip, Step::kept, is not one), "first overflow" (the first step that writes +∞ or nan).
 // Targets ("point"): {"buffer": B, "cells": "written" | "read" | "row" | "tile" | "all" |
 //   "event"} (default "written": what the step writes of B; "event": the cell that made the
 //   rescale, change or overflow), {"register": "m"}, {"memory": "HBM" |

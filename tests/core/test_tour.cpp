@@ -72,8 +72,13 @@ bool has_property(const Recording& rec, const States& st, const TourEvent& e, in
         return !(x == y || (std::isnan(x) && std::isnan(y)));
       });
     case K::first_write:
-      for (const Region& g : s.writes)
-        if (g.buffer == b) return true;
+      // Written to B, not kept on chip: a kept region is the same block as a write of B.
+      for (const Region& g : s.writes) {
+        bool kept = false;
+        for (const Region& k : s.kept)
+          kept |= k.buffer == g.buffer && k.r0 == g.r0 && k.r1 == g.r1 && k.c0 == g.c0 && k.c1 == g.c1;
+        if (g.buffer == b && !kept) return true;
+      }
       return false;
     case K::first_overflow:
       return any_cell(-1, [&](int bb, std::size_t i) {
