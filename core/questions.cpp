@@ -47,15 +47,30 @@ std::string row_words(const Recording& rec, int buffer, int row) {
   return rec.buffers[static_cast<std::size_t>(buffer)].rows > 1 ? strf(" of row %d", row + 1) : std::string();
 }
 
-std::string step_words(const Recording& rec, int k) {
-  const std::string& label = rec.steps[static_cast<std::size_t>(k)].label;
-  return strf("step %d", k + 1) + (label.empty() ? "" : " (" + label + ")");
+double round_sig(double x, int p);
+int shown_digits(double x);
+
+// The step by its number, as the timeline and the status bar count (its label, "(m₂, l₂)",
+// would read as a second quantity asked for).
+std::string step_words(int k) { return strf("step %d", k + 1); }
+
+// A value the run holds in a 16-bit format: the question says so, and an answer worked out in
+// exact arithmetic is within a step of the format of it.
+double format_step(Precision p, double v) {
+  if (p != Precision::fp16 && p != Precision::bf16) return 0;
+  if (!std::isfinite(v) || v == 0) return 0;
+  const int mantissa = p == Precision::fp16 ? 10 : 7;
+  return std::ldexp(1.0, std::ilogb(v) - mantissa);
 }
 
-Question number_question(int k, QuestionKind kind, int row, std::string prompt, double value) {
+Question number_question(const Recording& rec, int k, QuestionKind kind, int row, std::string prompt, double value) {
   Question q;
-  q.step = k, q.kind = kind, q.row = row, q.prompt = std::move(prompt), q.value = value;
-  q.hint = "a number, 3 digits or more";
+  q.step = k, q.kind = kind, q.row = row, q.value = value;
+  q.slack = format_step(rec.precision, value);
+  if (q.slack > 0) prompt.insert(prompt.size() - 1, strf(", in %s", std::string(precision_name(rec.precision)).c_str()));
+  q.prompt = std::move(prompt);
+  const int need = std::min(kFewestDigits, shown_digits(value));
+  q.hint = need > 1 ? strf("a number, %d digits or more", need) : "a number";
   q.digits = kShownDigits;
   q.shown = num(value, kShownDigits);
   return q;
@@ -90,8 +105,8 @@ std::vector<Question> candidates(const Recording& rec, int k, int m_buf, int l_b
       continue;
     const int row = mv.index / std::max(m_cols, 1);
     const std::string where = row_words(rec, m_buf, row);
-    out.push_back(number_question(k, QuestionKind::m, row,
-                                  "What is m" + where + " after " + step_words(rec, k) + "?", mv.after));
+    out.push_back(number_question(rec, k, QuestionKind::m, row, "What is m" + where + " after " + step_words(k) + "?",
+                                  mv.after));
     // The rescale factor, where the step rescales a sum it already holds (online softmax,
     // FlashAttention; not safe softmax's first pass, which has no l yet).
     const std::vector<CellMove> l_moves = moves(rec, k, l_buf);
@@ -101,8 +116,8 @@ std::vector<Question> candidates(const Recording& rec, int k, int m_buf, int l_b
     });
     if (!rescales) break;
     const double factor = round_to(rec.precision, std::exp(round_to(rec.precision, mv.before - mv.after)));
-    out.push_back(number_question(k, QuestionKind::rescale, row,
-                                  "m" + where + " moves at " + step_words(rec, k) +
+    out.push_back(number_question(rec, k, QuestionKind::rescale, row,
+                                  "m" + where + " moves at " + step_words(k) +
                                       ": what is the rescale factor e^{m − m′} (m the old maximum, m′ the new one)?",
                                   factor));
     break;
@@ -112,8 +127,8 @@ std::vector<Question> candidates(const Recording& rec, int k, int m_buf, int l_b
     // A sum that already held something: its first term alone (l = 1) asks nothing.
     if (!(mv.after_defined && std::isfinite(mv.after) && mv.before_defined && mv.before != 0)) continue;
     const int row = mv.index / std::max(l_cols, 1);
-    out.push_back(number_question(k, QuestionKind::l, row,
-                                  "What is l" + row_words(rec, l_buf, row) + " after " + step_words(rec, k) + "?",
+    out.push_back(number_question(rec, k, QuestionKind::l, row,
+                                  "What is l" + row_words(rec, l_buf, row) + " after " + step_words(k) + "?",
                                   mv.after));
     break;
   }
@@ -328,7 +343,9 @@ Verdict score(const Question& q, std::string_view input) {
     return v;
   }
   const int p = std::min(t->digits, q.digits);
-  v.right = round_sig(t->value, p) == round_sig(q.value, p);
+  // Right at the digits typed; in a 16-bit run, also within a step of the format of the value
+  // the run holds (what exact arithmetic gives, before the format rounds it).
+  v.right = round_sig(t->value, p) == round_sig(q.value, p) || std::abs(t->value - q.value) <= q.slack;
   return v;
 }
 

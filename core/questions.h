@@ -12,8 +12,10 @@
 // significant digits (core/text.h, as in the sentences, registers and tooltips), and an answer
 // is right when it equals the value rounded to the significant digits the student typed, up to
 // those 5; at least 3 are asked for (fewer only where the value shown has fewer: 1, 0.5), so
-// "2.72" is right for 2.7183 and "3" is not. Counts and tiles are whole numbers, right only when
-// equal.
+// "2.72" is right for 2.7183 and "3" is not. A 16-bit run's value is asked "in fp16" (or bf16),
+// and an answer within one step of the format of it is right as well: 27.4746 (e³ + e², worked
+// out exactly) for the 27.469 that fp16 holds, its step there 1/64. Counts and tiles are whole
+// numbers, right only when equal.
 #pragma once
 
 #include "core/recording.h"
@@ -30,11 +32,14 @@ struct Question {
   int step = 0;  // 0-based: asked before this step is shown; answered by the state after it
   QuestionKind kind = QuestionKind::m;
   int row = -1;         // the row asked about (m, l, rescale); −1: none
-  std::string prompt;   // in markup (core/markup.h): "What is m after step 5 (m₅, l₅)?"
+  std::string prompt;   // in markup (core/markup.h): "What is m after step 5?", "…, in fp16?"
   std::string hint;     // how to answer: "a number", "a tile as i, j"
   double value = 0;     // m, l, rescale, hbm_reads
   int tile_i = 0, tile_j = 0;  // tile: counted from 1, as shown
   int digits = 5;       // significant digits shown; 0: a whole number, exact
+  // In a 16-bit run (fp16, bf16), the spacing of the format at the value: an answer within it
+  // of the value is right too (the prompt names the format). 0 otherwise.
+  double slack = 0;
   std::string shown;    // the answer as the screen shows it: "2.7183", "(2, 1)", "1024"
 };
 

@@ -180,3 +180,59 @@ TEST_CASE("every lesson's preset asks at least one question, at most ten, each r
     }
   }
 }
+
+TEST_CASE("a 16-bit run's question names its format, and an answer worked out exactly is right within a step of it") {
+  // Naive softmax of [3, 2, 5, 1] in fp16: l after step 2 is e³ + e² rounded as fp16 rounds
+  // each operation. Worked out here: the exact sum, and the fp16 value it lies near, whose
+  // spacing at 16 ≤ l < 32 is 2⁴ · 2⁻¹⁰ = 1/64.
+  Scenario s;
+  s.algorithm = Algorithm::naive;
+  s.precision = Precision::fp16;
+  s.x = {{3, 2, 5, 1}};
+  const Recording rec = record(s);
+  const std::vector<Question> qs = make_questions(rec);
+  const Question* l = nullptr;
+  for (const Question& q : qs)
+    if (q.kind == QuestionKind::l && !l) l = &q;
+  REQUIRE(l);
+  CAPTURE(l->prompt);
+  CHECK(l->prompt.find(", in fp16?") != std::string::npos);
+  const long double exact = std::exp(3.0L) + std::exp(2.0L);
+  const long double spacing = 1.0L / 64;
+  CHECK(std::abs(static_cast<long double>(l->value) - exact) <= spacing);
+  CHECK(l->slack == doctest::Approx(static_cast<double>(spacing)));
+  CHECK(score(*l, l->shown).right);
+  CHECK(score(*l, num(static_cast<double>(exact))).right);  // 27.475: exact, not what fp16 holds
+  CHECK(score(*l, "27.4746").right);
+  CHECK_FALSE(score(*l, num(static_cast<double>(exact + 2 * spacing))).right);
+  // fp32 and fp64 name no format and take no slack.
+  s.precision = Precision::fp32;
+  for (const Question& q : make_questions(record(s))) {
+    CAPTURE(q.prompt);
+    CHECK(q.slack == 0);
+    CHECK(q.prompt.find(", in fp") == std::string::npos);
+  }
+}
+
+TEST_CASE("a question's hint asks for the digits its answer needs, and its prompt names one quantity") {
+  // m of [3, 2, 5, 1] becomes 5 at step 3: one digit shown, so "5" is an answer and the hint
+  // does not ask for 3 digits.
+  Scenario s;
+  s.algorithm = Algorithm::safe;
+  s.precision = Precision::fp32;
+  s.x = {{3, 2, 5, 1}};
+  const Recording rec = record(s);
+  bool seen_m = false;
+  for (const Question& q : make_questions(rec)) {
+    CAPTURE(q.prompt);
+    // The step by its number only: its label "(m₂, l₂)" read as a second quantity asked for.
+    CHECK(q.prompt.find('(') == std::string::npos);
+    if (q.kind != QuestionKind::m) continue;
+    seen_m = true;
+    CHECK(q.value == 5.0);
+    CHECK(q.hint == "a number");
+    CHECK(score(q, "5").right);
+  }
+  CHECK(seen_m);
+  CHECK(number(2.718281828459045).digits == kShownDigits);
+}
