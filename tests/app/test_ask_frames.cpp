@@ -104,6 +104,39 @@ TEST_CASE("ask me first: → onto a question asks it, Enter scores the typed ans
   CHECK(app.timeline.playhead() == 7);
 }
 
+TEST_CASE("ask me first: while it asks for the HBM reads, the counters' whole run column does not show the answer") {
+  // Naive softmax: the end of pass 2 is the end of the run, so the column showed the answer.
+  Headless h;
+  AppState app;
+  app.background_allowed = false;
+  REQUIRE(app.open_lesson("naive"));
+  h.frame(app);
+  app.quiz.on = true;
+  h.frame(app);
+  const Question* reads = nullptr;
+  for (const Question& q : app.quiz.questions)
+    if (q.kind == QuestionKind::hbm_reads && !reads) reads = &q;
+  REQUIRE(reads);
+  const int step = reads->step;
+  bool hidden_before = false;
+  while (app.timeline.playhead() < step - 1) {
+    h.press(app, GLFW_KEY_RIGHT);
+    if (app.quiz.question()) {
+      hidden_before |= app.memory_panel.hide_whole_run && app.quiz.question()->kind != QuestionKind::hbm_reads;
+      if (app.quiz.question()->kind != QuestionKind::hbm_reads) h.press(app, GLFW_KEY_ESCAPE);
+    }
+  }
+  h.press(app, GLFW_KEY_RIGHT);
+  REQUIRE(app.quiz.question());
+  CHECK(app.quiz.question()->kind == QuestionKind::hbm_reads);
+  CHECK(app.memory_panel.hide_whole_run);
+  CHECK_FALSE(hidden_before);  // other questions hide nothing
+  h.press(app, GLFW_KEY_ESCAPE);
+  h.frame(app);
+  CHECK_FALSE(app.quiz.question());
+  CHECK_FALSE(app.memory_panel.hide_whole_run);
+}
+
 namespace {
 
 // The step a click on cell (r, c) of `buffer` must land on, worked out plainly from the steps'

@@ -142,6 +142,9 @@ struct MemoryPanelOptions {
   int sram_budget = 0;  // M in elements as the scenario gives it; 0 = not given
   bool show_counters = true;
   bool show_comparison = true;
+  // While Ask me first asks for the HBM reads at the end of a pass: the counters' "whole run"
+  // column would show the answer (the last pass's), so it shows "?".
+  bool hide_whole_run = false;
 };
 
 // The options of every view, one struct per ViewKind, each made on first use. A view's options

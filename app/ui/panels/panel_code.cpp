@@ -100,7 +100,7 @@ std::string step_where(const AppState& app, const Step& step, KeyHint hint) {
   // may be longer than the panel, and the hint must not be the line it cuts.
   if (parts >= 2 && hint == KeyHint::full)
     where += app.played.part() ? " (keys ‘.’ and ‘,’ walk them; → the next whole step)"
-                               : " (one per pseudocode line: the keys ‘,’ and ‘.’ walk them)";
+                               : " (each a few pseudocode lines: the keys ‘,’ and ‘.’ walk them)";
   if (parts >= 2 && hint == KeyHint::brief) where += " (keys ‘,’ and ‘.’)";
   return where;
 }

@@ -298,6 +298,7 @@ void draw_memory_window(AppState& app, const PanelRect& r) {
     return;
   }
   app.memory_panel.sram_budget = info(app.inputs.algorithm).takes_blocks ? app.inputs.M : 0;
+  app.memory_panel.hide_whole_run = app.quiz.question() && app.quiz.question()->kind == QuestionKind::hbm_reads;
   const ImVec2 wp = ImGui::GetWindowPos(), ws = ImGui::GetWindowSize();
   app.hits.add_panel("Memory", Rect{wp.x, wp.y, ws.x, ws.y, true});
   if (app.played.rec->step_count() > 0) {

@@ -490,7 +490,7 @@ void draw_budget(const ViewInput& in, const MemoryPanelOptions& opt, const std::
   term_line(b->verdict, "   ", false, 0.0f, width, [&](std::size_t k) { return k == 1 ? dim : b->fits ? ok : bad; });
 }
 
-void draw_counters(const ViewInput& in) {
+void draw_counters(const ViewInput& in, bool hide_whole_run) {
   const IoCounters now = in.step ? in.step->io : IoCounters{};
   const IoCounters& all = in.rec.io;
   const ImGuiTableFlags flags =
@@ -509,7 +509,9 @@ void draw_counters(const ViewInput& in) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(big(now.*c.field).c_str());
     ImGui::TableNextColumn();
-    ImGui::TextDisabled("%s", big(all.*c.field).c_str());
+    ImGui::TextDisabled("%s", hide_whole_run ? "?" : big(all.*c.field).c_str());
+    if (hide_whole_run && ImGui::IsItemHovered())
+      ImGui::SetTooltip("Shown again once the question about the HBM reads is answered or skipped.");
   }
   ImGui::EndTable();
 }
@@ -688,7 +690,7 @@ static void draw_memory_panel_body(const ViewInput& in, MemoryPanelOptions& opt)
     ImGui::TableSetupColumn("b", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    draw_counters(in);
+    draw_counters(in, opt.hide_whole_run);
     ImGui::TableNextColumn();
     draw_comparison(in);
     ImGui::EndTable();
@@ -696,7 +698,7 @@ static void draw_memory_panel_body(const ViewInput& in, MemoryPanelOptions& opt)
     if (opt.show_counters) {
       TextScale t;
       t.set(counters_text_scale(in));
-      draw_counters(in);
+      draw_counters(in, opt.hide_whole_run);
     }
     if (opt.show_comparison) draw_comparison(in);
   }
