@@ -184,7 +184,7 @@ std::vector<AlgorithmInfo> make_table() {
     a.group = "attention";
     a.square = {"S", "P"};
     a.window_max_n = kWindowMaxN;
-    a.passes = {"kernel 1: S = QKᵀ", "kernel 2: P = softmax(S)", "kernel 3: O = PV"};
+    a.passes = {"kernel 1: S = QKᵀ · s", "kernel 2: P = softmax(S)", "kernel 3: O = PV"};
     a.record = record_attn_naive;
     a.io = io_attn_naive;
     a.size = size_attn_naive;

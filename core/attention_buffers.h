@@ -21,7 +21,7 @@ inline BufferInfo scores(BufferInfo b, int order, std::vector<std::string> title
   return b.axes(Axis::query, Axis::key).at(Place::centre, order).titled(std::move(titles));
 }
 inline BufferInfo tiled_scores(BufferInfo b) {
-  return scores(std::move(b), kOrderS, {"S = QKᵀ · s: one tile on chip at a time", "S = QKᵀ", "S"});
+  return scores(std::move(b), kOrderS, {"S = QKᵀ · s: one tile on chip at a time", "S = QKᵀ·s", "S"});
 }
 // The tilde drawn over P (markup).
 inline BufferInfo tiled_p(BufferInfo b) {

@@ -111,7 +111,7 @@ std::string AttnNarration::list(const BlockView& M, int r, int max_items) {
 
 AttnNaiveNarration::AttnNaiveNarration(const Resolved& r, Recorder& rec) : AttnNarration(r, rec) {
   bS_ = rec.add_buffer(scores({"S", N, N, Space::hbm, "scores S = QKᵀ · s, materialized in HBM"}, kOrderS,
-                              {"S = QKᵀ · s, in HBM", "S = QKᵀ", "S"}));
+                              {"S = QKᵀ · s, in HBM", "S = QKᵀ·s", "S"}));
   bP_ = rec.add_buffer(scores({"P", N, N, Space::hbm, "P = softmax(S) row by row, materialized in HBM"}, kOrderP,
                               {"P = softmax(S), in HBM", "P = softmax(S)", "P"}));
   bm_ = rec.add_buffer(per_row({"m", N, 1, Space::reg, "max of each row of S"}, 0));
@@ -180,7 +180,7 @@ void AttnNaiveNarration::output_row(int i, const BlockView& O_row) {
 
 AttnOnlineNarration::AttnOnlineNarration(const Resolved& r, Recorder& rec) : AttnNarration(r, rec) {
   bS_ = rec.add_buffer(scores({"S", N, N, Space::reg, "each score Sᵢⱼ = qᵢ · kⱼ · s as it is computed"}, kOrderS,
-                              {"scores Sᵢⱼ = qᵢ·kⱼ·s, one at a time", "S = QKᵀ", "S"}));
+                              {"scores Sᵢⱼ = qᵢ·kⱼ·s, one at a time", "S = QKᵀ·s", "S"}));
   bm_ = rec.add_buffer(per_row({"m", N, 1, Space::reg, "running max of the scores of row i"}, 0));
   bl_ = rec.add_buffer(per_row({"l", N, 1, Space::reg, "running sum of e^{Sᵢⱼ − m} of row i"}, 1));
   bacc_ = rec.add_buffer(accumulator({"O_acc", N, d, Space::reg,

@@ -205,8 +205,10 @@ void SoftmaxNarration::log_sum_exp(int row, double m, double l, double lse) {
   Step st;
   st.pass = 2, st.line = 6, st.row = row;
   st.label = prefix(row) + "LSE";
-  st.text = prefix(row) + strf("LSE = m + log l = %s + log %s = %s", num(m).c_str(), num(l).c_str(),
-                               num(lse).c_str());
+  // LSE to the place of log l's digits: log y = x − LSE subtracts it next, where a large m
+  // (1002) would leave "1002.4" too few digits for the difference.
+  st.text = prefix(row) + strf("LSE = m + log l = %s + log %s = %s", num_to(m, lse - m).c_str(), num(l).c_str(),
+                               num_to(lse, lse - m).c_str());
   st.reads = {reg(bm_, row), reg(bl_, row)};
   st.writes = {reg(blse_, row)};
   rec_.commit(std::move(st));
@@ -221,7 +223,7 @@ void SoftmaxNarration::log_softmax(int row, int i, double z, double lse, double 
   st.pass = 2, st.line = 8, st.row = row;
   st.label = prefix(row) + "log y" + sub(i + 1);
   st.text = prefix(row) + strf("log y%s = %s − LSE = %s − %s = %s", sub(i + 1).c_str(), x_name(i).c_str(),
-                               num(z).c_str(), num(lse).c_str(), num(y).c_str());
+                               num_to(z, y).c_str(), num_to(lse, y).c_str(), num(y).c_str());
   if (std::isnan(y) && std::isinf(z) && std::isinf(lse) && (z > 0) == (lse > 0))
     st.text += is_neg_inf(lse) ? " — ∞ − ∞ is undefined: every x of the row is −∞, so LSE = log 0 = −∞ and "
                                  "there is no probability mass to take the log of"

@@ -35,6 +35,13 @@ std::string formatted(double x, int digits, char conversion) {
 }  // namespace
 
 std::string num(double x, int digits) { return formatted(x, digits, 'g'); }
+
+std::string num_to(double x, double like) {
+  if (!std::isfinite(x) || !std::isfinite(like) || x == 0 || like == 0) return num(x);
+  const int more = static_cast<int>(std::floor(std::log10(std::fabs(x)))) -
+                   static_cast<int>(std::floor(std::log10(std::fabs(like))));
+  return num(x, std::clamp(5 + more, 5, 17));
+}
 std::string num_sci(double x, int digits) { return formatted(x, digits, 'e'); }
 
 std::string sub(long long i) {

@@ -343,3 +343,50 @@ TEST_CASE("FlashAttention-2's last step of a Q block names block i's accumulator
   }
   CHECK(done > 1);
 }
+
+TEST_CASE("log-sum-exp's differences subtract as printed: x − LSE = log y with the digits shown, x near 1000") {
+  // [1000, 1001, 1002, 999]: LSE = 1002.44019…, log y₁ = −2.44019…. Printed at 5 significant
+  // digits, "1000 − 1002.4 = −2.4402" does not subtract; the operands carry the result's places.
+  // Each "a − b = c" of a log y step and "m + log l = c" of the LSE step, parsed from the
+  // sentence: a − b (or m + ln l) within the printing of each number of c.
+  for (const Precision p : {Precision::fp64, Precision::fp32}) {
+    CAPTURE(precision_name(p));
+    Scenario s;
+    s.algorithm = Algorithm::logsumexp;
+    s.precision = p;
+    s.x = {{1000, 1001, 1002, 999}, {3, 2, 5, 1}};
+    const Recording rec = record(s);
+    int differences = 0, sums = 0;
+    for (const Step& st : rec.steps) {
+      const std::string t = plain(st.text);
+      CAPTURE(t);
+      const std::string diff = "− LSE = ", sum = "LSE = m + log l = ";
+      if (const std::size_t at = t.find(diff); at != std::string::npos) {
+        const std::string rest = t.substr(at + diff.size());  // "1000 − 1002.4402 = −2.4402"
+        const std::size_t minus = rest.find(" − "), eq = rest.find(" = ");
+        REQUIRE(minus < eq);
+        const double a = parse_printed(rest.substr(0, minus));
+        const double b = parse_printed(rest.substr(minus + 5, eq - minus - 5));
+        const double c = parse_printed(rest.substr(eq + 3));
+        // a and b to c's last place, c to its own: half a unit of that place each.
+        CHECK(std::fabs((a - b) - c) <= 3 * tolerance::printed_error(c));
+        ++differences;
+      }
+      if (const std::size_t at = t.find(sum); at != std::string::npos) {
+        const std::string rest = t.substr(at + sum.size());  // "1002 + log 1.553 = 1002.44019"
+        const std::size_t plus = rest.find(" + log "), eq = rest.find(" = ");
+        REQUIRE(plus < eq);
+        const double m = parse_printed(rest.substr(0, plus));
+        const double l = parse_printed(rest.substr(plus + 7, eq - plus - 7));
+        const double c = parse_printed(rest.substr(eq + 3));
+        // m and c to log l's last place, half a unit of it each; log l read from an l printed to 5
+        // digits, off by that l's printing, relative.
+        const double place = std::log(l) == 0 ? 0 : tolerance::printed_error(std::log(l));
+        CHECK(std::fabs(m + std::log(l) - c) <= 2 * place + tolerance::printed_error(l) / l + 1e-12);
+        ++sums;
+      }
+    }
+    CHECK(differences == 8);
+    CHECK(sums == 2);
+  }
+}

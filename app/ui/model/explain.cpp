@@ -58,11 +58,12 @@ std::string tile_rule_help(const TileShape& t) {
                     ", which gives Bc = Θ(M/d) and Br = Θ(min(M/d, d)): the d in Br = min(Bc, d) is there so "
                     "that " + scores + " fit" + (t.score_tiles == 1 ? "s" : "") + ". ";
   if (t.d_wide() == 4 && t.score_tiles == 1)
-    return out + "The constants are loose: with Bc = ⌈M/4d⌉ the four d-wide tiles take up to M and " + scores +
-           " up to d·⌈M/4d⌉, about M/4, more, so a tile can pass M by about M/4.";
+    return out + "The constants are loose: with Bc = ⌈M/4d⌉ the four d-wide tiles take about M (at most "
+                 "4d·⌈M/4d⌉, under M + 4d) and " + scores + " up to d·⌈M/4d⌉, about M/4, more, so a tile can pass M "
+                 "by about M/4.";
   // k quarters of M: "M", "1.75·M".
   auto quarters = [](int k) { return k == 4 ? std::string("M") : num(k / 4.0) + "·M"; };
-  return out + strf("The constants are loose: with Bc = ⌈M/4d⌉ the %d d-wide tiles take up to %s and the %d "
+  return out + strf("The constants are loose: with Bc = ⌈M/4d⌉ the %d d-wide tiles take about %s and the %d "
                     "score tiles up to %d·d·⌈M/4d⌉, about %s, more.",
                     t.d_wide(), quarters(t.d_wide()).c_str(), t.score_tiles, t.score_tiles,
                     quarters(t.score_tiles).c_str());

@@ -228,7 +228,7 @@ bool blocks_field(AppState& app) {
   if (in.blocks == BlockChoice::from_sram) {
     blocks_from_sram(in.M, in.d, in.Br, in.Bc);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-    text_wrapped_words(strf("→ Bc = ⌈%d/4·%d⌉ = %d, Br = min(Bc, d) = %d", in.M, in.d, in.Bc, in.Br),
+    text_wrapped_words(strf("→ Bc = ⌈%d/(4·%d)⌉ = %d, Br = min(Bc, d) = %d", in.M, in.d, in.Bc, in.Br),
                        ImGui::GetContentRegionAvail().x);
     ImGui::PopStyleColor();
   } else {

@@ -446,7 +446,9 @@ std::optional<BudgetText> budget_text(const ViewInput& in, const MemoryPanelOpti
   BudgetText b;
   b.sizes = {strf("%s: %d·Bc·d = %d·%d·%d = %lld", kv.c_str(), shape.key_tiles, shape.key_tiles, rec.Bc, rec.d, t.kv),
              strf("%s: %d·Br·d = %d·%d·%d = %lld", qo.c_str(), shape.query_tiles, shape.query_tiles, rec.Br, rec.d, t.qo),
-             strf("%s: Br·Bc = %lld", sc.c_str(), t.s)};
+             shape.score_tiles == 1 ? strf("%s: Br·Bc = %d·%d = %lld", sc.c_str(), rec.Br, rec.Bc, t.s)
+                                    : strf("%s: %d·Br·Bc = %d·%d·%d = %lld", sc.c_str(), shape.score_tiles,
+                                           shape.score_tiles, rec.Br, rec.Bc, t.s)};
   b.fits = t.fits_paper();
   b.fits_with_s = t.fits_with_s();
   b.verdict = {strf("%s = %lld %s M = %d%s: %s", sum.c_str(), t.paper, b.fits ? "≤" : ">", t.M,
