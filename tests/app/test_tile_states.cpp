@@ -227,3 +227,38 @@ TEST_CASE("the views ask the mask the recording carries, not a flag beside it") 
   CHECK(causal.mask.kind() == Mask::Kind::causal);
   CHECK(causal.mask.n_keys() == 8);
 }
+
+TEST_CASE("the FlashAttention-2 backward's tiles: its own matrices live tile by tile, the forward's P̃, m and l stay gone") {
+  // The recording runs the forward, then the backward over the same tiles. Worked out here from
+  // the loop orders: after the forward every tile of P̃ was computed and left the chip; at a
+  // backward tile (i, j) only the backward's matrices (dP, dS) have the tile on chip, and the
+  // forward's on-chip rows (m, l, O_acc) are all gone.
+  Scenario s = rows::small_run(Algorithm::attn_flash_backward, 8, 4);
+  s.block_rows = 4;
+  s.block_cols = 4;
+  const Recording rec = record(s);
+  const int bP = rec.find_buffer("P"), bm = rec.find_buffer("m"), bdS = rec.find_buffer("dS");
+  REQUIRE(bP >= 0);
+  REQUIRE(bm >= 0);
+  REQUIRE(bdS >= 0);
+  int backward_tiles = 0;
+  for (int k = 0; k < rec.step_count(); ++k) {
+    const Step& st = rec.steps[static_cast<std::size_t>(k)];
+    CAPTURE(st.label);
+    const bool backward = std::any_of(st.writes.begin(), st.writes.end(), [&](const Region& g) { return g.buffer == bdS; });
+    if (!backward) continue;
+    if (st.tile_i < 0 || st.tile_j < 0) continue;
+    ++backward_tiles;
+    const TileStates p = tile_states(rec, k, bP), ds = tile_states(rec, k, bdS), m = tile_states(rec, k, bm);
+    for (int i = 0; i < p.Tr; ++i)
+      for (int j = 0; j < p.Tc; ++j) {
+        CHECK(p.at(i, j) == TileState::discarded);
+        CHECK((ds.at(i, j) != TileState::live || (i == st.tile_i && j == st.tile_j)));
+      }
+    CHECK(ds.at(st.tile_i, st.tile_j) == TileState::live);
+    for (const TileState b : m.row_block) CHECK(b == TileState::discarded);
+    CHECK_FALSE(step_touches(st, bP));
+    CHECK(step_touches(st, bdS));
+  }
+  CHECK(backward_tiles == 4);
+}

@@ -129,7 +129,7 @@ static bool cell_gone(const HeatmapCtx& c, const Heatmap& m, int r, int col) {
   if (m.transposed || !m.query_rows) return false;
   const Space space = c.rec.buffers[static_cast<std::size_t>(m.buffer)].space;
   if (space == Space::reg) return register_gone(c.rec, c.in.step, c.st, m.buffer, r, col);
-  const TileStates& t = c.tiles;
+  const TileStates& t = c.tiles[static_cast<std::size_t>(m.buffer)];
   if (t.Tr == 0 || c.rec.Br <= 0 || c.rec.Bc <= 0) return false;
   if (m.key_cols) return t.at(r / c.rec.Br, col / c.rec.Bc) == TileState::discarded;
   return space == Space::sram && t.row_block[static_cast<std::size_t>(r / c.rec.Br)] == TileState::discarded;
@@ -239,9 +239,10 @@ void draw_grid(const HeatmapCtx& c, const Heatmap& m) {
 void draw_marks(const HeatmapCtx& c, const Heatmap& m) {
   const Step* st = c.in.step;
   if (!st) return;
-  // The current tile (i, j): on S and P the whole tile, elsewhere its rows or columns.
+  // The current tile (i, j): on S and P the whole tile, elsewhere its rows or columns; only on
+  // a matrix the step works on (a backward's tile leaves the forward's P̃ alone).
   bool tile_drawn = false;
-  if (st->tile_i >= 0 && c.rec.Br > 0 && (m.query_rows || m.key_cols)) {
+  if (st->tile_i >= 0 && c.rec.Br > 0 && (m.query_rows || m.key_cols) && step_touches(*st, m.buffer)) {
     const int rb = m.query_rows ? st->tile_i * c.rec.Br : 0;
     const int re = m.query_rows ? std::min(rb + c.rec.Br, m.rows) : m.rows;
     int cb = 0, ce = m.cols;

@@ -40,7 +40,7 @@ struct HeatmapCtx {
   std::uint64_t content;  // what the heat textures show: recording, step, palette
   MatrixViewOptions::Drawn& report;  // what this frame drew (numbers' size, hidden numbers)
   const std::vector<ValueRange>& ranges;  // each buffer's colour range
-  const TileStates& tiles;                 // which tiles and row blocks are on chip
+  const std::vector<TileStates>& tiles;    // each buffer's tiles and row blocks on chip (tile_states)
   const ValueRange& range_of(int buffer) const { return ranges[static_cast<std::size_t>(buffer)]; }
 };
 

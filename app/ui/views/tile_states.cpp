@@ -7,7 +7,14 @@
 
 namespace flashstep::ui {
 
-TileStates tile_states(const Recording& rec, int playhead) {
+bool step_touches(const Step& step, int buffer) {
+  for (const auto* list : {&step.reads, &step.writes, &step.held})
+    for (const Region& g : *list)
+      if (g.buffer == buffer) return true;
+  return false;
+}
+
+TileStates tile_states(const Recording& rec, int playhead, int buffer) {
   TileStates out;
   if (!info(rec.algorithm).takes_blocks || rec.Br <= 0 || rec.Bc <= 0 || rec.n <= 0) return out;
   out.Tr = (rec.n + rec.Br - 1) / rec.Br;
@@ -25,6 +32,7 @@ TileStates tile_states(const Recording& rec, int playhead) {
   const int last = std::min(playhead, rec.step_count() - 1);
   for (int k = 0; k <= last; ++k) {
     const Step& st = rec.steps[static_cast<std::size_t>(k)];
+    if (buffer >= 0 && !step_touches(st, buffer)) continue;
     if (st.tile_i >= 0 && st.tile_i < out.Tr) {
       for (TileState& b : out.row_block)
         if (b == TileState::live) b = TileState::discarded;

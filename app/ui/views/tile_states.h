@@ -26,8 +26,13 @@ struct TileStates {
 };
 
 // The tiles at `playhead` (-1: before the first step). Empty unless the recording's algorithm
-// takes blocks (its table row) and the recording has its tile sizes.
-TileStates tile_states(const Recording& rec, int playhead);
+// takes blocks (its table row) and the recording has its tile sizes. With `buffer`, the tiles
+// of that buffer: only the steps that read or write it count, so that a backward's tile step
+// leaves the forward's P̃ and m, l as they were (gone), not on chip.
+TileStates tile_states(const Recording& rec, int playhead, int buffer = -1);
+
+// Whether the step reads, writes or holds (Step::held) any cell of the buffer.
+bool step_touches(const Step& step, int buffer);
 
 // Registers (Space::reg) hold one query row at a time: attention online's scores s, its o, m
 // and l, attention materialized's m and l. Live at a step: the cells the step writes, and for

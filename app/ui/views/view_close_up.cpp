@@ -1,6 +1,7 @@
 #include "app/ui/views/view_close_up.h"
 
 #include "app/ui/views/hit_map.h"
+#include "app/ui/views/tile_states.h"
 #include "app/ui/views/view_matrix.h"
 #include "app/ui/widgets.h"
 #include "core/text.h"
@@ -286,6 +287,10 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
   for (const Item& it : items) {
     const BufferInfo& b = rec.buffers[static_cast<std::size_t>(it.buffer)];
     const ValueRange& range = c.ranges[static_cast<std::size_t>(it.buffer)];
+    // A matrix the step does not work on (a backward tile's view of the forward's P̃, O⁽ʲ⁾, m
+    // and l; S beside O = PV): faded, its numbers dim, as what is left over, not what the step
+    // holds.
+    const bool idle = c.in.step && !step_touches(*c.in.step, it.buffer);
     const ImVec2 o(p.x + it.x, p.y + it.y);
     const float tw = draw_rich(nullptr, ImVec2(0, 0), 0, it.title, c.fs, true);
     ImVec2 title_at(o.x, o.y - z.title_h + 1 * z.sp);
@@ -293,7 +298,7 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
       const float rows_h = static_cast<float>(it.r1 - it.r0) * z.cell_h;
       title_at = ImVec2(o.x - tw - 6 * z.sp, o.y + (rows_h - c.fs) * 0.5f - 1 * z.sp);
     }
-    draw_rich(dl, title_at, pal.text, it.title, c.fs);
+    draw_rich(dl, title_at, idle ? pal.text_dim : pal.text, it.title, c.fs);
     // The query numbers at the left of each line.
     if (it.y != line_y) {
       line_y = it.y;
@@ -324,12 +329,14 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
                                 static_cast<std::size_t>(col);
         const bool defined = c.state.defined[static_cast<std::size_t>(it.buffer)][idx] != 0;
         const double v = c.state.values[static_cast<std::size_t>(it.buffer)][idx];
-        const ImU32 fill = value_fill(pal, cell_kind(defined, v), range, v);
+        const ImU32 heat = value_fill(pal, cell_kind(defined, v), range, v);
+        const ImU32 fill = idle && defined ? mix(pal.background, heat, 0.3f) : heat;
         dl->AddRectFilled(a, e, fill, 2.0f * c.s);
-        if (fill == pal.nonfinite) hatch(dl, a, e, IM_COL32(0, 0, 0, 70), 6.0f * c.s);
+        if (heat == pal.nonfinite) hatch(dl, a, e, IM_COL32(0, 0, 0, 70), 6.0f * c.s);
         if (defined) {
           const std::string& t = numbers[next_number++];
-          text_centered(dl, ImVec2((a.x + e.x) * 0.5f, (a.y + e.y) * 0.5f), text_over(fill), t.c_str(), z.text);
+          text_centered(dl, ImVec2((a.x + e.x) * 0.5f, (a.y + e.y) * 0.5f), idle ? pal.text_dim : text_over(fill),
+                        t.c_str(), z.text);
           out.numbers.push_back(t);
           out.number_px = out.number_px > 0 ? std::min(out.number_px, z.text) : z.text;
         }

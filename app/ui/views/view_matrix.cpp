@@ -142,7 +142,9 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
                                 static_cast<std::uint64_t>(in.cursor.part() + 1) * 2003 + in.palette.cell * 7 +
                                 in.palette.nonfinite * 13 + in.palette.background;
   opt.drawn = {};
-  const TileStates tiles = tile_states(rec, in.playhead);
+  std::vector<TileStates> tiles;
+  tiles.reserve(rec.buffers.size());
+  for (std::size_t b = 0; b < rec.buffers.size(); ++b) tiles.push_back(tile_states(rec, in.playhead, static_cast<int>(b)));
   HeatmapCtx c{in, rec, in.cursor.state(), in.palette, nullptr, s, fs, opt, content, opt.drawn, rg, tiles};
 
   // The buffers the recording places and the toolbar keeps (core/recording.h's Place).
@@ -306,7 +308,7 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   }
 
   for (const Heatmap& m : mats) draw_cells(c, m, rg[m.buffer]);
-  for (const Heatmap& m : mats) draw_tile_states(c, m, tiles);
+  for (const Heatmap& m : mats) draw_tile_states(c, m, tiles[static_cast<std::size_t>(m.buffer)]);
   for (const Heatmap& m : mats) draw_grid(c, m);
   for (const Heatmap& m : mats) draw_marks(c, m);
   // Titles: each may run until the next matrix to its right on the same band, and the last
