@@ -297,16 +297,20 @@ void AttnTiledNarration::tile(int i, int j, bool load_kv, const TileRowNumbers& 
   io.hbm_writes += static_cast<std::uint64_t>(br) * d + 2ull * br;
   if (!rec_.on()) return;
   Step st;
-  st.pass = j + 1, st.line = 8, st.line_end = 13, st.tile_i = i, st.tile_j = j;
+  // The first tile of K/V block j also loads K_j, V_j (line 6).
+  const int first_line = load_kv ? 6 : 8;
+  st.pass = j + 1, st.line = first_line, st.line_end = 13, st.tile_i = i, st.tile_j = j;
   st.label = strf("tile (i=%d, j=%d)", i + 1, j + 1);
   // Three parts, in the order the kernel does them: the scores, the tile's own softmax, the
   // merge into the running (m_i, l_i, O_i) and the writes back to HBM.
   const std::string Sij = tile_name("S", i, j), I = sub(i + 1);
   write_block(bS_, r0, c0, S);
-  rec_.end_part(st, 8, 9,
-                strf("Q%s, O%s, l%s, m%s loaded; %s = Q%s K%sᵀ%s is %d×%d on chip. Row %d: %s", I.c_str(),
-                     I.c_str(), I.c_str(), I.c_str(), Sij.c_str(), I.c_str(), sub(j + 1).c_str(),
-                     scale_text().c_str(), br, bc, r0 + 1, list(S).c_str()));
+  const std::string J = sub(j + 1);
+  rec_.end_part(st, first_line, 9,
+                (load_kv ? strf("K%s, V%s loaded, to stay for the column; ", J.c_str(), J.c_str()) : std::string()) +
+                    strf("Q%s, O%s, l%s, m%s loaded; %s = Q%s K%sᵀ%s is %d×%d on chip. Row %d: %s", I.c_str(),
+                         I.c_str(), I.c_str(), I.c_str(), Sij.c_str(), I.c_str(), J.c_str(), scale_text().c_str(),
+                         br, bc, r0 + 1, list(S).c_str()));
   write_block(bP_, r0, c0, P);
   rec_.end_part(st, 10, 10,
                 strf("Row %d of the tile alone: \\~m = rowmax = %s, \\~P = e^{S − %s} = %s, "
@@ -365,6 +369,7 @@ void AttnTiledV2Narration::start_block(int i) {
   // Lines 3-4: Q_i into SRAM; O_i, l_i, m_i start on chip.
   rec_.io().hbm_reads += static_cast<std::uint64_t>(br) * d;
   rec_.io().sram_writes += static_cast<std::uint64_t>(br) * d;
+  block_start_ = true;
   if (!rec_.on()) return;
   for (int a = 0; a < br; ++a) {
     rec_.write(bm_, r0 + a, 0, initial_state().m);
@@ -388,18 +393,24 @@ void AttnTiledV2Narration::tile(int i, int j, const TileRowNumbers& first, const
   // + P̃_ij V_j, no division yet.
   io.flops += 4ull * br + 2ull * br * d;
   io.exps += br;
+  // The block's first tile also loads Q_i and starts O_i, l_i, m_i (lines 3-4).
+  const int first_line = block_start_ ? 3 : 6;
+  block_start_ = false;
   if (!rec_.on()) return;
   Step st;
-  st.pass = i + 1, st.line = 6, st.line_end = 10, st.tile_i = i, st.tile_j = j;
+  st.pass = i + 1, st.line = first_line, st.line_end = 10, st.tile_i = i, st.tile_j = j;
   st.label = strf("tile (i=%d, j=%d)", i + 1, j + 1);
   // Three parts, in the kernel's order: the scores, the running max and sum with the tile's
   // P̃ against the new max, and the rescaled accumulator.
   const std::string Sij = tile_name("S", i, j), J = sub(j + 1);
   write_block(bS_, r0, c0, S);
-  rec_.end_part(st, 6, 7,
-                strf("K%s, V%s loaded; %s = Q%s K%sᵀ%s is %d×%d on chip. Row %d: %s", J.c_str(), J.c_str(),
-                     Sij.c_str(), sub(i + 1).c_str(), J.c_str(), scale_text().c_str(), br, bc, r0 + 1,
-                     list(S).c_str()));
+  const std::string I = sub(i + 1);
+  rec_.end_part(st, first_line, 7,
+                (first_line == 3 ? strf("Q%s loaded, O%s, l%s, m%s start on chip as 0, 0, −∞; ", I.c_str(), I.c_str(),
+                                        I.c_str(), I.c_str())
+                                 : std::string()) +
+                    strf("K%s, V%s loaded; %s = Q%s K%sᵀ%s is %d×%d on chip. Row %d: %s", J.c_str(), J.c_str(),
+                         Sij.c_str(), I.c_str(), J.c_str(), scale_text().c_str(), br, bc, r0 + 1, list(S).c_str()));
   write_block(bP_, r0, c0, P);
   for (int a = 0; a < m.rows(); ++a) {
     rec_.write(bm_, r0 + a, 0, m(a, 0));

@@ -147,6 +147,7 @@ class AttnTiledV2Narration : public AttnNarration {
 
  private:
   int bS_, bP_, bm_, bl_, bacc_, bL_;
+  bool block_start_ = false;  // the next tile is its Q block's first: lines 3-4 (Q_i loaded, O_i, l_i, m_i set) are its own
 };
 
 }  // namespace flashstep

@@ -330,7 +330,8 @@ void AttnFlashBackwardNarration::tile(int i, int j, const BlockView& S, const Bl
   const bool first = tiles_in_kv_++ == 0;
   if (!rec_.on()) return;
   Step st;
-  st.pass = pass(j + 2), st.line = line(6), st.line_end = line(13), st.tile_i = i, st.tile_j = j;
+  // The first tile of K/V block j also loads K_j, V_j and starts dK_j, dV_j (lines 3-4).
+  st.pass = pass(j + 2), st.line = line(first ? 3 : 6), st.line_end = line(13), st.tile_i = i, st.tile_j = j;
   st.label = strf("tile (i=%d, j=%d)", i + 1, j + 1);
   const std::string I = sub(i + 1), J = sub(j + 1), Sij = tile_name("S", i, j), Pij = tile_name("P", i, j);
   const std::string dPij = tile_name("dP", i, j), dSij = tile_name("dS", i, j);
@@ -348,7 +349,7 @@ void AttnFlashBackwardNarration::tile(int i, int j, const BlockView& S, const Bl
                             "undefined",
                             r0 + 1)
                      : strf("row %d: exp(S − %s) = %s", r0 + 1, num(L0).c_str(), list(P).c_str());
-  rec_.end_part(st, line(6), line(8),
+  rec_.end_part(st, line(first ? 3 : 6), line(8),
                 loaded + strf("%s = Q%s K%sᵀ%s recomputed (%d×%d), and %s = exp(%s − L%s) from L alone, no m and "
                               "no l (the forward wrote no P to HBM): %s",
                               Sij.c_str(), I.c_str(), J.c_str(), scaled_ ? (" · " + num(r_.scale)).c_str() : "", br,
