@@ -28,11 +28,12 @@ void text_centered(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text, f
 namespace {
 
 // Runs laid out from pos at `size`, as draw_rich says; a script's runs at 0.7× its size, on its
-// own lowered or raised line, and so on down for a script inside a script.
+// own lowered or raised line, and so on down for a script inside a script, at 0.85× the script
+// it is in (the i of e^{x_i}): 0.7 × 0.7 left it half the line's size, too small to read.
 float draw_runs(ImDrawList* dl, ImVec2 pos, ImU32 col, const std::vector<TextRun>& runs, float size,
-                bool measure_only) {
+                bool measure_only, bool in_script = false) {
   ImFont* f = ImGui::GetFont();
-  const float small = size * 0.7f;
+  const float small = size * (in_script ? 0.85f : 0.7f);
   float x = pos.x;
   auto width = [&](float sz, const std::string& t) { return f->CalcTextSizeA(sz, 1e9f, 0.0f, t.c_str()).x; };
   // A script's contents at `at`: one piece of text, or runs of their own (nested markup).
@@ -41,7 +42,7 @@ float draw_runs(ImDrawList* dl, ImVec2 pos, ImU32 col, const std::vector<TextRun
       if (!measure_only) dl->AddText(f, small, at, col, r.text.c_str());
       return width(small, r.text);
     }
-    return draw_runs(dl, at, col, r.children, small, measure_only);
+    return draw_runs(dl, at, col, r.children, small, measure_only, true);
   };
   for (const TextRun& r : runs) {
     switch (r.kind) {

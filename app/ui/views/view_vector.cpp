@@ -67,7 +67,10 @@ float draw_registers(const Ctx& c, float y0, float left, float right, bool draw 
   if (c.b.m >= 0 || most) m = box(c.b.m, "m", algo.global_max ? "global max" : "running max");
   CellChange l;
   if (c.b.l >= 0 || most)
-    l = box(c.b.l, "l", algo.has_max ? "sum of exp(x − m)" : "sum of exp(x)");
+    // With a scale (the 1/√d lab), the sum is of exp(s·x − m), as the row and the sentences say.
+    l = box(c.b.l, "l", rec.scale != 1.0 ? (algo.has_max ? "sum of exp(s·x − m)" : "sum of exp(s·x)")
+                        : algo.has_max   ? "sum of exp(x − m)"
+                                         : "sum of exp(x)");
   if (c.b.lse >= 0) box(c.b.lse, "LSE", "m + log l");
 
   // The rescale factor: only the online update multiplies the old sum when the max grows.
