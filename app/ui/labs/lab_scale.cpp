@@ -44,7 +44,12 @@ void curve_plot(const char* title, const std::vector<double>& raw, const std::ve
   const int n = static_cast<int>(raw.size());
   auto X = [&](double i) { return a.x + static_cast<float>(i / std::max(n - 1, 1)) * (b.x - a.x); };
   auto Y = [&](double v) { return b.y - static_cast<float>(std::clamp(v / y_max, 0.0, 1.0)) * (b.y - a.y); };
-  const ImU32 rule = ImGui::GetColorU32(ImGuiCol_TextDisabled, 0.45f);
+  const ImU32 rule = ImGui::GetColorU32(ImGuiCol_TextDisabled, 0.75f);
+  // The chosen d's line: yellow on a dark plot, a dark amber on a light one (yellow on white
+  // does not show).
+  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_FrameBg];
+  const bool light = 0.299f * bg.x + 0.587f * bg.y + 0.114f * bg.z > 0.5f;
+  const ImU32 chosen = light ? IM_COL32(150, 110, 0, 255) : IM_COL32(240, 228, 66, 200);
   dl->AddLine(ImVec2(a.x, Y(mark)), ImVec2(b.x, Y(mark)), rule, 1.0f * s);
   auto y_label = [&](double v, const char* t) {
     const float y = std::clamp(Y(v) - fh * 0.5f, p0.y + fh, b.y - fh * 0.5f);
@@ -53,7 +58,7 @@ void curve_plot(const char* title, const std::vector<double>& raw, const std::ve
   y_label(mark, mark_label.c_str());
   y_label(0.0, "0");
   const double cur = std::log2(static_cast<double>(d));
-  dl->AddLine(ImVec2(X(cur), a.y), ImVec2(X(cur), b.y), IM_COL32(240, 228, 66, 200), 1.5f * s);
+  dl->AddLine(ImVec2(X(cur), a.y), ImVec2(X(cur), b.y), chosen, 1.5f * s);
   for (const auto* line : {&raw, &scaled}) {
     std::vector<ImVec2> pts;
     for (int i = 0; i < n; ++i) pts.emplace_back(X(i), Y((*line)[static_cast<std::size_t>(i)]));
@@ -71,7 +76,7 @@ void curve_plot(const char* title, const std::vector<double>& raw, const std::ve
   }
   if (hovered)
     tooltip(title, std::string("Averaged over 48 random queries with 16 keys each. Orange: softmax(q·k); green: "
-                               "softmax(q·k/√d). The x axis is d (logarithmic); the yellow line is the chosen d. ") +
+                               "softmax(q·k/√d). The x axis is d (logarithmic); the vertical line is the chosen d. ") +
                        help);
 }
 
@@ -125,7 +130,7 @@ void worked_example() {
                                           ImGuiTableFlags_SizingStretchProp))
     return;
   ImGui::TableSetupColumn("[10, 0, −5]", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-  ImGui::TableSetupColumn("scores s / √d", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("x / √d", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableSetupColumn("softmax", ImGuiTableColumnFlags_WidthStretch, 1.8f);
   ImGui::TableHeadersRow();
   for (const Row& r : rows) {
@@ -229,10 +234,10 @@ void draw_scale_lab(ScaleLab& lab, float s, float slide_floor) {
 
     ImGui::TableNextColumn();
     const double h_max = std::log(static_cast<double>(kScaleLabKeys));
-    curve_plot("entropy (nats) against d", lab.curves.entropy_raw, lab.curves.entropy_scaled,
+    curve_plot("mean entropy (nats) against d", lab.curves.entropy_raw, lab.curves.entropy_scaled,
                h_max * 1.05, h_max, num(std::round(h_max * 100) / 100), lab.d, ImVec2(col_w, plot_h + curve_extra), s,
                "The line at 2.77 = log 16 is the most there is: every key the same weight.");
-    curve_plot("max weight against d", lab.curves.max_raw, lab.curves.max_scaled, 1.05, 1.0, "1", lab.d,
+    curve_plot("mean max weight against d", lab.curves.max_raw, lab.curves.max_scaled, 1.05, 1.0, "1", lab.d,
                ImVec2(col_w, plot_h + curve_extra), s, "The line at 1 is all the weight on one key.");
     ImGui::EndTable();
   }
