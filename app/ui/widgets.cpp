@@ -202,10 +202,12 @@ ImVec2 register_box(ImDrawList* dl, const Palette& pal, ImVec2 p0, float width, 
   dl->AddRect(p0, p1, pal.grid, 5.0f * scale, 0, 1.0f);
   mark_outline(dl, pal, p0, p1, r.marks, scale);
 
-  // Line 1: name and role.
-  dl->AddText(ImVec2(p0.x + pad, p0.y + pad), pal.text, r.name);
+  // Line 1: name and role. On the orange of ∞ or nan, the role and the old value in the ink that
+  // reads on it (the theme's dim grey did not: 2:1 against the hatched orange).
+  const ImU32 ink = is_alarm(kind) ? text_over(bg) : pal.text, dim_ink = is_alarm(kind) ? text_over(bg) : pal.text_dim;
+  dl->AddText(ImVec2(p0.x + pad, p0.y + pad), ink, r.name);
   const float nw = ImGui::CalcTextSize(r.name).x;
-  text_fit(dl, ImVec2(p0.x + pad + nw + 6 * scale, p0.y + pad), pal.text_dim, {r.role, ""},
+  text_fit(dl, ImVec2(p0.x + pad + nw + 6 * scale, p0.y + pad), dim_ink, {r.role, ""},
            width - nw - 2 * pad - 6 * scale);
   // Line 2: the value, as "old → new" when this step changed it; where both do not fit, the old
   // value with 3 digits, then "→ new" alone, then the new value with 3 digits.
@@ -232,7 +234,7 @@ ImVec2 register_box(ImDrawList* dl, const Palette& pal, ImVec2 p0, float width, 
     line->room = room;
   }
   if (changed) {
-    dl->AddText(ImVec2(p0.x + pad, y2), pal.text_dim, old.c_str());
+    dl->AddText(ImVec2(p0.x + pad, y2), dim_ink, old.c_str());
     const float ow = ImGui::CalcTextSize(old.c_str()).x;
     if (r.fade < 1.0f) {
       // The move into this step: the old value slides up and fades as the new one comes in.

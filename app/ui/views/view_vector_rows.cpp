@@ -235,17 +235,24 @@ float draw_bars(const Ctx& c, float y, float h, int buffer, ImU32 colour, const 
   row_label(c, y, bar_h, label, help);
   const std::string scale = down ? "0 … −" + num(top) : "0 … " + num(top);
   const float lx = c.cols.x0 - ImGui::CalcTextSize(label).x - c.fs * 1.9f;
-  c.dl->AddText(ImGui::GetFont(), c.fs * 0.8f, ImVec2(lx, y + bar_h * 0.5f + c.fs * 0.6f), pal.text_dim,
+  // The scale under the label, ending clear of the first column where it is the wider
+  // ("0 … −4.1852" under "log y" ran into x₁'s bar).
+  const float scale_w = ImGui::GetFont()->CalcTextSizeA(c.fs * 0.8f, 1e9f, 0.0f, scale.c_str()).x;
+  const float sx = std::max(std::min(lx, c.cols.x0 - 6 * c.s - scale_w), ImGui::GetWindowPos().x + 2 * c.s);
+  c.dl->AddText(ImGui::GetFont(), c.fs * 0.8f, ImVec2(sx, y + bar_h * 0.5f + c.fs * 0.6f), pal.text_dim,
                 scale.c_str());
   if (rescale && rescale->rescale) {
     // The factor, under the row label: "old → × e^{m_old − m_new} → new".
     const float fy = y + bar_h * 0.5f + c.fs * 1.6f;
     const float small = c.fs * 0.8f;
-    c.dl->AddText(ImGui::GetFont(), small, ImVec2(lx, fy), pal.current, "old | new:");
+    // In the highlight's colour, darkened towards the text on a light theme, where its reddish
+    // purple is pale on white (2.7:1) for words this small.
+    const ImU32 ink = pal.light ? mix(pal.current, pal.text, 0.45f) : pal.current;
+    c.dl->AddText(ImGui::GetFont(), small, ImVec2(lx, fy), ink, "old | new:");
     const std::string f = "× " + num(rescale->factor);
-    c.dl->AddText(ImGui::GetFont(), small, ImVec2(lx, fy + small * 1.1f), pal.current, f.c_str());
+    c.dl->AddText(ImGui::GetFont(), small, ImVec2(lx, fy + small * 1.1f), ink, f.c_str());
     const std::string e = "= e^{" + num(rescale->m_old) + " − " + num(rescale->m_new) + "}";
-    draw_rich(c.dl, ImVec2(lx, fy + small * 2.3f), pal.current, e, small);
+    draw_rich(c.dl, ImVec2(lx, fy + small * 2.3f), ink, e, small);
   }
   return h;
 }
