@@ -354,12 +354,15 @@ TargetCells target_cells(const Recording& rec, const TourTarget& t, int k, const
   const Step& s = rec.steps[static_cast<std::size_t>(k)];
   out.buffer = b;
   auto first_region = [&](const std::vector<Region>& list) {
-    for (const Region& g : list)
-      if (g.buffer == b) {
-        out.r0 = g.r0, out.r1 = g.r1, out.c0 = g.c0, out.c1 = g.c1;
-        out.found = true;
-        return;
+    for (const Region& g : list) {
+      if (g.buffer != b) continue;
+      if (out.found) {
+        out.also.push_back(g);
+        continue;
       }
+      out.r0 = g.r0, out.r1 = g.r1, out.c0 = g.c0, out.c1 = g.c1;
+      out.found = true;
+    }
   };
   switch (t.cells) {
     case TourTarget::Cells::written: first_region(s.writes); break;

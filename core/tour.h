@@ -96,6 +96,9 @@ struct TargetCells {
   int buffer = -1;
   int r0 = 0, r1 = 0, c0 = 0, c1 = 0;
   bool found = false;  // false: the step has no such cells (nothing of B written)
+  // "written" and "read": the step's other regions of B after the first (the chunked softmax's
+  // workers each write their own (m, l) and y in one step).
+  std::vector<Region> also;
 };
 // `at`: the stop's event, for "cells": "row" (event_row) and "event" (event_cell).
 TargetCells target_cells(const Recording& rec, const TourTarget& t, int k, const TourEvent& at);

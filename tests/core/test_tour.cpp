@@ -10,6 +10,8 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -302,4 +304,24 @@ TEST_CASE("tour: a lesson file's bad tour names the lesson file") {
     CHECK(std::string(e.what()) == std::string("assets/lessons/online.json: tour.stops[3].at = \"pass 9\": use ") +
                                        tour_event_forms());
   }
+}
+
+TEST_CASE("tour: a stop on what a step writes outlines every region of it, not the first: the chunked workers") {
+  // The chunked lesson's first stop says every worker folds an element into its own (m, l):
+  // the step writes one cell of m_tree per worker, and the outline takes them all.
+  const Lesson* chunked = nullptr;
+  for (const Lesson& l : lessons())
+    if (l.id == "chunked") chunked = &l;
+  REQUIRE(chunked);
+  const Recording rec = record(chunked->scenario);
+  REQUIRE(rec.chunks >= 2);
+  const TourStop& first = chunked->tour.stops.front();
+  REQUIRE(first.point.name == "m_tree");
+  const int k = event_step(rec, first.at);
+  const TargetCells c = target_cells(rec, first.point, k, first.at);
+  REQUIRE(c.found);
+  CHECK(1 + static_cast<int>(c.also.size()) == rec.chunks);
+  std::set<int> workers = {c.c0};
+  for (const Region& g : c.also) workers.insert(g.c0);
+  CHECK(static_cast<int>(workers.size()) == rec.chunks);
 }

@@ -28,16 +28,29 @@ std::vector<Rect> tour_target_rects(const AppState& app, const TourStop& stop, i
     case TourTarget::Kind::buffer: {
       const TargetCells c = target_cells(rec, t, step, stop.at);
       if (!c.found) return {};
-      return hits.rects_of_region(c.buffer, c.r0, c.r1, c.c0, c.c1, true);
+      std::vector<Rect> out = hits.rects_of_region(c.buffer, c.r0, c.r1, c.c0, c.c1, true);
+      for (const Region& g : c.also)
+        for (const Rect& r : hits.rects_of_region(c.buffer, g.r0, g.r1, g.c0, g.c1, true)) out.push_back(r);
+      return out;
     }
     case TourTarget::Kind::reg: {
       if (const auto h = hits.find(t.name, HitKind::reg); h && (h->buffer < 0 || h->row == row)) return {h->rect};
       const int b = rec.find_buffer(t.name);  // a register drawn as a column (the matrix view's m)
       return b >= 0 ? hits.rects_of_region(b, row, row + 1, 0, 1, true) : std::vector<Rect>{};
     }
-    case TourTarget::Kind::memory:  // the box with its label and size
+    case TourTarget::Kind::memory:  // the box with its label and size, as much of it as the panel shows
       for (const HitMap::Labelled& b : hits.memory_boxes())
-        if (b.name == t.name) return {b.labelled.shown ? b.labelled : b.rect};
+        if (b.name == t.name) {
+          Rect r = b.labelled.shown ? b.labelled : b.rect;
+          // A box taller than the panel (the chip's tiles of a backward, at 1280×800) runs on
+          // below it, under the panel there: the outline stops inside the panel's edge.
+          if (const auto p = hits.find("Memory", HitKind::panel)) {
+            const float in = kTourOutline.reach() * app.ui_scale;
+            const float y1 = std::min(r.y + r.h, p->rect.y + p->rect.h - in);
+            if (y1 > r.y) r.h = y1 - r.y;
+          }
+          return {r};
+        }
       return {};
     case TourTarget::Kind::panel:  // inside its edge, clear of the panels beside it
       if (const auto h = hits.find(t.name, HitKind::panel)) {
