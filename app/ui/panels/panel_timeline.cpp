@@ -107,11 +107,17 @@ bool scrubber(Timeline& tl, const Recording* rec, float s, const std::vector<int
     if (rec && segs[static_cast<std::size_t>(i)].pass <= rec->pass_count()) {
       const std::string& name = rec->pass_names[static_cast<std::size_t>(segs[static_cast<std::size_t>(i)].pass - 1)];
       const std::string label = strf("%d %s", segs[static_cast<std::size_t>(i)].pass, name.c_str());
-      const float tw = ImGui::CalcTextSize(label.c_str()).x;
-      const std::string shown = tw + 8 * s < b0 - a0 ? label
-                                : ImGui::CalcTextSize("9").x + 6 * s < b0 - a0
-                                    ? std::to_string(segs[static_cast<std::size_t>(i)].pass)
-                                    : std::string();
+      // The whole name, else its first words and "…" ("4 backward: dV…"), else the number alone.
+      auto fits = [&](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x + 8 * s < b0 - a0; };
+      std::string shown = fits(label) ? label : std::string();
+      for (std::size_t cut = label.rfind(' '); shown.empty() && cut != std::string::npos && cut > 0;
+           cut = label.rfind(' ', cut - 1)) {
+        std::string t = label.substr(0, cut);
+        while (!t.empty() && (t.back() == ':' || t.back() == ',' || t.back() == '=' || t.back() == ' ')) t.pop_back();
+        if (t.find(' ') != std::string::npos && fits(t + "…")) shown = t + "…";
+      }
+      if (shown.empty() && ImGui::CalcTextSize("9").x + 6 * s < b0 - a0)
+        shown = std::to_string(segs[static_cast<std::size_t>(i)].pass);
       const ImVec2 tp(a0 + 4 * s, p0.y + (h - fh) * 0.5f);
       // A dark halo keeps the label readable over the yellow playhead.
       dl->AddText(ImVec2(tp.x + 1, tp.y + 1), IM_COL32(0, 0, 0, 220), shown.c_str());

@@ -545,7 +545,10 @@ void draw_comparison(const ViewInput& in) {
       "online and the others read twice, 3 per element. Attention: the materialized version "
       "moves N×N scores through HBM, FlashAttention never stores them.");
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float name_w = ImGui::CalcTextSize("attn-tiled-v2  ").x;
+  // The names' column: the longest of the group's ids ("attn-flash-backward") and two spaces.
+  float name_w = ImGui::CalcTextSize("attn-tiled-v2  ").x;
+  for (Algorithm a : algos)
+    name_w = std::max(name_w, ImGui::CalcTextSize((std::string(algorithm_id(a)) + "  ").c_str()).x);
   const double elements = static_cast<double>(rec.rows) * rec.n;
   std::vector<std::string> labels;
   float label_w = 0;
