@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <string>
 
 namespace flashstep {
 
@@ -93,6 +94,10 @@ std::vector<Question> candidates(const Recording& rec, int k, int m_buf, int l_b
                    : strf("Which tile (i, j) does step %d work on?", k + 1);
     q.hint = "a tile: i, j";
     q.tile_i = st.tile_i + 1, q.tile_j = st.tile_j + 1;
+    if (before.tile_i >= 0 && before.tile_j >= 0)
+      q.moves = st.tile_i != before.tile_i && st.tile_j == before.tile_j   ? 'i'
+                : st.tile_j != before.tile_j && st.tile_i == before.tile_i ? 'j'
+                                                                             : 0;
     q.digits = 0;
     q.shown = strf("(%d, %d)", q.tile_i, q.tile_j);
     out.push_back(q);
@@ -271,14 +276,35 @@ std::vector<Question> make_questions(const Recording& rec, int max_questions) {
   const int gap = std::max(3, n / max_questions);
   int last = -gap;
   std::array<int, 5> used{};
+  std::string orders;  // the loop orders asked about ('i', 'j')
+  // The first step of each loop order the recording has is kept for its tile question: no
+  // question is asked in the `gap` steps before it.
+  std::vector<int> kept;
+  for (int k = 1, seen = 0; k < n && seen < 2; ++k)
+    for (const Question& q : candidates(rec, k, m_buf, l_buf))
+      if (q.kind == QuestionKind::tile && q.moves && orders.find(q.moves) == std::string::npos) {
+        orders += q.moves;
+        kept.push_back(k);
+        ++seen;
+        break;
+      }
+  orders.clear();
   for (int k = 1; k < n && static_cast<int>(out.size()) < max_questions; ++k) {
     if (k - last < gap) continue;
+    if (std::any_of(kept.begin(), kept.end(), [&](int r) { return r > k && r - k < gap; })) continue;
     std::vector<Question> c = candidates(rec, k, m_buf, l_buf);
     if (c.empty()) continue;
-    // The kind asked least so far, the most interesting first among equals.
-    auto pick = std::min_element(c.begin(), c.end(), [&](const Question& a, const Question& b) {
-      return used[static_cast<std::size_t>(a.kind)] < used[static_cast<std::size_t>(b.kind)];
+    // A loop order not asked yet first (the FlashAttention-2 backward's K/V blocks outer after
+    // its forward's Q blocks outer); else the kind asked least so far, the most interesting
+    // first among equals.
+    auto pick = std::find_if(c.begin(), c.end(), [&](const Question& q) {
+      return q.kind == QuestionKind::tile && q.moves && orders.find(q.moves) == std::string::npos;
     });
+    if (pick == c.end())
+      pick = std::min_element(c.begin(), c.end(), [&](const Question& a, const Question& b) {
+        return used[static_cast<std::size_t>(a.kind)] < used[static_cast<std::size_t>(b.kind)];
+      });
+    if (pick->kind == QuestionKind::tile && pick->moves) orders += pick->moves;
     ++used[static_cast<std::size_t>(pick->kind)];
     out.push_back(*pick);
     last = k;

@@ -36,6 +36,10 @@ struct Question {
   std::string hint;     // how to answer: "a number", "a tile as i, j"
   double value = 0;     // m, l, rescale, hbm_reads
   int tile_i = 0, tile_j = 0;  // tile: counted from 1, as shown
+  // tile: the loop the step moves along from the tile before it, 'i' (Q blocks inner, as
+  // FlashAttention-1 and the backward) or 'j' (K/V blocks inner, FlashAttention-2's forward);
+  // 0 when it jumps or follows no tile. Each loop order a recording has is asked once first.
+  char moves = 0;
   int digits = 5;       // significant digits shown; 0: a whole number, exact
   // In a 16-bit run (fp16, bf16), the spacing of the format at the value: an answer within it
   // of the value is right too (the prompt names the format). 0 otherwise.

@@ -236,3 +236,24 @@ TEST_CASE("a question's hint asks for the digits its answer needs, and its promp
   CHECK(seen_m);
   CHECK(number(2.718281828459045).digits == kShownDigits);
 }
+
+TEST_CASE("the FlashAttention-2 backward's questions ask both loop orders: Q blocks inner in the forward, then in the backward") {
+  // Worked out from the algorithm: the forward's tile after (1, 1) is (1, 2) (K/V blocks inner),
+  // the backward's after its first tile (1, 1) is (2, 1) (Q blocks inner). Both are asked.
+  for (const Lesson& lesson : lessons()) {
+    if (lesson.id != "attn-flash-backward") continue;
+    const Recording rec = record(lesson.scenario);
+    bool forward = false, backward = false;
+    for (const Question& q : make_questions(rec)) {
+      if (q.kind != QuestionKind::tile) continue;
+      const Step& before = rec.steps[static_cast<std::size_t>(q.step - 1)];
+      CAPTURE(q.prompt);
+      if (before.tile_i + 1 == q.tile_i && before.tile_j + 2 == q.tile_j) forward = true;
+      if (before.tile_i + 2 == q.tile_i && before.tile_j + 1 == q.tile_j) backward = true;
+    }
+    CHECK(forward);
+    CHECK(backward);
+    return;
+  }
+  FAIL("no attn-flash-backward lesson");
+}
