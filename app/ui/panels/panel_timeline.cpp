@@ -101,6 +101,15 @@ bool scrubber(Timeline& tl, const Recording* rec, float s, const std::vector<int
   }
   dl->AddRectFilled(ImVec2(a, p0.y), ImVec2(b, p0.y + h), with_alpha(kPlayhead, 0.45f));
   dl->AddRect(ImVec2(a, p0.y), ImVec2(b, p0.y + h), kPlayhead, 0.0f, 0, 2.0f * s);
+  // The tour's stops under the pass names, which are drawn over them with their halo (a stop's
+  // tick cut "2 sum of | exponentials" in two).
+  if (stops)
+    for (int k : *stops)
+      if (k >= 0 && k < n) {
+        const float x = (X(k) + X(k + 1)) * 0.5f;
+        dl->AddRectFilled(ImVec2(x - 1.5f * s, p0.y), ImVec2(x + 1.5f * s, p0.y + h), mark);
+        dl->AddCircleFilled(ImVec2(x, p0.y + h), 4.0f * s, mark);
+      }
   for (int i = 0; i < static_cast<int>(segs.size()); ++i) {
     const float a0 = X(segs[static_cast<std::size_t>(i)].start), b0 = X(tl.segment_end(i));
     // The pass name where it fits.
@@ -127,13 +136,6 @@ bool scrubber(Timeline& tl, const Recording* rec, float s, const std::vector<int
   dl->AddTriangleFilled(ImVec2((a + b) * 0.5f - 6 * s, p0.y - 7 * s), ImVec2((a + b) * 0.5f + 6 * s, p0.y - 7 * s),
                         ImVec2((a + b) * 0.5f, p0.y), kPlayhead);
   dl->AddRect(p0, ImVec2(p0.x + w, p0.y + h), IM_COL32(120, 120, 135, 255));
-  if (stops)
-    for (int k : *stops)
-      if (k >= 0 && k < n) {
-        const float x = (X(k) + X(k + 1)) * 0.5f;
-        dl->AddRectFilled(ImVec2(x - 1.5f * s, p0.y), ImVec2(x + 1.5f * s, p0.y + h), mark);
-        dl->AddCircleFilled(ImVec2(x, p0.y + h), 4.0f * s, mark);
-      }
 
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   // Clamped as a float: with no mouse ImGui puts it at -FLT_MAX, which no int holds.
