@@ -236,15 +236,10 @@ Step step_as_of_part(const Recording& rec, int k, int part) {
   // A region written later is held on chip now when its buffer lives there (or the step keeps it
   // there) and its cells had a value before the step: the first delta of a cell in the step
   // knows (no earlier part wrote the buffer).
-  auto kept = [&](const Region& g) {
-    return std::any_of(st.kept.begin(), st.kept.end(), [&](const Region& k) {
-      return k.buffer == g.buffer && k.r0 == g.r0 && k.r1 == g.r1 && k.c0 == g.c0 && k.c1 == g.c1;
-    });
-  };
   for (auto it = later; it != st.writes.end(); ++it) {
     const Region& g = *it;
     const BufferInfo& b = rec.buffers[static_cast<std::size_t>(g.buffer)];
-    if (b.space == Space::hbm && !kept(g)) continue;
+    if (b.space == Space::hbm && !st.keeps(g)) continue;
     // Held when every cell of the region that the step writes had a value before its first write.
     std::vector<bool> seen(static_cast<std::size_t>(b.rows) * b.cols, false);
     bool had_value = true, any = false;

@@ -146,6 +146,10 @@ struct Region {
   int buffer = 0;
   int r0 = 0, c0 = 0, r1 = 0, c1 = 0;
 };
+inline bool operator==(const Region& a, const Region& b) {
+  return a.buffer == b.buffer && a.r0 == b.r0 && a.r1 == b.r1 && a.c0 == b.c0 && a.c1 == b.c1;
+}
+inline bool operator!=(const Region& a, const Region& b) { return !(a == b); }
 
 // A part of a step that one pseudocode line (or a few) does on its own: a tile's S_ij, then
 // its P̃_ij, then the merge into O_i. The part's writes are the step's deltas up to delta_end;
@@ -170,6 +174,11 @@ struct Step {
   // rows the HBM buffer shows as they grow, written to HBM at a later step (the FlashAttention-2
   // backward's dKⱼ, dVⱼ). The memory panel does not count them as written back.
   std::vector<Region> kept;
+  bool keeps(const Region& g) const {
+    for (const Region& k : kept)
+      if (k == g) return true;
+    return false;
+  }
   // Set by step_as_of_part only: what the step writes later but holds on chip already, where a
   // part before its write is shown (FlashAttention-2's O_i^(j), m_i, l_i while S_ij is computed).
   // On chip, not yet written by the part shown.

@@ -315,10 +315,7 @@ int event_step(const Recording& rec, const TourEvent& e) {
       for (int k = 0; b >= 0 && k < n; ++k) {
         const Step& s = rec.steps[static_cast<std::size_t>(k)];
         for (const Region& g : s.writes)
-          if (g.buffer == b && std::none_of(s.kept.begin(), s.kept.end(), [&](const Region& kk) {
-                return kk.buffer == g.buffer && kk.r0 == g.r0 && kk.r1 == g.r1 && kk.c0 == g.c0 && kk.c1 == g.c1;
-              }))
-            return k;
+          if (g.buffer == b && !s.keeps(g)) return k;
       }
       return -1;
     }

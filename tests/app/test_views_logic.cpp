@@ -676,27 +676,24 @@ TEST_CASE("a part of a tile step has on chip all that the step holds there, and 
               if (!c.defined(g.buffer, r, col)) return false;
           return true;
         };
-        auto same = [](const Region& a, const Region& b) {
-          return a.buffer == b.buffer && a.r0 == b.r0 && a.r1 == b.r1 && a.c0 == b.c0 && a.c1 == b.c1;
-        };
         for (int p = 0; p + 1 < static_cast<int>(st.parts.size()); ++p) {
           CAPTURE(p);
           at.seek(k, p);
           const Step part = step_as_of_part(rec, k, p);
           const std::vector<OnChip> items = on_chip(rec, part, prev);
           auto listed = [&](const Region& g) {
-            return std::any_of(items.begin(), items.end(), [&](const OnChip& o) { return same(o.region, g); });
+            return std::any_of(items.begin(), items.end(), [&](const OnChip& o) { return o.region == g; });
           };
           for (const Region& g : st.writes) {
             const bool chip = rec.buffers[static_cast<std::size_t>(g.buffer)].space != Space::hbm ||
-                              std::any_of(st.kept.begin(), st.kept.end(), [&](const Region& kk) { return same(kk, g); });
+                              std::any_of(st.kept.begin(), st.kept.end(), [&](const Region& kk) { return kk == g; });
             if (chip && all_defined(before, g)) {
               CAPTURE(rec.buffers[static_cast<std::size_t>(g.buffer)].name);
               CHECK(listed(g));
             }
           }
           for (const OnChip& o : items) {
-            const bool read = std::any_of(st.reads.begin(), st.reads.end(), [&](const Region& g) { return same(g, o.region); });
+            const bool read = std::any_of(st.reads.begin(), st.reads.end(), [&](const Region& g) { return g == o.region; });
             CAPTURE(o.name);
             CHECK((read || all_defined(at, o.region)));
           }

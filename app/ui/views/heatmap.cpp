@@ -267,7 +267,7 @@ void draw_marks(const HeatmapCtx& c, const Heatmap& m) {
       std::uint8_t both = mark;
       if (mark == kMarkRead)
         for (const Region& w : st->writes)
-          if (w.buffer == g.buffer && w.r0 == g.r0 && w.r1 == g.r1 && w.c0 == g.c0 && w.c1 == g.c1)
+          if (w == g)
             both |= kMarkWrite;
       mark_outline(c.dl, c.pal, cell_pos(m, static_cast<float>(r0), static_cast<float>(c0)),
                    cell_pos(m, static_cast<float>(r1), static_cast<float>(c1)), both, c.s, 7.0f * c.s);
@@ -279,7 +279,7 @@ void draw_marks(const HeatmapCtx& c, const Heatmap& m) {
   for (const Region& w : st->writes) {
     bool paired = false;
     for (const Region& g : st->reads)
-      paired |= w.buffer == g.buffer && w.r0 == g.r0 && w.r1 == g.r1 && w.c0 == g.c0 && w.c1 == g.c1;
+      paired |= w == g;
     if (!paired) only_writes.push_back(w);
   }
   draw(only_writes, kMarkWrite);

@@ -64,23 +64,12 @@ std::string region_name(const Recording& rec, const Step& step, const Region& g)
 
 namespace {
 
-bool same(const Region& a, const Region& b) {
-  return a.buffer == b.buffer && a.r0 == b.r0 && a.r1 == b.r1 && a.c0 == b.c0 && a.c1 == b.c1;
-}
-
 // A region the step before read or wrote is still on chip.
 bool still_on_chip(const Step* before, const Region& g) {
   if (!before) return false;
   for (const auto* list : {&before->reads, &before->writes})
     for (const Region& b : *list)
-      if (same(b, g)) return true;
-  return false;
-}
-
-// A write the step keeps on chip (Step::kept).
-bool stays_on_chip(const Step& step, const Region& g) {
-  for (const Region& k : step.kept)
-    if (same(k, g)) return true;
+      if (b == g) return true;
   return false;
 }
 
@@ -91,14 +80,14 @@ bool hbm_read(const Recording& rec, const Step* before, const Region& g) {
 }
 
 bool hbm_written(const Recording& rec, const Step& step, const Region& g) {
-  return rec.buffers[static_cast<std::size_t>(g.buffer)].space == Space::hbm && !stays_on_chip(step, g);
+  return rec.buffers[static_cast<std::size_t>(g.buffer)].space == Space::hbm && !step.keeps(g);
 }
 
 std::vector<OnChip> on_chip(const Recording& rec, const Step& step, const Step* before) {
   std::vector<OnChip> out;
   auto find = [&](const Region& g) -> OnChip* {
     for (OnChip& o : out)
-      if (same(o.region, g)) return &o;
+      if (o.region == g) return &o;
     return nullptr;
   };
   auto add = [&](const Region& g, bool loaded, bool back, const Step& named_by) {
