@@ -207,7 +207,7 @@ ImVec2 register_box(ImDrawList* dl, const Palette& pal, ImVec2 p0, float width, 
   const ImU32 ink = is_alarm(kind) ? text_over(bg) : pal.text, dim_ink = is_alarm(kind) ? text_over(bg) : pal.text_dim;
   dl->AddText(ImVec2(p0.x + pad, p0.y + pad), ink, r.name);
   const float nw = ImGui::CalcTextSize(r.name).x;
-  text_fit(dl, ImVec2(p0.x + pad + nw + 6 * scale, p0.y + pad), dim_ink, {r.role, ""},
+  text_fit(dl, ImVec2(p0.x + pad + nw + 6 * scale, p0.y + pad), dim_ink, {r.role, r.role_short, ""},
            width - nw - 2 * pad - 6 * scale);
   // Line 2: the value, as "old → new" when this step changed it; where both do not fit, the old
   // value with 3 digits, then "→ new" alone, then the new value with 3 digits.

@@ -196,6 +196,7 @@ void value_cell(ImDrawList* dl, const Palette& pal, ImVec2 p0, ImVec2 p1, ImU32 
 struct RegisterBox {
   const char* name = "m";
   const char* role = "";  // "running max"
+  const char* role_short = "";  // where the role does not fit: "∑ exp(x − m)" for "sum of exp(x − m)"
   CellChange change;
   std::uint8_t marks = 0;
   std::string reason;  // why the value is inf/nan, shown on hover

@@ -41,7 +41,7 @@ float draw_registers(const Ctx& c, float y0, float left, float right, bool draw 
       x = left;
     }
   };
-  auto box = [&](int buffer, const char* name, const char* role) -> CellChange {
+  auto box = [&](int buffer, const char* name, const char* role, const char* role_short = "") -> CellChange {
     place(box_w);
     ImVec2 sz(box_w, register_box_height(c.s));
     CellChange change;
@@ -49,6 +49,7 @@ float draw_registers(const Ctx& c, float y0, float left, float right, bool draw 
       RegisterBox r;
       r.name = name;
       r.role = role;
+      r.role_short = role_short;
       r.change = cell_change(rec, c.st, c.in.playhead, buffer, c.row, 0);
       r.marks = cell_marks(c.in.step, buffer, c.row, 0);
       r.reason = nonfinite_reason(rec, c.st, buffer, c.row, 0);
@@ -68,9 +69,13 @@ float draw_registers(const Ctx& c, float y0, float left, float right, bool draw 
   CellChange l;
   if (c.b.l >= 0 || most)
     // With a scale (the 1/√d lab), the sum is of exp(s·x − m), as the row and the sentences say.
-    l = box(c.b.l, "l", rec.scale != 1.0 ? (algo.has_max ? "sum of exp(s·x − m)" : "sum of exp(s·x)")
-                        : algo.has_max   ? "sum of exp(x − m)"
-                                         : "sum of exp(x)");
+    l = box(c.b.l, "l",
+            rec.scale != 1.0 ? (algo.has_max ? "sum of exp(s·x − m)" : "sum of exp(s·x)")
+            : algo.has_max   ? "sum of exp(x − m)"
+                             : "sum of exp(x)",
+            rec.scale != 1.0 ? (algo.has_max ? "∑ exp(s·x − m)" : "∑ exp(s·x)")
+            : algo.has_max   ? "∑ exp(x − m)"
+                             : "∑ exp(x)");
   if (c.b.lse >= 0) box(c.b.lse, "LSE", "m + log l");
 
   // The rescale factor: only the online update multiplies the old sum when the max grows.
