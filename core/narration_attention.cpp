@@ -339,11 +339,15 @@ void AttnTiledNarration::tile(int i, int j, bool load_kv, const TileRowNumbers& 
                      "m%s written back to HBM",
                      r0 + 1, num(first.m_old).c_str(), num(first.m_tilde).c_str(), num(first.m).c_str(),
                      l_new.c_str(), I.c_str(), I.c_str(), I.c_str(), I.c_str()));
+  // The merge of the last part in the step's sentence too: its own sentence shows only while
+  // the parts are walked, and the last part is the whole step.
   st.text = strf("tile (i=%d, j=%d): %s = Q%s K%sᵀ%s is %d×%d on chip. Row %d: \\~m = %s, "
-                 "m_{new} = max(%s, %s) = %s, %s; O%s, l%s, m%s written back to HBM",
+                 "m_{new} = max(%s, %s) = %s, %s; %sO%s, l%s, m%s written back to HBM",
                  i + 1, j + 1, Sij.c_str(), I.c_str(), sub(j + 1).c_str(), scale_text().c_str(), br, bc,
                  r0 + 1, num(first.m_tilde).c_str(), num(first.m_old).c_str(), num(first.m_tilde).c_str(),
-                 num(first.m).c_str(), l_new.c_str(), I.c_str(), I.c_str(), I.c_str());
+                 num(first.m).c_str(), l_new.c_str(),
+                 no_score ? "" : strf("O%s rescaled and divided by l_{new}; ", I.c_str()).c_str(), I.c_str(),
+                 I.c_str(), I.c_str());
   st.reads = {{bK_, c0, 0, c0 + bc, d}, {bV_, c0, 0, c0 + bc, d}, {bQ_, r0, 0, r0 + br, d},
               {bO_, r0, 0, r0 + br, d}, {bm_, r0, 0, r0 + br, 1}, {bl_, r0, 0, r0 + br, 1}};
   st.writes = {{bS_, r0, c0, r0 + br, c0 + bc}, {bP_, r0, c0, r0 + br, c0 + bc},
