@@ -77,6 +77,15 @@ Question number_question(const Recording& rec, int k, QuestionKind kind, int row
   return q;
 }
 
+// The loop a tile step moves along from the step before it (Question::moves): 'i', 'j', or 0
+// when it jumps, is no tile step or follows none.
+char tile_move(const Step& before, const Step& st) {
+  if (st.tile_i < 0 || st.tile_j < 0 || before.tile_i < 0 || before.tile_j < 0) return 0;
+  if (st.tile_i != before.tile_i && st.tile_j == before.tile_j) return 'i';
+  if (st.tile_j != before.tile_j && st.tile_i == before.tile_i) return 'j';
+  return 0;
+}
+
 // The questions step k can ask, most interesting first, at most one of each kind.
 std::vector<Question> candidates(const Recording& rec, int k, int m_buf, int l_buf) {
   std::vector<Question> out;
@@ -94,10 +103,7 @@ std::vector<Question> candidates(const Recording& rec, int k, int m_buf, int l_b
                    : strf("Which tile (i, j) does step %d work on?", k + 1);
     q.hint = "a tile: i, j";
     q.tile_i = st.tile_i + 1, q.tile_j = st.tile_j + 1;
-    if (before.tile_i >= 0 && before.tile_j >= 0)
-      q.moves = st.tile_i != before.tile_i && st.tile_j == before.tile_j   ? 'i'
-                : st.tile_j != before.tile_j && st.tile_i == before.tile_i ? 'j'
-                                                                             : 0;
+    q.moves = tile_move(before, st);
     q.digits = 0;
     q.shown = strf("(%d, %d)", q.tile_i, q.tile_j);
     out.push_back(q);
@@ -280,14 +286,12 @@ std::vector<Question> make_questions(const Recording& rec, int max_questions) {
   // The first step of each loop order the recording has is kept for its tile question: no
   // question is asked in the `gap` steps before it.
   std::vector<int> kept;
-  for (int k = 1, seen = 0; k < n && seen < 2; ++k)
-    for (const Question& q : candidates(rec, k, m_buf, l_buf))
-      if (q.kind == QuestionKind::tile && q.moves && orders.find(q.moves) == std::string::npos) {
-        orders += q.moves;
-        kept.push_back(k);
-        ++seen;
-        break;
-      }
+  for (int k = 1; k < n && orders.size() < 2; ++k)
+    if (const char m = tile_move(rec.steps[static_cast<std::size_t>(k - 1)], rec.steps[static_cast<std::size_t>(k)]);
+        m && orders.find(m) == std::string::npos) {
+      orders += m;
+      kept.push_back(k);
+    }
   orders.clear();
   for (int k = 1; k < n && static_cast<int>(out.size()) < max_questions; ++k) {
     if (k - last < gap) continue;

@@ -241,14 +241,16 @@ Step step_as_of_part(const Recording& rec, int k, int part) {
     const BufferInfo& b = rec.buffers[static_cast<std::size_t>(g.buffer)];
     if (b.space == Space::hbm && !st.keeps(g)) continue;
     // Held when every cell of the region that the step writes had a value before its first write.
-    std::vector<bool> seen(static_cast<std::size_t>(b.rows) * b.cols, false);
+    std::vector<bool> seen(static_cast<std::size_t>(g.r1 - g.r0) * static_cast<std::size_t>(g.c1 - g.c0), false);
     bool had_value = true, any = false;
     for (auto i = st.parts[static_cast<std::size_t>(part)].delta_end; i < st.delta_end; ++i) {
       const Delta& dl = rec.deltas[i];
       const int r = static_cast<int>(dl.index) / b.cols, c = static_cast<int>(dl.index) % b.cols;
-      if (static_cast<int>(dl.buffer) != g.buffer || r < g.r0 || r >= g.r1 || c < g.c0 || c >= g.c1 || seen[dl.index])
-        continue;
-      seen[dl.index] = true;
+      if (static_cast<int>(dl.buffer) != g.buffer || r < g.r0 || r >= g.r1 || c < g.c0 || c >= g.c1) continue;
+      const std::size_t at = static_cast<std::size_t>(r - g.r0) * static_cast<std::size_t>(g.c1 - g.c0) +
+                             static_cast<std::size_t>(c - g.c0);
+      if (seen[at]) continue;
+      seen[at] = true;
       any = true;
       had_value &= dl.old_defined;
     }

@@ -144,7 +144,10 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   opt.drawn = {};
   std::vector<TileStates> tiles;
   tiles.reserve(rec.buffers.size());
-  for (std::size_t b = 0; b < rec.buffers.size(); ++b) tiles.push_back(tile_states(rec, in.playhead, static_cast<int>(b)));
+  // Only a matrix drawn with its queries down the side has tiles or row blocks to show.
+  for (std::size_t b = 0; b < rec.buffers.size(); ++b)
+    tiles.push_back(display_row_axis(rec.buffers[b]) == Axis::query ? tile_states(rec, in.playhead, static_cast<int>(b))
+                                                                    : TileStates{});
   HeatmapCtx c{in, rec, in.cursor.state(), in.palette, nullptr, s, fs, opt, content, opt.drawn, rg, tiles};
 
   // The buffers the recording places and the toolbar keeps (core/recording.h's Place).
