@@ -113,8 +113,9 @@ std::vector<std::string> wrap_rich(std::string_view text, float width, float siz
   const std::vector<std::string_view> words = rich_words(text);
   std::vector<float> w(words.size());
   for (std::size_t k = 0; k < words.size(); ++k) w[k] = rich_width(words[k], size);
+  const std::vector<std::uint8_t> glued = bracket_glue(words);
   std::vector<std::string> lines;
-  greedy_lines(w.data(), w.size(), rich_width(" ", size), width, [&](std::size_t first, std::size_t last) {
+  greedy_lines(w.data(), glued.data(), w.size(), rich_width(" ", size), width, [&](std::size_t first, std::size_t last) {
     std::string line;
     for (std::size_t k = first; k < last; ++k) {
       if (k > first) line += ' ';
@@ -137,9 +138,9 @@ void measure_rich(MeasuredTexts& texts, std::string_view text) {
   while (start <= text.size()) {
     const std::size_t nl = std::min(text.find('\n', start), text.size());
     w.clear();
-    for (const std::string_view word : rich_words(text.substr(start, nl - start)))
-      w.push_back(rich_width(word, texts.font_size()));
-    texts.add_paragraph(w);
+    const std::vector<std::string_view> words = rich_words(text.substr(start, nl - start));
+    for (const std::string_view word : words) w.push_back(rich_width(word, texts.font_size()));
+    texts.add_paragraph(w, bracket_glue(words));
     if (nl >= text.size()) break;
     start = nl + 1;
   }

@@ -1,5 +1,7 @@
 #include "app/ui/style.h"
 
+#include "app/ui/model/text_lines.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -150,16 +152,9 @@ bool flow_next(float w, float spacing) {
 
 std::vector<std::string> wrap_words(std::string_view text, float width) {
   std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t nl = std::min(text.find('\n', start), text.size());
-    const std::string_view para = text.substr(start, nl - start);
-    std::string line;
-    std::size_t i = 0;
-    while (i < para.size()) {
-      std::size_t j = para.find(' ', i);
-      if (j == std::string_view::npos) j = para.size();
-      std::string_view word = para.substr(i, j - i);
+  std::string line;
+  const auto place = [&](std::string_view word) {
+    for (;;) {
       const std::string candidate = line.empty() ? std::string(word) : line + " " + std::string(word);
       if (width_of(candidate) <= width || (line.empty() && word.empty())) {
         line = candidate;
@@ -175,9 +170,44 @@ std::vector<std::string> wrap_words(std::string_view text, float width) {
         }
         line = std::string(word);
       }
+      return;
+    }
+  };
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t nl = std::min(text.find('\n', start), text.size());
+    const std::string_view para = text.substr(start, nl - start);
+    std::vector<std::string_view> words;
+    for (std::size_t i = 0; i < para.size();) {
+      std::size_t j = para.find(' ', i);
+      if (j == std::string_view::npos) j = para.size();
+      words.push_back(para.substr(i, j - i));
       i = j + 1;
     }
+    // A bracket's words as one group where they fit, as greedy_lines places them (text_lines.h).
+    const std::vector<std::uint8_t> glued = bracket_glue(words);
+    for (std::size_t k = 0; k < words.size();) {
+      std::size_t end = k + 1;
+      while (end < words.size() && glued[end]) ++end;
+      if (end == k + 1) {
+        place(words[k++]);
+        continue;
+      }
+      const std::string_view group = para.substr(words[k].data() - para.data(),
+                                                 words[end - 1].data() + words[end - 1].size() - words[k].data());
+      const float group_w = width_of(group);
+      if (width_of(line.empty() ? std::string(group) : line + " " + std::string(group)) <= width) {
+        line = line.empty() ? std::string(group) : line + " " + std::string(group);
+      } else if (group_w <= width && (line.empty() || width_of(line) >= width / 2)) {
+        if (!line.empty()) lines.push_back(line);
+        line = std::string(group);
+      } else {
+        for (std::size_t j = k; j < end; ++j) place(words[j]);
+      }
+      k = end;
+    }
     lines.push_back(line);
+    line.clear();
     if (nl >= text.size()) break;
     start = nl + 1;
   }

@@ -258,6 +258,37 @@ TEST_CASE("wrapping text into no room at all cuts it into characters and never f
   ImGui::EndFrame();
 }
 
+TEST_CASE("wrapping keeps a bracket whole where the line before stays at least half full, in plain and rich text") {
+  Headless h;
+  ImGui::NewFrame();
+  const float size = ImGui::GetFontSize();
+  const auto plain_w = [](const char* t) { return ImGui::CalcTextSize(t).x; };
+  using Lines = std::vector<std::string>;
+  // Plain words would break after "−"; the bracket goes whole to the next line.
+  const char* text = "the new running maximum is exp(s − m) here";
+  float w = plain_w("the new running maximum is exp(s −") + 1;
+  CHECK(wrap_words(text, w) == Lines{"the new running maximum is", "exp(s − m) here"});
+  CHECK(wrap_rich(text, w, size) == Lines{"the new running maximum is", "exp(s − m) here"});
+  // Where the bracket would leave a short line behind, it breaks inside as before.
+  const char* short_first = "m = max(1000, 2000, 3000, 4000, 5000)";
+  w = plain_w("m = max(1000, 2000,") + 1;
+  CHECK(wrap_words(short_first, w) == Lines{"m = max(1000, 2000,", "3000, 4000, 5000)"});
+  CHECK(wrap_rich(short_first, w, size) == Lines{"m = max(1000, 2000,", "3000, 4000, 5000)"});
+  // A bracket wider than the line breaks inside; nothing is lost.
+  w = plain_w("max(1000, 2000,") + 1;
+  const Lines cut = wrap_words("max(1000, 2000, 3000, 4000)", w);
+  CHECK(cut == Lines{"max(1000, 2000,", "3000, 4000)"});
+  // Rich text counts its lines as it breaks them, brackets included, at every width.
+  const char* rich = "P̃_{ij} = exp(S_{ij} − m̃_{ij}), l̃_{ij} = rowsum(P̃_{ij}) and m_i^{new} = max(m_i, m̃_{ij})";
+  MeasuredTexts texts = measured_texts(size);
+  measure_rich(texts, rich);
+  for (float width = 20; width < 600; width += 3) {
+    CAPTURE(width);
+    CHECK(texts.lines(0, width) == static_cast<int>(wrap_rich(rich, width, size).size()));
+  }
+  ImGui::EndFrame();
+}
+
 TEST_CASE("presentation: R runs the Measure tab's measurement, where the mouse cannot, and R again cancels it") {
   Headless h;
   AppState app;

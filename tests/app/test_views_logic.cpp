@@ -18,6 +18,8 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <cstdint>
+#include <random>
 #include <cmath>
 #include <limits>
 
@@ -816,4 +818,82 @@ TEST_CASE("text lines: each line takes the words that fit it, a space between tw
   greedy_lines(paragraphs[0].data(), 2, space, two - 0.25f, [&](std::size_t a, std::size_t b) { at.emplace_back(a, b); });
   CHECK(at == std::vector<std::pair<std::size_t, std::size_t>>{{0, 1}, {1, 2}});
   CHECK(MeasuredTexts().most_lines(100) == 1);  // no texts
+}
+
+TEST_CASE("text lines: a bracket's words are glued, and kept on one line where that leaves the line before at least half full") {
+  using G = std::vector<std::uint8_t>;
+  CHECK(bracket_glue({"m", "=", "exp(x", "−", "m)", "+", "f([a,", "b])", "c"}) == G{0, 0, 0, 1, 1, 0, 0, 1, 0});
+  CHECK(bracket_glue({"a)", "b", "c"}) == G{0, 0, 0});     // a ")" with no "(" glues nothing
+  CHECK(bracket_glue({"(a", "b", "c"}) == G{0, 1, 1});     // an unclosed "(" glues the rest
+  CHECK(bracket_glue({"(a", "", "b)", "c"}) == G{0, 0, 0, 0});  // two spaces in a row: not glued
+  CHECK(bracket_glue({}).empty());
+
+  using Lines = std::vector<std::pair<std::size_t, std::size_t>>;
+  const auto lay = [](const std::vector<float>& w, const G& glued, float width) {
+    Lines at;
+    greedy_lines(w.data(), glued.data(), w.size(), 1.0f, width, [&](std::size_t a, std::size_t b) { at.emplace_back(a, b); });
+    return at;
+  };
+  // Plain words would take three on the first line (10 + 1 + 10 + 1 + 10 = 32 ≤ 35); the group of
+  // words 2–4 (32 wide) goes whole to the next line, leaving 21 of 35 behind.
+  CHECK(lay({10, 10, 10, 10, 10}, {0, 0, 0, 1, 1}, 35) == Lines{{0, 2}, {2, 5}});
+  CHECK(lay({10, 10, 10, 10, 10}, {0, 0, 0, 0, 0}, 35) == Lines{{0, 3}, {3, 5}});
+  // A group that fits where it starts stays there.
+  CHECK(lay({10, 5, 5, 10}, {0, 1, 1, 0}, 30) == Lines{{0, 3}, {3, 4}});
+  // A group that would leave 10 of 70 behind breaks inside, as plain words do.
+  CHECK(lay({10, 20, 20, 20}, {0, 0, 1, 1}, 70) == Lines{{0, 3}, {3, 4}});
+  // A group wider than the line breaks inside.
+  CHECK(lay({10, 20, 20}, {0, 0, 1}, 30) == Lines{{0, 1}, {1, 2}, {2, 3}});
+  // A group at the start of a paragraph, wider than the line: word by word from the start.
+  CHECK(lay({20, 20, 5}, {0, 1, 0}, 30) == Lines{{0, 1}, {1, 3}});
+
+  // Random paragraphs: the lines cover the words in order; a line is within the width or one
+  // word; a group is split only where it is wider than the line or the words before it on its
+  // first line took under half of it; and MeasuredTexts counts what greedy_lines lays out.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> width_of(0.0f, 30.0f);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const std::size_t n = 1 + rng() % 14;
+    std::vector<float> w(n);
+    G glued(n, 0);
+    for (std::size_t k = 0; k < n; ++k) {
+      w[k] = rng() % 9 == 0 ? 0.0f : width_of(rng);
+      if (k > 0 && w[k] > 0 && w[k - 1] > 0 && rng() % 2 == 0) glued[k] = 1;
+    }
+    const float width = 5.0f + static_cast<float>(rng() % 80);
+    CAPTURE(trial);
+    const Lines at = lay(w, glued, width);
+    REQUIRE(!at.empty());
+    std::size_t next = 0;
+    const auto span = [&](std::size_t a, std::size_t b) {
+      float sum = 0;
+      for (std::size_t k = a; k < b; ++k) sum += w[k] + (k > a ? 1.0f : 0.0f);
+      return sum;
+    };
+    std::vector<std::size_t> line_of(n, 0), line_start(n, 0);
+    for (std::size_t i = 0; i < at.size(); ++i) {
+      const auto [a, b] = at[i];
+      CHECK(a >= next);  // empty words at a line's start are skipped, never reordered
+      for (std::size_t k = next; k < a; ++k) CHECK(w[k] == 0);
+      CHECK(b >= a);
+      CHECK((b - a <= 1 || span(a, b) <= width + 1e-3f));  // sums taken in another order
+      for (std::size_t k = a; k < b; ++k) line_of[k] = i, line_start[k] = a;
+      next = b;
+    }
+    CHECK(next == n);
+    for (std::size_t k = 0; k < n;) {
+      std::size_t end = k + 1;
+      while (end < n && glued[end]) ++end;
+      if (end > k + 1 && line_of[k] != line_of[end - 1]) {
+        const bool too_wide = span(k, end) > width;
+        const bool little_before = line_start[k] < k && span(line_start[k], k) < width / 2 + 1e-3f;
+        CHECK((too_wide || little_before));
+      }
+      k = end;
+    }
+    MeasuredTexts texts(13.0f, 1.0f);
+    texts.begin_text();
+    texts.add_paragraph(w, glued);
+    CHECK(texts.lines(0, width) == static_cast<int>(at.size()));
+  }
 }
