@@ -61,8 +61,11 @@ void exp_in_place(float* s, std::int64_t n, float m) {
 // rows are already the vectors P·V wants, and only K_j is repacked, transposed, once per tile.
 // A block of MR rows × NG (or NC) vectors of the result stays in registers for the whole depth.
 // The sizes are chosen for the vector width the build compiles for (fast::vector_floats()):
-//  - AVX-512, 32 registers of 16 floats: S in 8 rows × 2 vectors of keys (16 accumulators, 2
-//    vectors of K_j), O in 6 rows × 4 vectors of its columns (24 + 4).
+//  - AVX-512, 32 registers of 16 floats: S in 6 rows × 4 vectors of keys (24 accumulators, 4
+//    vectors of K_j), O in 6 rows × 4 vectors of its columns (24 + 4): 10 loads for 24
+//    multiply-adds. S's block was 8 rows × 2 vectors (10 loads for 16) until 2026-12-03: on the
+//    Intel Xeon of BENCHMARKS.md (model 167) S = Q_i K_jᵀ of a 256 × 128 tile in cache ran at
+//    152–160 GFLOP/s a core with it, 161–173 with 6 × 4.
 //  - AVX2+FMA (8 floats) and SSE2 (4 floats), 16 registers: S in 6 rows × 2 vectors (12 + 2 +
 //    the broadcast number of Q_i), O in 6 rows × 2 vectors (12 + 2 + 1). Two vectors of O split
 //    d = 64 and 128 into whole blocks at both widths; three (the AVX-512 shape cut down) left
@@ -71,8 +74,8 @@ void exp_in_place(float* s, std::int64_t n, float m) {
 // Rows left over below MR (a tile of 128 rows in blocks of 6) go through one block of their own
 // count, not row by row.
 constexpr bool kWideRegisters = kP == 16;
-constexpr int kQkRows = kWideRegisters ? 8 : 6;    // S = Q_i K_jᵀ: MR rows × 2 vectors of keys
-constexpr int kQkVectors = 2;
+constexpr int kQkRows = 6;                         // S = Q_i K_jᵀ: MR rows × NG vectors of keys
+constexpr int kQkVectors = kWideRegisters ? 4 : 2;
 constexpr int kPvRows = 6;                         // O_i += P V_j: MR rows × NC vectors of O's columns
 constexpr int kPvVectors = kWideRegisters ? 4 : 2;
 static_assert(kQkRows <= 8 && kPvRows <= 8, "with_rows() takes leftovers of up to 7 rows");
@@ -118,19 +121,28 @@ void pack_keys(const float* K, int bc, int d, float* KT) {
 // S[a][g0·kP …] for MR rows of Q (row stride d) and NG vectors of keys from g0.
 template <int MR, int NG>
 void qk_block(const float* Q, int d, const float* KT, float* S, int ldS, int g0) {
+  // Every loop over the block unrolled, so that the accumulators live in registers throughout:
+  // rolled up, GCC zeroes them in memory, and stores and reloads them around the depth loop.
   Packet acc[MR][NG];
+#pragma GCC unroll 8
   for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
     for (int g = 0; g < NG; ++g) acc[r][g] = ei::pset1<Packet>(0.0f);
   const float* b = KT + static_cast<std::size_t>(g0) * d * kP;
   for (int k = 0; k < d; ++k) {
     Packet keys[NG];
+#pragma GCC unroll 4
     for (int g = 0; g < NG; ++g) keys[g] = ei::ploadu<Packet>(b + (static_cast<std::size_t>(g) * d + k) * kP);
+#pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
       const Packet q = ei::pset1<Packet>(Q[static_cast<std::size_t>(r) * d + k]);
+#pragma GCC unroll 4
       for (int g = 0; g < NG; ++g) acc[r][g] = ei::pmadd(q, keys[g], acc[r][g]);
     }
   }
+#pragma GCC unroll 8
   for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
     for (int g = 0; g < NG; ++g) ei::pstoreu(S + static_cast<std::size_t>(r) * ldS + (g0 + g) * kP, acc[r][g]);
 }
 
@@ -138,6 +150,8 @@ template <int MR>
 void qk_rows(const float* Q, int d, const float* KT, int groups, float* S, int ldS) {
   int g = 0;
   for (; g + kQkVectors <= groups; g += kQkVectors) qk_block<MR, kQkVectors>(Q, d, KT, S, ldS, g);
+  if constexpr (kQkVectors > 2)  // a partial tile's vectors left over: pairs first
+    for (; g + 2 <= groups; g += 2) qk_block<MR, 2>(Q, d, KT, S, ldS, g);
   for (; g < groups; ++g) qk_block<MR, 1>(Q, d, KT, S, ldS, g);
 }
 
@@ -166,18 +180,25 @@ void qk_tile(const float* Q, int br, int d, const float* KT, int bc, float* S, i
 // O[a][c0 …] += Σ_k P[a][k] · V[k][c0 …] for MR rows and NC vectors of O's columns.
 template <int MR, int NC>
 void pv_block(const float* P, int ldP, const float* V, int d, int bc, float* O, int c0) {
-  Packet acc[MR][NC];
+  Packet acc[MR][NC];  // in registers throughout, as qk_block's
+#pragma GCC unroll 8
   for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
     for (int j = 0; j < NC; ++j) acc[r][j] = ei::ploadu<Packet>(O + static_cast<std::size_t>(r) * d + c0 + j * kP);
   for (int k = 0; k < bc; ++k) {
     Packet v[NC];
+#pragma GCC unroll 4
     for (int j = 0; j < NC; ++j) v[j] = ei::ploadu<Packet>(V + static_cast<std::size_t>(k) * d + c0 + j * kP);
+#pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
       const Packet p = ei::pset1<Packet>(P[static_cast<std::size_t>(r) * ldP + k]);
+#pragma GCC unroll 4
       for (int j = 0; j < NC; ++j) acc[r][j] = ei::pmadd(p, v[j], acc[r][j]);
     }
   }
+#pragma GCC unroll 8
   for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
     for (int j = 0; j < NC; ++j) ei::pstoreu(O + static_cast<std::size_t>(r) * d + c0 + j * kP, acc[r][j]);
 }
 
