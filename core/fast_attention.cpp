@@ -302,15 +302,18 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
     // Per thread, on chip in the paper's model: Q_i (pre-scaled), S_ij / P~_ij, O_i, m_i, l_i.
     // S's rows are padded to whole vectors, and the micro-kernels' K_j is packed beside it.
     MatRM<float> Qi(Br, d), S(Br, ldS), Oi(Br, d), KT(micro ? ldS : 0, d);
-    Eigen::ArrayXf m(Br), l(Br);
-    std::vector<int> ends(static_cast<std::size_t>(Br));  // a partial tile's visible_ends
+    Eigen::ArrayXf m(Br), l(Br), tile_m(Br);
+    std::vector<int> ends(static_cast<std::size_t>(Br)), lens(static_cast<std::size_t>(Br));
     const Workspace::Hold held(static_cast<std::int64_t>(sizeof(float)) *
-                                   (2LL * Br * d + 1LL * Br * ldS + 2LL * Br + KT.size()) +
-                               static_cast<std::int64_t>(sizeof(int)) * Br);
-    // Row a of S_ij (its first `len` scores count) becomes P~_ij's, and m_i, l_i, O_i follow.
-    auto softmax_row = [&](int a, int len, int bc) {
+                                   (2LL * Br * d + 1LL * Br * ldS + 3LL * Br + KT.size()) +
+                               static_cast<std::int64_t>(sizeof(int)) * 2 * Br);
+    // Row a of S_ij (its first `len` scores count, their max tile_max) becomes P~_ij's, and m_i,
+    // l_i, O_i follow. Every row's max is taken first, in a loop of its own: the rows' maxima do
+    // not wait on each other, and each row's exponentials then find theirs ready (FA-2 at
+    // N = 4096, d = 64 and 128, 2–3% faster on the Xeon of BENCHMARKS.md, and FA-1 does the same).
+    auto softmax_row = [&](int a, int len, int bc, float tile_max) {
       float* s = S.row(a).data();
-      const float m_new = nan_max(m[a], len ? max_of(s, len) : kNegInf);
+      const float m_new = nan_max(m[a], tile_max);
       float tile_sum = 0.0f;
       if (m_new == kNegInf) {
         std::fill(s, s + len, 0.0f);  // only −∞ so far: the tile adds nothing
@@ -354,7 +357,12 @@ void attention_tiled_v2(const MatRM<float>& Q, const MatRM<float>& K, const MatR
         }
         // In a partial tile only the keys a row sees count: those before them are set to −∞,
         // those after them left out (its first `len` columns).
-        for (int a = 0; a < br; ++a) softmax_row(a, kind == TileKind::full ? bc : visible_len(mask, r0 + a, c0, bc, S.row(a).data()), bc);
+        for (int a = 0; a < br; ++a) {
+          const int len = kind == TileKind::full ? bc : visible_len(mask, r0 + a, c0, bc, S.row(a).data());
+          lens[static_cast<std::size_t>(a)] = len;
+          tile_m[a] = len ? max_of(S.row(a).data(), len) : kNegInf;
+        }
+        for (int a = 0; a < br; ++a) softmax_row(a, lens[static_cast<std::size_t>(a)], bc, tile_m[a]);
         if (micro)
           pv_tile(S.data(), ldS, br, V.row(c0).data(), d, bc, Oi.data(), row_ends);
         else
@@ -416,10 +424,11 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
   {
     MatRM<float> S(Br, ldS), PV(Br, d), KT(micro ? ldS : 0, d);
     Eigen::ArrayXf mt(Br), lt(Br);
-    std::vector<int> ends(static_cast<std::size_t>(Br));  // a partial tile's visible_ends
+    // A partial tile's visible_ends, and every row's count of keys (lens).
+    std::vector<int> ends(static_cast<std::size_t>(Br)), lens(static_cast<std::size_t>(Br));
     const Workspace::Hold held(static_cast<std::int64_t>(sizeof(float)) *
                                    (1LL * Br * ldS + 1LL * Br * d + 2LL * Br + KT.size()) +
-                               static_cast<std::int64_t>(sizeof(int)) * Br);
+                               static_cast<std::int64_t>(sizeof(int)) * 2 * Br);
     for (int j = 0; j < Tc; ++j) {
       const int c0 = j * Bc, bc = std::min(Bc, N - c0);
       bool packed = false;
@@ -438,9 +447,13 @@ void attention_tiled(const MatRM<float>& Q, const MatRM<float>& K, const MatRM<f
         } else {
           Sij.noalias() = scale * Q.middleRows(r0, br) * K.middleRows(c0, bc).transpose();
         }
-        for (int a = 0; a < br; ++a) {
+        for (int a = 0; a < br; ++a) {  // every row's max first, as FA-2's
           const int len = kind == TileKind::full ? bc : visible_len(mask, r0 + a, c0, bc, S.row(a).data());
+          lens[static_cast<std::size_t>(a)] = len;
           mt[a] = len ? max_of(S.row(a).data(), len) : kNegInf;
+        }
+        for (int a = 0; a < br; ++a) {
+          const int len = lens[static_cast<std::size_t>(a)];
           auto p = S.row(a).head(len).array();
           if (mt[a] == kNegInf)
             p.setZero();  // a tile row of only −∞ scores adds nothing

@@ -50,15 +50,16 @@ TEST_CASE("workspace: naive attention holds S and P, exactly 2·N² floats, so i
 
 TEST_CASE("workspace: the tiled loops hold their tiles per thread, the same for every N") {
   const int d = 16, B = 32;
-  // FlashAttention-2: Q_i and O_i (Br × d), S_ij (Br × Bc), m_i and l_i (Br), and K_j (Bc × d)
-  // repacked for the micro-kernels (d = 16 is a whole number of vectors on every ISA) per thread,
-  // and the count of keys each row of a partial tile sees (Br ints).
-  const std::int64_t v2_tile = (2LL * B * d + 1LL * B * B + 2LL * B + 1LL * B * d) * static_cast<std::int64_t>(sizeof(float)) +
-                               1LL * B * static_cast<std::int64_t>(sizeof(int));
+  // FlashAttention-2: Q_i and O_i (Br × d), S_ij (Br × Bc), m_i, l_i and the tile's row maxima
+  // (Br), and K_j (Bc × d) repacked for the micro-kernels (d = 16 is a whole number of vectors on
+  // every ISA) per thread, and the count of keys each row of a partial tile sees and of each row
+  // of the tile (2 · Br ints).
+  const std::int64_t v2_tile = (2LL * B * d + 1LL * B * B + 3LL * B + 1LL * B * d) * static_cast<std::int64_t>(sizeof(float)) +
+                               2LL * B * static_cast<std::int64_t>(sizeof(int));
   // FlashAttention-1: S_ij (Br × Bc), P̃_ij V_j (Br × d), m̃ and l̃ (Br), the packed K_j and the
-  // row ends per thread; m and l of every row are the caller's outputs.
+  // two counts of keys per thread; m and l of every row are the caller's outputs.
   const std::int64_t v1_tile = (1LL * B * B + 1LL * B * d + 2LL * B + 1LL * B * d) * static_cast<std::int64_t>(sizeof(float)) +
-                               1LL * B * static_cast<std::int64_t>(sizeof(int));
+                               2LL * B * static_cast<std::int64_t>(sizeof(int));
   for (const auto& kernel : {std::pair{Algorithm::attn_tiled_v2, v2_tile}, std::pair{Algorithm::attn_tiled, v1_tile}}) {
     const Algorithm a = kernel.first;
     const std::int64_t tile = kernel.second;
