@@ -151,6 +151,21 @@ TEST_CASE("a close-up's numbers: the most digits that fit each cell and a fracti
   CHECK(cell_numbers({0.148, -0.135, 0.0288}, room(5)) == std::vector<std::string>{"0.148", "−0.14", "0.029"});
   // Where no digit fits: tiny_number.
   CHECK(cell_numbers({0.013, 12.4}, room(2)) == std::vector<std::string>{"≈0", "12"});
+  // In room as wide as DejaVu's glyphs: "−.04" (the minus a third wider than a digit) does not fit
+  // where ".007" does. −0.036 reads ≈0, so 0.007, nearer 0, does too, and 0.04, farther, keeps
+  // its digits; a zero stays "0".
+  const auto glyphs = [](std::size_t, const std::string& t) {
+    double w = 0;
+    for (std::size_t k = 0; k < t.size();) {
+      const auto at = [&](std::string_view g) { return t.compare(k, g.size(), g) == 0; };
+      if (at("−") || at("≈")) w += 1.32, k += 3;
+      else if (at(".")) w += 0.5, k += 1;
+      else w += 1.0, k += (static_cast<unsigned char>(t[k]) & 0x80) ? 2 : 1;
+    }
+    return w <= 3.6;
+  };
+  CHECK(cell_numbers({-0.036, 0.007, 0.04, 0.0, 0.5}, glyphs) == std::vector<std::string>{"≈0", "≈0", ".04", "0", ".5"});
+  CHECK(cell_numbers({0.007, 0.04}, glyphs) == std::vector<std::string>{".007", ".04"});  // no ≈0: digits
   CHECK(cell_numbers({}, room(3)).empty());
 }
 

@@ -136,6 +136,7 @@ std::string tiny_number(double v) {
 namespace {
 
 constexpr std::string_view kMinus = "−";
+constexpr std::string_view kNearZero = "≈0";  // tiny_number's form of a number below 0.05, not 0
 
 // Where a number's digits start: after its minus sign.
 std::size_t digits_at(const std::string& t) { return t.compare(0, kMinus.size(), kMinus) == 0 ? kMinus.size() : 0; }
@@ -177,6 +178,15 @@ std::vector<std::string> cell_numbers(const std::vector<double>& values,
   if (bare)
     for (std::string& t : out)
       if (zero_fraction(t)) t.erase(digits_at(t), 1);
+  // "≈0" is the form of a cell too narrow for its digits, and a negative number, one minus sign
+  // wider, loses its digits first: −0.036 read ≈0 beside .007. No number shown with digits is
+  // nearer 0 than one that reads ≈0: those are ≈0 too.
+  double near = 0;  // the largest |v| that reads ≈0
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (out[i] == kNearZero) near = std::max(near, std::fabs(values[i]));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (near > 0 && values[i] != 0 && std::fabs(values[i]) <= near && out[i] != kNearZero && fits_at(i, std::string(kNearZero)))
+      out[i] = kNearZero;
   return out;
 }
 

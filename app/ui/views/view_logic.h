@@ -63,7 +63,8 @@ std::string tiny_number(double v);
 // digits that fit its cell (`fits(i, text)` for values[i]): `most` (3), then fewer down to 2,
 // with the leading zero ("0.63"); then 2 without it where only that fits (".63", before
 // "−0.6"); then 1 digit, with the zero and without; then tiny_number. A fraction is written one way in all of them: where one needs ".63", every
-// "0.83" becomes ".83" (a cell's text only gets shorter, so it still fits).
+// "0.83" becomes ".83" (a cell's text only gets shorter, so it still fits). And no number is shown
+// with digits beside a farther one that reads "≈0": where −0.036 is ≈0, 0.007 is ≈0 too.
 std::vector<std::string> cell_numbers(const std::vector<double>& values,
                                       const std::function<bool(std::size_t, const std::string&)>& fits, int most = 3);
 
