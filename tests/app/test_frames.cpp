@@ -339,9 +339,7 @@ TEST_CASE("frames: the largest vector the window takes draws about as many shape
 TEST_CASE("pseudocode: a softmax run with a scale says that its xᵢ stand for s·xᵢ, with the s it ran with") {
   // The 1/√d lab's pseudocode read m_i ← max(m_{i−1}, x_i) beside "m₃ = max(m₂ = 1.25, s·x₃ =
   // −0.625)". The s is read back from the recorded numbers: the row's max m = s·max(x).
-  const Lesson* lab = nullptr;
-  for (const Lesson& l : lessons())
-    if (l.id == "scale") lab = &l;
+  const Lesson* lab = find_lesson("scale");
   REQUIRE(lab);
   const Recording rec = record(lab->scenario);
   REQUIRE(rec.scale != 1.0);

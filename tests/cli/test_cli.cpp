@@ -170,9 +170,7 @@ TEST_CASE("run --scenario FILE with no \"scenario\" in it runs the lesson's own 
   const Result r = capture("run --scenario " FLASHSTEP_TEST_DATA "/scenarios/lesson_only.json --steps none");
   REQUIRE(r.status == 0);
   const auto j = flashstep::Json::parse(r.out);
-  const flashstep::Lesson* tiled = nullptr;
-  for (const flashstep::Lesson& l : flashstep::lessons())
-    if (l.id == "attn-tiled") tiled = &l;
+  const flashstep::Lesson* tiled = flashstep::find_lesson("attn-tiled");
   REQUIRE(tiled);
   CHECK(j["algorithm"] == "attn-tiled");
   CHECK(j["shape"]["n"] == tiled->scenario.n);

@@ -309,9 +309,7 @@ TEST_CASE("tour: a lesson file's bad tour names the lesson file") {
 TEST_CASE("tour: a stop on what a step writes outlines every region of it, not the first: the chunked workers") {
   // The chunked lesson's first stop says every worker folds an element into its own (m, l):
   // the step writes one cell of m_tree per worker, and the outline takes them all.
-  const Lesson* chunked = nullptr;
-  for (const Lesson& l : lessons())
-    if (l.id == "chunked") chunked = &l;
+  const Lesson* chunked = find_lesson("chunked");
   REQUIRE(chunked);
   const Recording rec = record(chunked->scenario);
   REQUIRE(rec.chunks >= 2);

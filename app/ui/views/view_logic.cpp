@@ -184,9 +184,10 @@ std::vector<std::string> cell_numbers(const std::vector<double>& values,
   double near = 0;  // the largest |v| that reads ≈0
   for (std::size_t i = 0; i < values.size(); ++i)
     if (out[i] == kNearZero) near = std::max(near, std::fabs(values[i]));
-  for (std::size_t i = 0; i < values.size(); ++i)
-    if (near > 0 && values[i] != 0 && std::fabs(values[i]) <= near && out[i] != kNearZero && fits_at(i, std::string(kNearZero)))
-      out[i] = kNearZero;
+  if (near > 0)
+    for (std::size_t i = 0; i < values.size(); ++i)
+      if (values[i] != 0 && std::fabs(values[i]) <= near && out[i] != kNearZero && fits_at(i, std::string(kNearZero)))
+        out[i] = kNearZero;
   return out;
 }
 
