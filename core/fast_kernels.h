@@ -49,7 +49,8 @@ float nan_max(float a, float b) { return std::isnan(a) || std::isnan(b) ? kNaN :
 
 // vexp's constants: the polynomial's coefficients (below), each times a factor s, and the number
 // that rounds t·log2 e to an integer n in an FMA, 1.5·2²³ + k, so that n_round's low bits hold
-// n + k. vexp takes s = 1, k = 0; vexp_scaled takes s = 1/l and k = kScaledBias.
+// n + k. vexp takes s = 1, k = 0; vexp_term s = 1, k = 127 (kTermBias); vexp_scaled s = 1/l and
+// k = kScaledBias.
 struct ExpConsts {
   Packet c[7];  // highest degree first
   Packet round;
@@ -135,37 +136,39 @@ struct ExpParts {
 // −∞ included, a number from 0 to vexp(−87.33) ≈ 1.2·10⁻³⁸ (vexp(x) with AVX-512, vexp(−87.33)
 // without), which beside that 1 changes no bit of a sum of fewer than 2¹⁰² terms. (A sum with no
 // such 1, that of a lane of online_ml that has seen only −∞, is set to 0 by its caller.) A NaN
-// stays NaN. Without AVX-512, 2ⁿ is then one factor, n ≥ −126 (the bits of n_round, plus the bias,
-// shifted into the exponent field), and x ≤ 0 needs no upper clamp: 14 operations instead of
-// vexp's 22, where the sums are bound by them; with AVX-512, 12 instead of 13 (the upper clamp).
+// stays NaN. Without AVX-512, 2ⁿ is then one factor, n ≥ −126 (n_round's low bits, which hold
+// n + 127 already, shifted into the exponent field), and x ≤ 0 needs no upper clamp: 13 operations
+// instead of vexp's 22, where the sums are bound by them; with AVX-512, 12 instead of 13 (the
+// upper clamp).
+constexpr float kTermBias = 127.0f;  // fp32's exponent bias
 [[gnu::always_inline]] inline Packet vexp_term(const Packet x) {
 #if defined(__AVX512F__)
   const ExpParts e = exp_parts(at_least(-104.0f, x));
   return _mm512_scalef_ps(e.p, e.n);
 #else
-  const ExpParts e = exp_parts(at_least(-87.33f, x));
+  const ExpParts e = exp_parts(at_least(-87.33f, x), exp_consts(1.0f, kTermBias));
   using PacketI = ei::unpacket_traits<Packet>::integer_packet;
-  // n_round's low 9 bits hold n (mod 512); n + 127 in [1, 127] is 2ⁿ's exponent field.
-  const PacketI biased = ei::padd(ei::preinterpret<PacketI>(e.n_round), ei::pset1<PacketI>(127));
-  return ei::pmul(e.p, ei::preinterpret<Packet>(ei::plogical_shift_left<23>(biased)));
+  // n_round's low 9 bits hold n + 127 (mod 512), in [1, 127]: 2ⁿ's exponent field, and bit 8,
+  // shifted into the sign, is 0.
+  return ei::pmul(e.p, ei::preinterpret<Packet>(ei::plogical_shift_left<23>(ei::preinterpret<PacketI>(e.n_round))));
 #endif
 }
 
-// n_round's offset in vexp_scaled: 2ⁿ is applied as 2^(n + kScaledBias) on p's exponent field,
-// then times 2^−kScaledBias.
-constexpr float kScaledBias = 100.0f;
+// n_round's offset in vexp_scaled: 2ⁿ is applied as 2^(n + 100), whose exponent field is
+// n + 100 + 127, then times 2⁻¹⁰⁰.
+constexpr float kScaledBias = 100.0f + kTermBias;
 
 // s·exp(t) for t ≤ 0 and 2⁻⁷⁵ ≤ s ≤ 1, `k` = exp_consts(s, kScaledBias): a softmax output,
 // exp(x_i − m)/l with s = 1/l (1 ≤ l ≤ the row's length, since l holds the max's exp(0) = 1), or
 // a score tile's exponentials (s = 1). vexp's steps with s folded into the polynomial's
 // coefficients (s·1 and s/2 exact, the others off by half an ulp of a term under 1/6 of the
 // result), so no product by 1/l follows, and without the upper clamp (t ≤ 0). Without AVX-512,
-// 2ⁿ as 2^(n + 100) (one factor: n + 100 in [−50, 100] for t in [−104, 0], n_round's low bits plus
-// the bias shifted into the exponent field) and then 2⁻¹⁰⁰: p = s·exp(r) ≥ 2^−75.5, so
+// 2ⁿ as 2^(n + 100) (one factor: n + 100 in [−50, 100] for t in [−104, 0], n_round's low bits, which
+// hold n + 227, shifted into the exponent field) and then 2⁻¹⁰⁰: p = s·exp(r) ≥ 2^−75.5, so
 // p·2^(n + 100) ≥ 2^−125.5 is exact and normal, and the product by 2⁻¹⁰⁰ rounds once, to a
 // subnormal where the result is one, as vexp's two factors do. exp(−∞) = 0 exactly, and a NaN (t
-// or s) stays NaN. 2ⁿ in 4 operations instead of vexp's 9, and no upper clamp or product by 1/l:
-// 15 operations in all. With s = 1 its values are vexp's, bit for bit (the same n, p and one
+// or s) stays NaN. 2ⁿ in 3 operations instead of vexp's 9, and no upper clamp or product by 1/l:
+// 14 operations in all. With s = 1 its values are vexp's, bit for bit (the same n, p and one
 // rounding of p·2ⁿ). Within 1.5 ulp otherwise (2 without FMA): s in the coefficients moves each
 // rounding of the polynomial within its binade.
 [[gnu::always_inline]] inline Packet vexp_scaled(const Packet x, const ExpConsts& k) {
@@ -174,10 +177,9 @@ constexpr float kScaledBias = 100.0f;
   return _mm512_scalef_ps(e.p, e.n);
 #else
   using PacketI = ei::unpacket_traits<Packet>::integer_packet;
-  // n_round's low 9 bits hold n + 100 (mod 512); n + 100 + 127 in [77, 227] is 2^(n + 100)'s
-  // exponent field.
-  const PacketI biased = ei::padd(ei::preinterpret<PacketI>(e.n_round), ei::pset1<PacketI>(127));
-  const Packet factor = ei::preinterpret<Packet>(ei::plogical_shift_left<23>(biased));
+  // n_round's low 9 bits hold n + 100 + 127 (mod 512), in [77, 227]: 2^(n + 100)'s exponent
+  // field, and bit 8, shifted into the sign, is 0.
+  const Packet factor = ei::preinterpret<Packet>(ei::plogical_shift_left<23>(ei::preinterpret<PacketI>(e.n_round)));
   return ei::pmul(ei::pmul(e.p, factor), ei::pset1<Packet>(0x1p-100f));
 #endif
 }
