@@ -14,6 +14,12 @@
 //                                      of times taken within the same second
 //   bench_isa softmax ROUNDS           2^26 fp32 elements as one row: safe, online and online's
 //                                      traffic alone, taking turns ROUNDS times, best of each
+//   bench_isa read-ahead ROUNDS F...   online softmax and its traffic alone on the same row with
+//                                      long rows read F floats ahead (fast::set_read_ahead_floats),
+//                                      each distance in turn, the order rotated each round: the
+//                                      median and range of each distance's best of 3, and of its
+//                                      ratio to the first distance's within the round, to choose
+//                                      the distance for a CPU (core/fast.h)
 //   bench_isa steady MS REPEAT         REPEAT runs of the FMA peak's register-only loop on every
 //                                      core, each about MS ms long: the cores' own steadiness, to
 //                                      set beside a kernel's spread over as many repeats as long
@@ -45,6 +51,7 @@
 #include <cstring>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -72,7 +79,7 @@ long minor_faults() {
 int usage() {
   std::fprintf(stderr,
                "usage: bench_isa roof | attn ALGO D full|causal REPEAT | turns D REPEAT | softmax ROUNDS | "
-               "steady MS REPEAT | steady-read MS REPEAT FLOATS | paired D REPEAT\n");
+               "read-ahead ROUNDS FLOATS... | steady MS REPEAT | steady-read MS REPEAT FLOATS | paired D REPEAT\n");
   return 2;
 }
 
@@ -80,6 +87,8 @@ int roof() {
   fast::warm_up(fast::kWarmUpSeconds);
   std::printf("isa %s\nvector_floats %d\nthreads %d\n", bench::isa_name().c_str(), bench::vector_floats(),
               fast::threads());
+  std::printf("cpu_vendor %s\nread_ahead_floats %lld\n", fast::cpu_vendor().empty() ? "none" : fast::cpu_vendor().c_str(),
+              static_cast<long long>(fast::read_ahead_floats()));
   std::printf("fma_peak_gflops %.2f\n", bench::fma_peak_flops() / 1e9);
   std::printf("read_gbs %.2f\n", bench::read_bandwidth() / 1e9);
   std::printf("cached_online_gelems %.3f\n", bench::cached_online_rate() / 1e9);
@@ -294,6 +303,54 @@ int paired(int d, int repeat) {
   return 0;
 }
 
+// The median and range of v, as "median (low–high)".
+std::string median_range(std::vector<double> v, const char* format) {
+  std::sort(v.begin(), v.end());
+  const double median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  char out[96];
+  std::snprintf(out, sizeof out, (std::string(format) + " (" + format + "–" + format + ")").c_str(), median, v.front(),
+                v.back());
+  return out;
+}
+
+int read_ahead(int rounds, const std::vector<std::int64_t>& distances) {
+  const std::int64_t n = std::int64_t{1} << 26;
+  std::vector<float> x(static_cast<std::size_t>(n)), y(x.size());
+  std::mt19937 gen(2);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (auto& v : x) v = normal(gen);
+  const std::size_t D = distances.size();
+  std::vector<std::vector<double>> online(D), traffic(D), ratio(D);
+  fast::warm_up(fast::kWarmUpSeconds);
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<double> round_online(D);
+    for (std::size_t k = 0; k < D; ++k) {
+      const std::size_t i = (k + static_cast<std::size_t>(r)) % D;  // the order rotated each round
+      fast::set_read_ahead_floats(distances[i]);
+      double best = 1e300, best_traffic = 1e300;
+      for (int c = 0; c < 3; ++c) {
+        auto t0 = std::chrono::steady_clock::now();
+        fast::softmax_online(x.data(), y.data(), 1, n);
+        best = std::min(best, ms_since(t0));
+        t0 = std::chrono::steady_clock::now();
+        bench::online_traffic(x.data(), y.data(), 1, n);
+        best_traffic = std::min(best_traffic, ms_since(t0));
+      }
+      round_online[i] = best;
+      online[i].push_back(best);
+      traffic[i].push_back(best_traffic);
+    }
+    for (std::size_t i = 0; i < D; ++i) ratio[i].push_back(round_online[i] / round_online[0]);
+  }
+  std::printf("cpu_vendor %s\nchosen_floats %lld\n", fast::cpu_vendor().empty() ? "none" : fast::cpu_vendor().c_str(),
+              static_cast<long long>(fast::read_ahead_floats_for(fast::cpu_vendor())));
+  for (std::size_t i = 0; i < D; ++i)
+    std::printf("floats %lld online_ms %s traffic_ms %s online_vs_first %s\n", static_cast<long long>(distances[i]),
+                median_range(online[i], "%.2f").c_str(), median_range(traffic[i], "%.2f").c_str(),
+                median_range(ratio[i], "%.3f").c_str());
+  return y[0] == 12345.0f ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -311,6 +368,22 @@ int main(int argc, char** argv) {
   if (what == "paired" && argc == 4 && std::atoi(argv[2]) > 0 && std::atoi(argv[3]) > 0)
     return paired(std::atoi(argv[2]), std::atoi(argv[3]));
   if (what == "softmax" && argc == 3 && std::atoi(argv[2]) > 0) return softmax(std::atoi(argv[2]));
+  if (what == "read-ahead" && argc >= 4 && std::atoi(argv[2]) > 0) {
+    std::vector<std::int64_t> distances;
+    for (int a = 3; a < argc; ++a) {
+      char* end = nullptr;
+      const long long f = std::strtoll(argv[a], &end, 10);
+      try {
+        if (*argv[a] == '\0' || *end != '\0') throw std::invalid_argument(std::string("read-ahead distance '") + argv[a] + "': not a whole number");
+        fast::set_read_ahead_floats(f);  // refuses what the kernels cannot take, before anything is measured
+      } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "bench_isa: %s\n", e.what());
+        return 2;
+      }
+      distances.push_back(f);
+    }
+    return read_ahead(std::atoi(argv[2]), distances);
+  }
   if (what == "steady" && argc == 4 && std::atof(argv[2]) > 0 && std::atoi(argv[3]) > 0)
     return steady(std::atof(argv[2]), std::atoi(argv[3]));
   if (what == "steady-read" && argc == 5 && std::atof(argv[2]) > 0 && std::atoi(argv[3]) > 0 && std::atoll(argv[4]) > 0)

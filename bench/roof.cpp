@@ -26,14 +26,15 @@ constexpr int kP = ei::unpacket_traits<Packet>::size;
 constexpr int kChains = kP == 16 ? 24 : 12;
 constexpr std::int64_t kStreams = flashstep::fast::kReadStreams;
 
-// Asks for the cache lines of p[i, i + count) kReadAheadFloats ahead, as the kernels do
-// (core/fast.h): the roofs are then what the kernels' own way of reading reaches.
-inline void read_ahead(const float* p, std::int64_t i, std::int64_t count) {
+// Asks for the cache lines of p[i, i + count) `ahead` floats ahead (fast::read_ahead_floats(),
+// asked once a call), as the kernels do (core/fast.h): the roofs are then what the kernels' own way
+// of reading reaches, at the distance they read at.
+inline void read_ahead(const float* p, std::int64_t i, std::int64_t count, std::int64_t ahead) {
   if (count < 16) {  // a step shorter than a line asks once per line
-    if ((i & 15) < count) __builtin_prefetch(p + i + flashstep::fast::kReadAheadFloats);
+    if ((i & 15) < count) __builtin_prefetch(p + i + ahead);
     return;
   }
-  for (std::int64_t u = 0; u < count; u += 16) __builtin_prefetch(p + i + flashstep::fast::kReadAheadFloats + u);
+  for (std::int64_t u = 0; u < count; u += 16) __builtin_prefetch(p + i + ahead + u);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -67,12 +68,12 @@ struct Folded {
 };
 template <class Op>
 Folded fold_streams(const float* x, std::int64_t n, Packet init, Op op) {
-  const std::int64_t h = flashstep::fast::stream_part_length(n, kP);
+  const std::int64_t h = flashstep::fast::stream_part_length(n, kP), ahead = flashstep::fast::read_ahead_floats();
   Packet part[kStreams];
   for (Packet& v : part) v = init;
   for (std::int64_t i = 0; i < h; i += kP)
     for (std::int64_t q = 0; q < kStreams; ++q) {
-      read_ahead(x + q * h, i, kP);
+      read_ahead(x + q * h, i, kP, ahead);
       part[q] = op(part[q], ei::ploadu<Packet>(x + q * h + i));
     }
   Packet value = part[0];
@@ -224,11 +225,12 @@ void online_traffic(const float* x, float* y, std::int64_t rows, std::int64_t n)
     std::int64_t i0 = 0;  // pass 2: read, write past the cache, from y's first vector boundary
     for (; i0 < len && reinterpret_cast<std::uintptr_t>(yr + i0) % (kP * sizeof(float)) != 0; ++i0) yr[i0] = xr[i0] - m;
     const std::int64_t h = flashstep::fast::stream_part_length(len - i0, kP);
+    const std::int64_t ahead = flashstep::fast::read_ahead_floats();
     const float* xs = xr + i0;
     float* ys = yr + i0;
     for (std::int64_t i = 0; i < h; i += kP)
       for (std::int64_t q = 0; q < kStreams; ++q) {
-        read_ahead(xs + q * h, i, kP);
+        read_ahead(xs + q * h, i, kP, ahead);
         const Packet v = ei::psub(ei::ploadu<Packet>(xs + q * h + i), pm);
 #if defined(__AVX512F__)
         _mm512_stream_ps(ys + q * h + i, v);

@@ -196,9 +196,11 @@ ggml_commit=${GGML_COMMIT:-$(git -C "$ggml_src" rev-parse --short HEAD 2>/dev/nu
   done
   cell_roof() {
     local f="$raw/$1-roof"
-    echo "$(fig "$f" isa), FMA peak $(cat "$raw/$1"-roof* | awk '$1 == "fma_peak_gflops" { printf "%s%s", n++ ? " / " : "", $2 }') GFLOP/s, read $(cat "$raw/$1"-roof* | awk '$1 == "read_gbs" { printf "%s%s", n++ ? " / " : "", $2 }') GB/s, in the order measured (the shares below are of the largest)"
+    local ahead
+    ahead=$(fig "$f" read_ahead_floats)
+    echo "$(fig "$f" isa)${ahead:+, long rows read $ahead floats ahead}, FMA peak $(cat "$raw/$1"-roof* | awk '$1 == "fma_peak_gflops" { printf "%s%s", n++ ? " / " : "", $2 }') GFLOP/s, read $(cat "$raw/$1"-roof* | awk '$1 == "read_gbs" { printf "%s%s", n++ ? " / " : "", $2 }') GB/s, in the order measured (the shares below are of the largest)"
   }
-  row "in-run roof: vectors, FMA peak of every core, read bandwidth" "$(cell_roof avx2)" "$(cell_roof native)" "—"
+  row "in-run roof: vectors, read-ahead, FMA peak of every core, read bandwidth" "$(cell_roof avx2)" "$(cell_roof native)" "—"
   cell_gemm() {
     awk -v g="$(fig "$raw/$1-roof" sgemm_gflops)" -v p="${peak[$1]}" -v t="$(fig "$raw/$1-roof" sgemm_threads)" \
       'BEGIN { printf "%.1f GFLOP/s, %.0f%% of peak (%d threads)", g, 100 * g / p, t }'

@@ -12,6 +12,8 @@
 #include "core/tiles.h"
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace flashstep::fast {
@@ -82,16 +84,33 @@ void vector_exp_term(const float* x, float* y, std::int64_t n);
 void vector_exp_scaled(const float* x, float* y, std::int64_t n, float s);
 
 // How far ahead of their loop the kernels that stream a long row from memory ask for it
-// (software prefetch, one request per 64-byte line): 128 floats, 512 bytes, in each of the
-// kReadStreams streams below. The hardware's own prefetcher alone left online softmax's passes over
-// a row of 2^25 floats, read as one stream, at 21 and 22 ms on one core of the Intel Xeon of
+// (software prefetch, one request per 64-byte line), in each of the kReadStreams streams below,
+// in floats. The hardware's own prefetcher alone left online softmax's passes over a row of 2^25
+// floats, read as one stream, at 21 and 22 ms on one core of the Intel Xeon (model 207) of
 // BENCHMARKS.md; asked for 2048 floats ahead, 14 and 16 ms (1024 to 8192 alike). Read as four
-// streams, that far ahead is four times 8 KiB: on the AMD EPYC (Zen 4) of BENCHMARKS.md, whose L1
-// holds 32 KiB, online softmax's passes over 2^26 floats on two cores (AVX2 build, 25 rounds
-// taking turns in one process, the median of the rounds' ratios to 2048 floats ahead): first pass
-// 0.89–0.91 asking 1024 to 256 floats ahead, 0.87–0.91 asking nothing, 0.79–0.83 at 32 to 128
-// (11.5–12.7 ms → 9.3–10.5); second pass 0.92–1.03, 0.92 and 0.88. The native build alike.
-inline constexpr std::int64_t kReadAheadFloats = 128;
+// streams, the distance that is fastest depends on the CPU, so it is chosen for the CPU the
+// kernels run on when they first ask (read_ahead_floats_for), not at build time. Online softmax's
+// passes over 2^26 floats on two cores (BENCHMARKS.md, "Reading ahead"):
+// - on the AMD EPYC (Zen 4, 32 KiB of L1), AVX2 build, the median of 25 rounds' ratios to 2048
+//   floats ahead: first pass 0.89–0.91 asking 1024 to 256 floats ahead, 0.87–0.91 asking nothing,
+//   0.79–0.83 at 32 to 128 (11.5–12.7 ms → 9.3–10.5); second pass 0.92–1.03, 0.92 and 0.88. The
+//   native build alike: 128.
+// - on the Intel Xeon of model 167 (48 KiB of L1), the first pass 10.6–11.1 ms at 128 floats
+//   ahead, 9.7–10.0 at 512, 10.1–10.6 at 2048 (AVX2 build); the whole of online softmax 3–6% faster
+//   at 512 than at 128 on both builds. On the Xeon of model 207, 0.94 at 512 with AVX-512 and 1.03
+//   with AVX2, on a machine whose pace swung 2× in the run: 512 on Intel's.
+inline constexpr std::int64_t kReadAheadIntel = 512, kReadAheadOther = 128;
+// The distance for a CPU whose cpuid vendor string is `vendor` ("GenuineIntel", "AuthenticAMD"):
+// kReadAheadIntel for Intel's, kReadAheadOther for any other (and for "", no cpuid).
+std::int64_t read_ahead_floats_for(std::string_view vendor);
+// This CPU's cpuid vendor string, "" where the CPU has no cpuid (not x86).
+std::string cpu_vendor();
+// The distance the kernels use: read_ahead_floats_for(cpu_vendor()) unless a benchmark set another.
+std::int64_t read_ahead_floats();
+// Sets the distance the kernels use from now on, for a benchmark that compares distances: a whole
+// number of cache lines (a multiple of 16 floats) from 16 to 8192; anything else throws
+// std::invalid_argument naming the value, and the distance stays as it was.
+void set_read_ahead_floats(std::int64_t floats);
 // How many streams the kernels read a long row in memory as: its parts [s·h, (s + 1)·h) (h a
 // whole number of vectors), a vector of each in turn, the few floats past the last part after
 // them. One core keeps more of the row's reads in flight so: online softmax's first pass over 2^26

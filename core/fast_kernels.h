@@ -184,15 +184,16 @@ constexpr float kScaledBias = 100.0f + kTermBias;
 #endif
 }
 
-// Asks for the cache lines kReadAheadFloats past x[i, i + kStep): a loop over a long row calls it
-// once a step of kStep floats, so that memory delivers the row while the loop computes. A step
-// shorter than a line (16 floats) asks once per line; past the end of x a prefetch does nothing.
+// Asks for the cache lines `ahead` floats (read_ahead_floats(), asked once a call by the loop's
+// kernel) past x[i, i + kStep): a loop over a long row calls it once a step of kStep floats, so
+// that memory delivers the row while the loop computes. A step shorter than a line (16 floats)
+// asks once per line; past the end of x a prefetch does nothing.
 template <std::int64_t kStep>
-[[gnu::always_inline]] inline void read_ahead(const float* x, std::int64_t i) {
+[[gnu::always_inline]] inline void read_ahead(const float* x, std::int64_t i, std::int64_t ahead) {
   if constexpr (kStep >= 16) {
-    for (std::int64_t u = 0; u < kStep; u += 16) __builtin_prefetch(x + i + kReadAheadFloats + u);
+    for (std::int64_t u = 0; u < kStep; u += 16) __builtin_prefetch(x + i + ahead + u);
   } else if ((i & 15) < kStep) {
-    __builtin_prefetch(x + i + kReadAheadFloats);
+    __builtin_prefetch(x + i + ahead);
   }
 }
 
@@ -208,12 +209,12 @@ template <bool kAhead = false>
   Packet acc = ei::pset1<Packet>(kNegInf);
   std::int64_t i = 0;
   if constexpr (kAhead) {
-    const std::int64_t h = stream_part(n);
+    const std::int64_t h = stream_part(n), ahead = read_ahead_floats();
     Packet part[kReadStreams];
     for (Packet& a : part) a = acc;
     for (; i < h; i += kP)
       for (std::int64_t p = 0; p < kReadStreams; ++p) {
-        read_ahead<kP>(x + p * h, i);
+        read_ahead<kP>(x + p * h, i, ahead);
         part[p] = ei::pmax(part[p], ei::ploadu<Packet>(x + p * h + i));
       }
     for (const Packet& a : part) acc = ei::pmax(acc, a);
@@ -245,12 +246,12 @@ float sum_exp(const float* x, std::int64_t n, float m) {
   Packet acc0 = ei::pzero(pm), acc1 = ei::pzero(pm);
   std::int64_t i = 0;
   if constexpr (kAhead) {
-    const std::int64_t h = stream_part(n);
+    const std::int64_t h = stream_part(n), ahead = read_ahead_floats();
     static_assert(kReadStreams % 2 == 0, "the streams' terms go to two sums in pairs");
     for (; i < h; i += kP)
       for (std::int64_t p = 0; p < kReadStreams; p += 2) {
-        read_ahead<kP>(x + p * h, i);
-        read_ahead<kP>(x + (p + 1) * h, i);
+        read_ahead<kP>(x + p * h, i, ahead);
+        read_ahead<kP>(x + (p + 1) * h, i, ahead);
         acc0 = ei::padd(acc0, term(p * h + i));
         acc1 = ei::padd(acc1, term((p + 1) * h + i));
       }

@@ -38,7 +38,6 @@ void normalize_finite(const float* x, float* y, std::int64_t n, float m, float l
   const float inv_l = 1.0f / l;
   const Packet pm = ei::pset1<Packet>(m);
   const ExpConsts k = exp_consts(inv_l, kScaledBias);
-  auto term = [&](float v) { return std::exp(v - m) * inv_l; };
   auto store = [&](float* at, const Packet v) {
 #if defined(__AVX512F__)
     if constexpr (kStream) _mm512_stream_ps(at, v); else ei::pstoreu(at, v);
@@ -49,23 +48,34 @@ void normalize_finite(const float* x, float* y, std::int64_t n, float m, float l
 #endif
   };
   auto value = [&](std::int64_t at) { return vexp_scaled(ei::psub(ei::ploadu<Packet>(x + at), pm), k); };
+  // Fewer than a vector's floats from `at` through one padded vector, so that every element takes
+  // the same exponential wherever y lies.
+  auto few = [&](std::int64_t at, std::int64_t count) {
+    alignas(64) float in[kP], out[kP];
+    std::fill(in, in + kP, m);
+    std::copy(x + at, x + at + count, in);
+    ei::pstore(out, vexp_scaled(ei::psub(ei::pload<Packet>(in), pm), k));
+    std::copy(out, out + count, y + at);
+  };
   std::int64_t i = 0;
   if constexpr (kStream) {
-    // Up to y's first vector boundary one by one; then x as kReadStreams streams (every part of y
-    // starts on a boundary too: a part is a whole number of vectors).
-    for (; i < n && (reinterpret_cast<std::uintptr_t>(y + i) % (kP * sizeof(float))) != 0; ++i) y[i] = term(x[i]);
-    const std::int64_t h = stream_part(n - i);
+    // Up to y's first vector boundary; then x as kReadStreams streams (every part of y starts on a
+    // boundary too: a part is a whole number of vectors).
+    const std::uintptr_t off = reinterpret_cast<std::uintptr_t>(y) % (kP * sizeof(float));
+    i = std::min<std::int64_t>(n, off == 0 ? 0 : static_cast<std::int64_t>((kP * sizeof(float) - off) / sizeof(float)));
+    if (i > 0) few(0, i);
+    const std::int64_t h = stream_part(n - i), ahead = read_ahead_floats();
     const float* xs = x + i;
     float* ys = y + i;
     for (std::int64_t k = 0; k < h; k += kP)
       for (std::int64_t p = 0; p < kReadStreams; ++p) {
-        read_ahead<kP>(xs + p * h, k);
+        read_ahead<kP>(xs + p * h, k, ahead);
         store(ys + p * h + k, value(i + p * h + k));
       }
     i += kReadStreams * h;
   }
   for (; i + kP <= n; i += kP) store(y + i, value(i));
-  for (; i < n; ++i) y[i] = term(x[i]);
+  if (i < n) few(i, n - i);
 #if defined(__AVX__)
   if constexpr (kStream) _mm_sfence();
 #endif
@@ -119,11 +129,12 @@ ML online_ml(const float* x, std::int64_t n) {
   // A step: kUnroll vectors `stride` floats apart, then the next step `advance` floats on.
   const std::int64_t h = kAhead ? stream_part(n) : 0, stride = kAhead ? h : kP, advance = kAhead ? kP : kUnroll * kP;
   const std::int64_t steps = kAhead ? h / kP : n / (kUnroll * kP);
+  const std::int64_t ahead = kAhead ? read_ahead_floats() : 0;
   std::int64_t i = 0;
   for (std::int64_t k = 0; k < steps; ++k, i += advance) {
     Packet v[kUnroll];
     for (std::int64_t u = 0; u < kUnroll; ++u) {
-      if constexpr (kAhead) read_ahead<kP>(x + u * stride, i);
+      if constexpr (kAhead) read_ahead<kP>(x + u * stride, i, ahead);
       v[u] = ei::ploadu<Packet>(x + i + u * stride);
     }
     const Packet step_max = ei::pmax(ei::pmax(v[0], v[1]), ei::pmax(v[2], v[3]));

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <stdexcept>
+#include <string>
 
 using namespace flashstep;
 
@@ -396,6 +398,62 @@ TEST_CASE("a long row's parts are whole vectors, leave little past them and lie 
           }
       }
     }
+}
+
+TEST_CASE("long rows are read ahead by the distance chosen for the CPU, any distance gives the same numbers, a bad one is refused") {
+  CHECK(fast::read_ahead_floats_for("GenuineIntel") == 512);
+  CHECK(fast::read_ahead_floats_for("AuthenticAMD") == 128);
+  CHECK(fast::read_ahead_floats_for("") == 128);
+  const std::string vendor = fast::cpu_vendor();
+#if defined(__x86_64__) || defined(__i386__)
+  CHECK(vendor.size() == 12);  // cpuid's leaf 0: twelve characters
+#else
+  CHECK(vendor.empty());
+#endif
+  const std::int64_t chosen = fast::read_ahead_floats();
+  CHECK(chosen == fast::read_ahead_floats_for(vendor));
+  for (const std::int64_t bad : {0, -16, 8, 24, 8208, 1 << 20}) {
+    CAPTURE(bad);
+    std::string message;
+    try {
+      fast::set_read_ahead_floats(bad);
+    } catch (const std::invalid_argument& e) {
+      message = e.what();
+    }
+    CHECK(message.find("read-ahead distance " + std::to_string(bad) + " floats") != std::string::npos);
+    CHECK(fast::read_ahead_floats() == chosen);
+  }
+  // A long row in memory (more than 2^18 floats: read ahead, as streams, split across the threads)
+  // with −∞ and a late new max, and rows read ahead by every kernel: the same bits at every distance.
+  const std::int64_t n = (std::int64_t{1} << 19) + 37;
+  std::vector<float> x = scores(n, 41);
+  x[5] = -INFINITY;
+  x[static_cast<std::size_t>(n - 3)] = 80.0f;
+  using Kernel = std::function<void(const float*, float*, std::int64_t, std::int64_t, float*, float*)>;
+  const std::vector<std::pair<const char*, Kernel>> kernels = {
+      {"safe", [](auto... a) { fast::softmax_safe(a...); }},
+      {"online", [](auto... a) { fast::softmax_online(a...); }},
+      {"chunked", [](const float* in, float* out, std::int64_t rows, std::int64_t len, float* m, float* l) {
+         fast::softmax_chunked(in, out, rows, len, 3, m, l);
+       }}};
+  for (const auto& [name, kernel] : kernels) {
+    CAPTURE(name);
+    std::vector<float> first(x.size()), y(x.size());
+    float m0 = 0, l0 = 0;
+    fast::set_read_ahead_floats(chosen);
+    kernel(x.data(), first.data(), 1, n, &m0, &l0);
+    for (const std::int64_t floats : {16, 128, 512, 8192}) {
+      CAPTURE(floats);
+      fast::set_read_ahead_floats(floats);
+      CHECK(fast::read_ahead_floats() == floats);
+      float m = 0, l = 0;
+      kernel(x.data(), y.data(), 1, n, &m, &l);
+      CHECK(std::memcmp(&m, &m0, 4) == 0);
+      CHECK(std::memcmp(&l, &l0, 4) == 0);
+      CHECK(std::memcmp(y.data(), first.data(), y.size() * sizeof(float)) == 0);
+    }
+  }
+  fast::set_read_ahead_floats(chosen);
 }
 
 TEST_CASE("fast chunked softmax matches the reference for any K") {
