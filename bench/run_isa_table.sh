@@ -118,6 +118,9 @@ done
 done_at=$(date +%s)
 {
   echo "cpu $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1 | tr ' ' '_')"
+  # A guest's model name can be as plain as "Intel(R) Xeon(R) Processor": the family and model tell
+  # such CPUs apart.
+  echo "cpu_model family_$(sed -n 's/^cpu family[^:]*: //p' /proc/cpuinfo | head -1),_model_$(sed -n 's/^model[^n:]*: //p' /proc/cpuinfo | head -1)"
   echo "threads $threads"
   echo "date $(date -u +%Y-%m-%d)"
   echo "load $(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '_')"
@@ -170,6 +173,8 @@ verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v >= t) ? "**met**" : "**not
 # Where the figures were measured (raw/machine), which need not be where the table is written.
 machine="$raw/machine"
 cpu=$(fig "$machine" cpu | tr '_' ' ')
+cpu_model=$(fig "$machine" cpu_model | tr '_' ' ')
+[[ -n $cpu_model ]] && cpu="$cpu ($cpu_model)"
 threads=$(fig "$machine" threads)
 measured_on=$(fig "$machine" date)
 load=$(fig "$machine" load | tr '_' ' ')

@@ -90,15 +90,17 @@ void vector_exp_scaled(const float* x, float* y, std::int64_t n, float s);
 // BENCHMARKS.md; asked for 2048 floats ahead, 14 and 16 ms (1024 to 8192 alike). Read as four
 // streams, the distance that is fastest depends on the CPU, so it is chosen for the CPU the
 // kernels run on when they first ask (read_ahead_floats_for), not at build time. Online softmax's
-// passes over 2^26 floats on two cores (BENCHMARKS.md, "Reading ahead"):
+// passes over 2^26 floats on two cores (BENCHMARKS.md: the model-167 Xeon's first table, "Reading
+// long rows 128 floats ahead" and "Reading ahead 128, 512 or 2048 floats on this Xeon"):
 // - on the AMD EPYC (Zen 4, 32 KiB of L1), AVX2 build, the median of 25 rounds' ratios to 2048
 //   floats ahead: first pass 0.89–0.91 asking 1024 to 256 floats ahead, 0.87–0.91 asking nothing,
 //   0.79–0.83 at 32 to 128 (11.5–12.7 ms → 9.3–10.5); second pass 0.92–1.03, 0.92 and 0.88. The
 //   native build alike: 128.
 // - on the Intel Xeon of model 167 (48 KiB of L1), the first pass 10.6–11.1 ms at 128 floats
-//   ahead, 9.7–10.0 at 512, 10.1–10.6 at 2048 (AVX2 build); the whole of online softmax 3–6% faster
-//   at 512 than at 128 on both builds. On the Xeon of model 207, 0.94 at 512 with AVX-512 and 1.03
-//   with AVX2, on a machine whose pace swung 2× in the run: 512 on Intel's.
+//   ahead, 9.7–10.0 at 512, 10.1–10.6 at 2048 (AVX2 build); the whole of online softmax, per round
+//   of 16 (bench_isa read-ahead), 0.95–0.97 of 128's time at 256 to 1024 on both builds and
+//   0.97–1.00 at 2048. On the Xeon of model 207, 0.94 at 512 with AVX-512 and 1.03 with AVX2, on a
+//   machine whose pace swung 2× in the run: 512 on Intel's.
 inline constexpr std::int64_t kReadAheadIntel = 512, kReadAheadOther = 128;
 // The distance for a CPU whose cpuid vendor string is `vendor` ("GenuineIntel", "AuthenticAMD"):
 // kReadAheadIntel for Intel's, kReadAheadOther for any other (and for "", no cpuid).

@@ -138,7 +138,7 @@ struct ExpParts {
 // such 1, that of a lane of online_ml that has seen only −∞, is set to 0 by its caller.) A NaN
 // stays NaN. Without AVX-512, 2ⁿ is then one factor, n ≥ −126 (n_round's low bits, which hold
 // n + 127 already, shifted into the exponent field), and x ≤ 0 needs no upper clamp: 13 operations
-// instead of vexp's 22, where the sums are bound by them; with AVX-512, 12 instead of 13 (the
+// instead of vexp's 21, where the sums are bound by them; with AVX-512, 12 instead of 13 (the
 // upper clamp).
 constexpr float kTermBias = 127.0f;  // fp32's exponent bias
 [[gnu::always_inline]] inline Packet vexp_term(const Packet x) {
