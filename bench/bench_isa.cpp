@@ -182,24 +182,34 @@ int turns(int d, int repeat) {
   return 0;
 }
 
-int softmax(int rounds) {
-  const std::int64_t n = std::int64_t{1} << 26;
-  std::vector<float> x(static_cast<std::size_t>(n)), y(x.size());
+// The softmax benchmarks' row: 2^26 standard-normal floats, as one row.
+constexpr std::int64_t kSoftmaxRow = std::int64_t{1} << 26;
+std::vector<float> softmax_row() {
+  std::vector<float> x(static_cast<std::size_t>(kSoftmaxRow));
   std::mt19937 gen(2);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (auto& v : x) v = normal(gen);
+  return x;
+}
+
+// Times f() in ms and keeps the time in `best` when it is the fastest yet.
+template <class F>
+void keep_best(double& best, F f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  best = std::min(best, ms_since(t0));
+}
+
+int softmax(int rounds) {
+  const std::int64_t n = kSoftmaxRow;
+  const std::vector<float> x = softmax_row();
+  std::vector<float> y(x.size());
   fast::warm_up(fast::kWarmUpSeconds);
   double safe = 1e300, online = 1e300, traffic = 1e300;
   for (int r = 0; r < rounds; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    fast::softmax_safe(x.data(), y.data(), 1, n);
-    safe = std::min(safe, ms_since(t0));
-    t0 = std::chrono::steady_clock::now();
-    fast::softmax_online(x.data(), y.data(), 1, n);
-    online = std::min(online, ms_since(t0));
-    t0 = std::chrono::steady_clock::now();
-    bench::online_traffic(x.data(), y.data(), 1, n);
-    traffic = std::min(traffic, ms_since(t0));
+    keep_best(safe, [&] { fast::softmax_safe(x.data(), y.data(), 1, n); });
+    keep_best(online, [&] { fast::softmax_online(x.data(), y.data(), 1, n); });
+    keep_best(traffic, [&] { bench::online_traffic(x.data(), y.data(), 1, n); });
   }
   // Its exp bound: the same elements at the rate online softmax reaches on rows in cache, where its
   // two exponentials per element are all that is left.
@@ -314,11 +324,9 @@ std::string median_range(std::vector<double> v, const char* format) {
 }
 
 int read_ahead(int rounds, const std::vector<std::int64_t>& distances) {
-  const std::int64_t n = std::int64_t{1} << 26;
-  std::vector<float> x(static_cast<std::size_t>(n)), y(x.size());
-  std::mt19937 gen(2);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  for (auto& v : x) v = normal(gen);
+  const std::int64_t n = kSoftmaxRow;
+  const std::vector<float> x = softmax_row();
+  std::vector<float> y(x.size());
   const std::size_t D = distances.size();
   std::vector<std::vector<double>> online(D), traffic(D), ratio(D);
   fast::warm_up(fast::kWarmUpSeconds);
@@ -329,12 +337,8 @@ int read_ahead(int rounds, const std::vector<std::int64_t>& distances) {
       fast::set_read_ahead_floats(distances[i]);
       double best = 1e300, best_traffic = 1e300;
       for (int c = 0; c < 3; ++c) {
-        auto t0 = std::chrono::steady_clock::now();
-        fast::softmax_online(x.data(), y.data(), 1, n);
-        best = std::min(best, ms_since(t0));
-        t0 = std::chrono::steady_clock::now();
-        bench::online_traffic(x.data(), y.data(), 1, n);
-        best_traffic = std::min(best_traffic, ms_since(t0));
+        keep_best(best, [&] { fast::softmax_online(x.data(), y.data(), 1, n); });
+        keep_best(best_traffic, [&] { bench::online_traffic(x.data(), y.data(), 1, n); });
       }
       round_online[i] = best;
       online[i].push_back(best);
