@@ -10,7 +10,9 @@
 # folder named in the native build's CMakeCache.txt. FlashStep is built into $WORK (default
 # /tmp/flashstep-isa), with ccache when there is one. Every figure is measured in this run, the
 # kernels taking turns with ggml and with each other, in separate processes, ROUNDS times
-# (default 5). The Markdown table goes to standard output and to $WORK/isa-table.md. GGML_COMMIT
+# (default 5); online softmax also at the two read-ahead distances core/fast.h chooses between for
+# a CPU, taking turns (`bench_isa read-ahead`), the evidence for that choice on this one. The
+# Markdown table goes to standard output and to $WORK/isa-table.md. GGML_COMMIT
 # names ggml's commit where its source is not a git checkout; TABLE_ONLY=1 writes the table again
 # from the figures the last run left in $WORK/raw, measuring nothing. To measure on another
 # machine (one with no compiler, say): BUILD_ONLY=1 here builds and copies ggml's libraries
@@ -85,6 +87,11 @@ if [[ ${BUILD_ONLY:-0} == 1 ]]; then
 fi
 
 # ---- measurements ----------------------------------------------------------------------------
+# The two read-ahead distances of core/fast.h (kReadAheadOther, kReadAheadIntel).
+read_other=$(sed -n 's/.*kReadAheadIntel = \([0-9]*\), kReadAheadOther = \([0-9]*\);.*/\2/p' "$repo/core/fast.h")
+read_intel=$(sed -n 's/.*kReadAheadIntel = \([0-9]*\), kReadAheadOther = \([0-9]*\);.*/\1/p' "$repo/core/fast.h")
+[[ -n $read_other && -n $read_intel ]] ||
+  echo "run_isa_table: no read-ahead distances found in $repo/core/fast.h: the read-ahead row is left out" >&2
 rm -rf "$raw" && mkdir -p "$raw"
 for isa in native avx2; do
   bi="$work/build-$isa/bench/bench_isa"
@@ -113,6 +120,9 @@ for isa in native avx2; do
     "$bi" roof >"$raw/$isa-roof-after-$d"  # the roof again between the kernels
   done
   "$bi" softmax "$rounds" >"$raw/$isa-softmax"
+  # Online softmax at the two distances the kernels choose from (core/fast.h), taking turns: the
+  # evidence for the choice on this CPU.
+  [[ -n $read_other && -n $read_intel ]] && "$bi" read-ahead 8 "$read_other" "$read_intel" >"$raw/$isa-read-ahead"
   "$bi" roof >"$raw/$isa-roof2"  # the roof again, after: how far the machine drifted
 done
 done_at=$(date +%s)
@@ -288,5 +298,13 @@ ggml_commit=${GGML_COMMIT:-$(git -C "$ggml_src" rev-parse --short HEAD 2>/dev/nu
   done
   row "online / safe softmax, 2^26 fp32" "${cells[0]}" "${cells[1]}" "≥ 1.25×"
   row "online softmax against its larger bound (traffic: a max pass, then a read and a streaming write; exp: online softmax's own rate on rows in L2, two exps per element)" "${cells2[0]}" "${cells2[1]}" "within 15%"
+  cell_read_ahead() {  # from bench_isa read-ahead's lines "floats F online_ms M (range) ... online_vs_first R (range)"
+    awk -v chosen="$(fig "$raw/$1-roof" read_ahead_floats)" '
+      $1 == "floats" && !first { first = $2; t0 = $4; next }
+      $1 == "floats" { printf "%s %s of the time at %s (online %s ms at %s floats ahead, %s at %s); the kernels read %s ahead here", $10, $11, first, $4, $2, t0, first, chosen }' "$raw/$1-read-ahead"
+  }
+  if [[ -f $raw/avx2-read-ahead && -f $raw/native-read-ahead ]]; then
+    row "online softmax read further ahead: time per round against the nearer distance, median (range) of 8 rounds taking turns (\`bench_isa read-ahead\`)" "$(cell_read_ahead avx2)" "$(cell_read_ahead native)" "—"
+  fi
 } | tee "$work/isa-table.md"
 echo "raw figures in $raw; whole run $(($(date +%s) - start)) s" >&2
