@@ -222,23 +222,29 @@ void online_traffic(const float* x, float* y, std::int64_t rows, std::int64_t n)
     float m = ei::predux_max(f.value);
     for (std::int64_t i = f.rest; i < len; ++i) m = std::max(m, xr[i]);
     const Packet pm = ei::pset1<Packet>(m);
-    std::int64_t i0 = 0;  // pass 2: read, write past the cache, from y's first vector boundary
-    for (; i0 < len && reinterpret_cast<std::uintptr_t>(yr + i0) % (kP * sizeof(float)) != 0; ++i0) yr[i0] = xr[i0] - m;
-    const std::int64_t h = flashstep::fast::stream_part_length(len - i0, kP);
+    // Pass 2: read, write past the cache, from y's first cache-line boundary, each stream a whole
+    // line at a time, as the kernels' output pass (core/fast_softmax.cpp).
+    constexpr std::int64_t kLine = 16;
+    std::int64_t i0 = 0;
+    for (; i0 < len && reinterpret_cast<std::uintptr_t>(yr + i0) % (kLine * sizeof(float)) != 0; ++i0) yr[i0] = xr[i0] - m;
+    const std::int64_t h = flashstep::fast::stream_part_length(len - i0, kP) / kLine * kLine;
     const std::int64_t ahead = flashstep::fast::read_ahead_floats();
     const float* xs = xr + i0;
     float* ys = yr + i0;
-    for (std::int64_t i = 0; i < h; i += kP)
+    for (std::int64_t i = 0; i < h; i += kLine)
       for (std::int64_t q = 0; q < kStreams; ++q) {
-        read_ahead(xs + q * h, i, kP, ahead);
-        const Packet v = ei::psub(ei::ploadu<Packet>(xs + q * h + i), pm);
+        read_ahead(xs + q * h, i, kLine, ahead);
+#pragma GCC unroll 4
+        for (std::int64_t u = 0; u < kLine; u += kP) {
+          const Packet v = ei::psub(ei::ploadu<Packet>(xs + q * h + i + u), pm);
 #if defined(__AVX512F__)
-        _mm512_stream_ps(ys + q * h + i, v);
+          _mm512_stream_ps(ys + q * h + i + u, v);
 #elif defined(__AVX__)
-        _mm256_stream_ps(ys + q * h + i, v);
+          _mm256_stream_ps(ys + q * h + i + u, v);
 #else
-        ei::pstoreu(ys + q * h + i, v);
+          ei::pstoreu(ys + q * h + i + u, v);
 #endif
+        }
       }
     for (std::int64_t i = i0 + kStreams * h; i < len; ++i) yr[i] = xr[i] - m;
 #if defined(__AVX__)

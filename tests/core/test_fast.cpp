@@ -400,7 +400,7 @@ TEST_CASE("a long row's parts are whole vectors, leave little past them and lie 
     }
 }
 
-TEST_CASE("long rows are read ahead by the distance chosen for the CPU, any distance gives the same numbers, a bad one is refused") {
+TEST_CASE("long rows are read ahead by the distance chosen for the CPU, any distance and output offset give the same numbers, a bad one is refused") {
   CHECK(fast::read_ahead_floats_for("GenuineIntel") == 512);
   CHECK(fast::read_ahead_floats_for("AuthenticAMD") == 128);
   CHECK(fast::read_ahead_floats_for("") == 128);
@@ -438,20 +438,22 @@ TEST_CASE("long rows are read ahead by the distance chosen for the CPU, any dist
        }}};
   for (const auto& [name, kernel] : kernels) {
     CAPTURE(name);
-    std::vector<float> first(x.size()), y(x.size());
+    std::vector<float> first(x.size()), y(x.size() + 16);
     float m0 = 0, l0 = 0;
     fast::set_read_ahead_floats(chosen);
     kernel(x.data(), first.data(), 1, n, &m0, &l0);
-    for (const std::int64_t floats : {16, 128, 512, 8192}) {
-      CAPTURE(floats);
-      fast::set_read_ahead_floats(floats);
-      CHECK(fast::read_ahead_floats() == floats);
-      float m = 0, l = 0;
-      kernel(x.data(), y.data(), 1, n, &m, &l);
-      CHECK(std::memcmp(&m, &m0, 4) == 0);
-      CHECK(std::memcmp(&l, &l0, 4) == 0);
-      CHECK(std::memcmp(y.data(), first.data(), y.size() * sizeof(float)) == 0);
-    }
+    for (const std::int64_t floats : {16, 128, 512, 8192})
+      for (const std::size_t offset : {0, 3, 9}) {  // the output at other offsets in its cache lines
+        CAPTURE(floats);
+        CAPTURE(offset);
+        fast::set_read_ahead_floats(floats);
+        CHECK(fast::read_ahead_floats() == floats);
+        float m = 0, l = 0;
+        kernel(x.data(), y.data() + offset, 1, n, &m, &l);
+        CHECK(std::memcmp(&m, &m0, 4) == 0);
+        CHECK(std::memcmp(&l, &l0, 4) == 0);
+        CHECK(std::memcmp(y.data() + offset, first.data(), first.size() * sizeof(float)) == 0);
+      }
   }
   fast::set_read_ahead_floats(chosen);
 }
