@@ -436,7 +436,9 @@ TEST_CASE("long rows are read ahead by the distance chosen for the CPU, any dist
       {"chunked", [](const float* in, float* out, std::int64_t rows, std::int64_t len, float* m, float* l) {
          fast::softmax_chunked(in, out, rows, len, 3, m, l);
        }}};
-  for (const auto& [name, kernel] : kernels) {
+  for (const auto& entry : kernels) {
+    const char* name = entry.first;
+    const Kernel& kernel = entry.second;
     CAPTURE(name);
     std::vector<float> first(x.size()), y(x.size() + 16);
     float m0 = 0, l0 = 0;
