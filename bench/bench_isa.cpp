@@ -83,12 +83,19 @@ int usage() {
   return 2;
 }
 
+// cpuid's vendor string, or "none".
+std::string vendor_name() {
+  const std::string v = fast::cpu_vendor();
+  return v.empty() ? "none" : v;
+}
+
 int roof() {
   fast::warm_up(fast::kWarmUpSeconds);
   std::printf("isa %s\nvector_floats %d\nthreads %d\n", bench::isa_name().c_str(), bench::vector_floats(),
               fast::threads());
-  std::printf("cpu_vendor %s\nread_ahead_floats %lld\n", fast::cpu_vendor().empty() ? "none" : fast::cpu_vendor().c_str(),
-              static_cast<long long>(fast::read_ahead_floats()));
+  std::printf("cpu_vendor %s\nread_ahead_floats %lld\nread_ahead_other %lld\nread_ahead_intel %lld\n",
+              vendor_name().c_str(), static_cast<long long>(fast::read_ahead_floats()),
+              static_cast<long long>(fast::kReadAheadOther), static_cast<long long>(fast::kReadAheadIntel));
   std::printf("fma_peak_gflops %.2f\n", bench::fma_peak_flops() / 1e9);
   std::printf("read_gbs %.2f\n", bench::read_bandwidth() / 1e9);
   std::printf("cached_online_gelems %.3f\n", bench::cached_online_rate() / 1e9);
@@ -346,7 +353,7 @@ int read_ahead(int rounds, const std::vector<std::int64_t>& distances) {
     }
     for (std::size_t i = 0; i < D; ++i) ratio[i].push_back(round_online[i] / round_online[0]);
   }
-  std::printf("cpu_vendor %s\nchosen_floats %lld\n", fast::cpu_vendor().empty() ? "none" : fast::cpu_vendor().c_str(),
+  std::printf("cpu_vendor %s\nchosen_floats %lld\n", vendor_name().c_str(),
               static_cast<long long>(fast::read_ahead_floats_for(fast::cpu_vendor())));
   for (std::size_t i = 0; i < D; ++i)
     std::printf("floats %lld online_ms %s traffic_ms %s online_vs_first %s\n", static_cast<long long>(distances[i]),

@@ -30,11 +30,12 @@ constexpr std::int64_t kStreams = flashstep::fast::kReadStreams;
 // asked once a call), as the kernels do (core/fast.h): the roofs are then what the kernels' own way
 // of reading reaches, at the distance they read at.
 inline void read_ahead(const float* p, std::int64_t i, std::int64_t count, std::int64_t ahead) {
-  if (count < 16) {  // a step shorter than a line asks once per line
-    if ((i & 15) < count) __builtin_prefetch(p + i + ahead);
+  constexpr std::int64_t kLine = flashstep::fast::kLineFloats;
+  if (count < kLine) {  // a step shorter than a line asks once per line
+    if (i % kLine < count) __builtin_prefetch(p + i + ahead);
     return;
   }
-  for (std::int64_t u = 0; u < count; u += 16) __builtin_prefetch(p + i + ahead + u);
+  for (std::int64_t u = 0; u < count; u += kLine) __builtin_prefetch(p + i + ahead + u);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -224,7 +225,7 @@ void online_traffic(const float* x, float* y, std::int64_t rows, std::int64_t n)
     const Packet pm = ei::pset1<Packet>(m);
     // Pass 2: read, write past the cache, from y's first cache-line boundary, each stream a whole
     // line at a time, as the kernels' output pass (core/fast_softmax.cpp).
-    constexpr std::int64_t kLine = 16;
+    constexpr std::int64_t kLine = flashstep::fast::kLineFloats;
     std::int64_t i0 = 0;
     for (; i0 < len && reinterpret_cast<std::uintptr_t>(yr + i0) % (kLine * sizeof(float)) != 0; ++i0) yr[i0] = xr[i0] - m;
     const std::int64_t h = flashstep::fast::stream_part_length(len - i0, kP) / kLine * kLine;

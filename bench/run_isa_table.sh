@@ -87,11 +87,6 @@ if [[ ${BUILD_ONLY:-0} == 1 ]]; then
 fi
 
 # ---- measurements ----------------------------------------------------------------------------
-# The two read-ahead distances of core/fast.h (kReadAheadOther, kReadAheadIntel).
-read_other=$(sed -n 's/.*kReadAheadIntel = \([0-9]*\), kReadAheadOther = \([0-9]*\);.*/\2/p' "$repo/core/fast.h")
-read_intel=$(sed -n 's/.*kReadAheadIntel = \([0-9]*\), kReadAheadOther = \([0-9]*\);.*/\1/p' "$repo/core/fast.h")
-[[ -n $read_other && -n $read_intel ]] ||
-  echo "run_isa_table: no read-ahead distances found in $repo/core/fast.h: the read-ahead row is left out" >&2
 rm -rf "$raw" && mkdir -p "$raw"
 for isa in native avx2; do
   bi="$work/build-$isa/bench/bench_isa"
@@ -120,9 +115,10 @@ for isa in native avx2; do
     "$bi" roof >"$raw/$isa-roof-after-$d"  # the roof again between the kernels
   done
   "$bi" softmax "$rounds" >"$raw/$isa-softmax"
-  # Online softmax at the two distances the kernels choose from (core/fast.h), taking turns: the
-  # evidence for the choice on this CPU.
-  [[ -n $read_other && -n $read_intel ]] && "$bi" read-ahead 8 "$read_other" "$read_intel" >"$raw/$isa-read-ahead"
+  # Online softmax at the two distances the kernels choose from (core/fast.h, as `roof` names
+  # them), taking turns: the evidence for the choice on this CPU.
+  other=$(fig "$raw/$isa-roof" read_ahead_other) intel=$(fig "$raw/$isa-roof" read_ahead_intel)
+  [[ -n $other && -n $intel ]] && "$bi" read-ahead 8 "$other" "$intel" >"$raw/$isa-read-ahead"
   "$bi" roof >"$raw/$isa-roof2"  # the roof again, after: how far the machine drifted
 done
 done_at=$(date +%s)

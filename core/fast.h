@@ -120,6 +120,9 @@ void set_read_ahead_floats(std::int64_t floats);
 // as two, 7.3–8.0 as four, where reading it alone takes 7.2–8.5; its second pass 12.7–13.8 ms as
 // one, 11.1–12.5 as two or four. The benchmarks' memory roofs read the same way.
 inline constexpr std::int64_t kReadStreams = 4;
+// Floats in a 64-byte cache line: what one read-ahead asks for, and what the output pass of a long
+// row writes whole, store after store (core/fast_softmax.cpp).
+inline constexpr std::int64_t kLineFloats = 16;
 // The length h of each of those parts in a row of n floats, for vectors of `vector` floats: a
 // whole number of vectors, and for a part of more than two pages, 48 floats (192 bytes) short of a
 // whole number of 4 KiB pages, so that the parts' vectors read and written together lie at

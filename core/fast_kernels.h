@@ -186,13 +186,13 @@ constexpr float kScaledBias = 100.0f + kTermBias;
 
 // Asks for the cache lines `ahead` floats (read_ahead_floats(), asked once a call by the loop's
 // kernel) past x[i, i + kStep): a loop over a long row calls it once a step of kStep floats, so
-// that memory delivers the row while the loop computes. A step shorter than a line (16 floats)
+// that memory delivers the row while the loop computes. A step shorter than a line (kLineFloats)
 // asks once per line; past the end of x a prefetch does nothing.
 template <std::int64_t kStep>
 [[gnu::always_inline]] inline void read_ahead(const float* x, std::int64_t i, std::int64_t ahead) {
-  if constexpr (kStep >= 16) {
-    for (std::int64_t u = 0; u < kStep; u += 16) __builtin_prefetch(x + i + ahead + u);
-  } else if ((i & 15) < kStep) {
+  if constexpr (kStep >= kLineFloats) {
+    for (std::int64_t u = 0; u < kStep; u += kLineFloats) __builtin_prefetch(x + i + ahead + u);
+  } else if (i % kLineFloats < kStep) {
     __builtin_prefetch(x + i + ahead);
   }
 }

@@ -63,20 +63,19 @@ void normalize_finite(const float* x, float* y, std::int64_t n, float m, float l
     // line of y written by back-to-back stores (with AVX2, two): a line whose halves were written
     // a step apart, between three other streams' stores, held its write-combining buffer that much
     // longer, and the output pass was about 5% slower (the model-167 Xeon, BENCHMARKS.md).
-    constexpr std::int64_t kLine = 16;  // floats in a 64-byte cache line
-    const std::uintptr_t off = reinterpret_cast<std::uintptr_t>(y) % (kLine * sizeof(float));
+    const std::uintptr_t off = reinterpret_cast<std::uintptr_t>(y) % (kLineFloats * sizeof(float));
     const std::int64_t head =
-        std::min<std::int64_t>(n, off == 0 ? 0 : static_cast<std::int64_t>((kLine * sizeof(float) - off) / sizeof(float)));
+        std::min<std::int64_t>(n, off == 0 ? 0 : static_cast<std::int64_t>((kLineFloats * sizeof(float) - off) / sizeof(float)));
     for (; i < head; i += kP) few(i, std::min(kP, head - i));
     i = head;
-    const std::int64_t h = stream_part(n - i) / kLine * kLine, ahead = read_ahead_floats();
+    const std::int64_t h = stream_part(n - i) / kLineFloats * kLineFloats, ahead = read_ahead_floats();
     const float* xs = x + i;
     float* ys = y + i;
-    for (std::int64_t k = 0; k < h; k += kLine)
+    for (std::int64_t k = 0; k < h; k += kLineFloats)
       for (std::int64_t p = 0; p < kReadStreams; ++p) {
-        read_ahead<kLine>(xs + p * h, k, ahead);
+        read_ahead<kLineFloats>(xs + p * h, k, ahead);
 #pragma GCC unroll 4
-        for (std::int64_t v = 0; v < kLine; v += kP) store(ys + p * h + k + v, value(i + p * h + k + v));
+        for (std::int64_t v = 0; v < kLineFloats; v += kP) store(ys + p * h + k + v, value(i + p * h + k + v));
       }
     i += kReadStreams * h;
   }
