@@ -243,4 +243,13 @@ TEST_CASE("a made-up buffer's rows and partial sums are named by its declaration
   CHECK(region_name(rec, plain, Region{1, 4, 0, 5, 6}) == "dS" + sub(5));
   CHECK(region_name(rec, plain, Region{1, 4, 2, 5, 3}) == "dS_{5,3}");
   CHECK(region_name(rec, plain, Region{8, 1, 0, 2, 2}) == "dV" + sub(2) + "^{(i)} (accumulator)");
+  // The lower case is for inputs (qᵢ, kⱼ, vⱼ as the pseudocode reads them); a row the steps
+  // write keeps the capital the narration gives it (O₄ = O₄⁽⁸⁾ / l), not o₄.
+  Recording one;
+  one.n = 6, one.d = 2;
+  one.buffers.push_back(BufferInfo{"Q", 6, 2, Space::hbm}.axes(Axis::query, Axis::feature).at(Place::left, 0));
+  one.buffers.push_back(BufferInfo{"O", 6, 2, Space::hbm}.axes(Axis::query, Axis::feature).at(Place::right, 1));
+  one.buffers[1].written = true;
+  CHECK(region_name(one, plain, Region{0, 3, 0, 4, 2}) == "q" + sub(4));
+  CHECK(region_name(one, plain, Region{1, 3, 0, 4, 2}) == "O" + sub(4));
 }

@@ -16,7 +16,7 @@ long long region_elements(const Region& g) {
 }
 
 // Named by the buffer's declarations (core/recording.h), not its name: a block by its rows' role,
-// a row of a one-letter matrix of features as the papers name vectors (q₃, k₃), a partial sum
+// a row of a one-letter input of features as the papers name vectors (q₃, k₃), a partial sum
 // with its superscript.
 std::string region_name(const Recording& rec, const Step& step, const Region& g) {
   const BufferInfo& b = rec.buffers[g.buffer];
@@ -47,9 +47,10 @@ std::string region_name(const Recording& rec, const Step& step, const Region& g)
     if (one_cell && scores) return strf("%s_{%d,%d}", sym.c_str(), g.r0 + 1, g.c0 + 1);
     if (one_row && whole_cols) {
       if (!b.partial.empty()) return sym + sub(g.r0 + 1) + (key_rows ? "^{(i)}" : "^{(j)}") + " (accumulator)";
-      // A row of one letter's matrix of features is a vector, in lower case as the papers write
-      // qᵢ, kⱼ, oᵢ; a longer name keeps its letters (dOᵢ, as the backward's pseudocode has it).
-      if (b.col_axis == Axis::feature && sym.size() == 1 && sym[0] >= 'A' && sym[0] <= 'Z')
+      // A row of an input of one letter, a matrix of features, is a vector, in lower case as the
+      // papers and the pseudocode write qᵢ, kⱼ, vⱼ; what the steps write keeps its capital as the
+      // narration writes it (Oᵢ = Oᵢ⁽ᴺ⁾ / l), and a longer name its letters (dOᵢ).
+      if (!b.written && b.col_axis == Axis::feature && sym.size() == 1 && sym[0] >= 'A' && sym[0] <= 'Z')
         return std::string(1, static_cast<char>(sym[0] - 'A' + 'a')) + sub(g.r0 + 1);
       return sym + sub(g.r0 + 1);
     }
