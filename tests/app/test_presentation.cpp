@@ -670,6 +670,39 @@ TEST_CASE("presentation at 1920×1080 in the projector theme: the explanation, t
   io.DisplaySize = ImVec2(1280, 800);
 }
 
+TEST_CASE("presentation at 1920×1080, font 1×: every lesson's memory panel shows its counters (a table or a line) at 0.8 of its size or more, at its first, middle and last step") {
+  // A slide has no scroll bar: the panel used to drop its counters wherever the table of seven
+  // lines did not fit, on every lesson but the smallest.
+  Headless h;
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = ImVec2(1920, 1080);
+  std::size_t shown = 0;
+  for (const Lesson& lesson : lessons()) {
+    CAPTURE(lesson.id);
+    AppState app;
+    app.motion.enabled = false;
+    open_at(app, lesson.id.c_str(), Tab::lesson, true);
+    h.frame(app);
+    const int n = app.timeline.count();
+    bool drawn = false;
+    for (const int k : {0, n / 2, n - 1}) {
+      CAPTURE(k);
+      app.seek(k);
+      for (int f = 0; f < 4; ++f) h.frame(app);
+      if (!Headless::drawn("Memory: HBM and SRAM")) continue;
+      drawn = true;
+      const MemoryPanelOptions::Drawn& d = app.memory_panel.drawn;
+      CHECK(d.counters);
+      CHECK(d.scale >= 0.8f - 1e-4f);
+      CHECK(overflow("Memory: HBM and SRAM") == 0.0f);
+    }
+    shown += drawn;
+  }
+  // Every lesson's own tab presents the memory panel under its view.
+  CHECK(shown == lessons().size());
+  restore_window();
+}
+
 TEST_CASE("presentation: every lesson's view holds what it draws with nothing to scroll, at font 1×, 1.5× and 2×, at its first, middle and last step") {
   // A slide has no scroll bar to reach for. At font 2× online softmax's view went past the
   // slide's bottom (its registers half cut, its legend and rescale factor gone), its bars flat.

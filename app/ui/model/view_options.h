@@ -77,6 +77,7 @@ struct MatrixViewOptions {
     float number_px = 0;          // the smallest size cell numbers were drawn at; 0 = none drawn
     bool numbers_hidden = false;  // some matrix too small for readable numbers
     float close_up_px = 0;        // the size of the close-up's numbers; 0 = no close-up drawn
+    float close_up_heading_px = 0;  // the size of its heading; 0 = none drawn
     int close_up_pages = 0;       // its pages of rows (1: every row of the step at once)
     int close_up_r0 = 0, close_up_r1 = 0;  // the query rows it shows, [r0, r1) (0-based)
     bool close_up_cut = false;    // a row of it without its last columns ("…")
@@ -142,9 +143,19 @@ struct MemoryPanelOptions {
   int sram_budget = 0;  // M in elements as the scenario gives it; 0 = not given
   bool show_counters = true;
   bool show_comparison = true;
+  // The counters in a line ("so far: HBM reads 264 of 456 · ..."), wrapped where it is longer
+  // than the panel is wide, instead of a table of seven lines: for a panel short of height
+  // (presenting).
+  bool counters_in_line = false;
+  bool hbm_counters_only = false;  // in a line: HBM reads and writes alone, what the lessons compare
   // While Ask me first asks for the HBM reads at the end of a pass: the counters' "whole run"
   // column would show the answer (the last pass's), so it shows "?".
   bool hide_whole_run = false;
+  // What the panel showed in its last frame (presenting: what fitted), for tests.
+  struct Drawn {
+    bool counters = false, counters_in_line = false, hbm_counters_only = false, comparison = false;
+    float scale = 1;  // of its text and shapes, against the window's
+  } drawn;
 };
 
 // The options of every view, one struct per ViewKind, each made on first use. A view's options

@@ -9,6 +9,7 @@
 #include "core/algorithms.h"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -260,18 +261,33 @@ void draw_view_panel(AppState& app, const PanelRect& r) {
 namespace {
 
 // Presenting (no mouse to scroll with), the memory panel gets smaller as a whole (text and
-// shapes) down to 0.8 of its size, then the counters give way, then the comparison, and then
-// it gets smaller down to `lowest` (half its size at font 1×), so that what is shown is never
-// cut. Sets the text's scale, the scale in `vi` and `shown`; returns the height it takes.
+// shapes) down to 0.8 of its size; then the counters go into a line (one or two for the table's
+// seven); then the comparison gives way (the running numbers the narration speaks of are kept
+// before the model's totals); then the line keeps the HBM counters alone, the ones the lessons
+// compare; then the counters give way; and then it gets smaller down to `lowest` (half its size
+// at font 1×), so that what is shown is never cut.
+// Sets the text's scale, the scale in `vi` and `shown`; returns the height it takes.
 float fit_memory(ViewInput& vi, const MemoryPanelOptions& opt, float room, MemoryPanelOptions& shown, TextScale& text,
                  float lowest) {
   const float s = vi.ui_scale;
+  // What each try shows: the counters (a table or a line) and the comparison.
+  struct Try {
+    bool counters, in_line, hbm_only, comparison;
+  };
+  static constexpr Try kTries[] = {{true, false, false, true},  {true, true, false, true}, {true, true, false, false},
+                                   {true, true, true, false},   {false, false, false, true},
+                                   {false, false, false, false}};
+  constexpr std::size_t kLast = std::size(kTries) - 1;
   float h = 0;
-  for (int drop = 0; drop < 3; ++drop) {
+  for (std::size_t k = 0; k <= kLast; ++k) {
+    const Try& t = kTries[k];
+    if ((t.counters && !opt.show_counters) || (t.comparison && !opt.show_comparison)) continue;
     shown = opt;
-    shown.show_counters = opt.show_counters && drop == 0;
-    shown.show_comparison = opt.show_comparison && drop < 2;
-    for (float f = 1.0f; f >= (drop < 2 ? 0.79f : lowest - 0.01f); f -= 0.05f) {
+    shown.show_counters = t.counters;
+    shown.counters_in_line = t.in_line;
+    shown.hbm_counters_only = t.hbm_only;
+    shown.show_comparison = t.comparison;
+    for (float f = 1.0f; f >= (k < kLast ? 0.8f : lowest) - 0.01f; f -= 0.05f) {
       text.set(f);
       vi.ui_scale = s * f;
       h = memory_panel_height(vi, shown);
@@ -307,10 +323,15 @@ void draw_memory_window(AppState& app, const PanelRect& r) {
     if (app.presenting) {
       MemoryPanelOptions shown = app.memory_panel;
       TextScale text;
+      const float s = vi.ui_scale;
       fit_memory(vi, app.memory_panel, ImGui::GetContentRegionAvail().y, shown, text, lowest_text_scale(app.font_scale));
       draw_memory_panel(vi, shown);
+      app.memory_panel.drawn = {shown.show_counters, shown.counters_in_line, shown.hbm_counters_only, shown.show_comparison,
+                               vi.ui_scale / s};
     } else {
       draw_memory_panel(vi, app.memory_panel);
+      MemoryPanelOptions& o = app.memory_panel;
+      o.drawn = {o.show_counters, o.counters_in_line, o.hbm_counters_only, o.show_comparison, 1.0f};
     }
   }
   ImGui::End();

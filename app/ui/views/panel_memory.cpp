@@ -466,33 +466,82 @@ std::string on_chip_sentence(const std::vector<OnChip>& items) {
 }
 
 // The lines draw_budget takes at the window's font of the moment.
+// The counters in a line, each as far as the step has come of the whole run ("so far: HBM reads
+// 264 of 456 · ..."), or the HBM ones alone, for a wide panel short of height (presenting). The
+// HBM ones alone follow the line under the boxes (what is on chip, or the budget's verdict).
+std::vector<std::string> counter_terms(const ViewInput& in, const MemoryPanelOptions& opt) {
+  const bool hide_whole_run = opt.hide_whole_run;
+  const IoCounters now = in.step ? in.step->io : IoCounters{};
+  std::vector<std::string> terms;
+  for (const IoCounterInfo& c : kIoCounters)
+    if (!opt.hbm_counters_only || c.key.rfind("hbm_", 0) == 0)
+      terms.push_back((terms.empty() ? "so far: " : "") + std::string(c.name) + " " + big(now.*c.field) + " of " +
+                    (hide_whole_run ? std::string("?") : big(in.rec.io.*c.field)));
+  return terms;
+}
+constexpr const char* kTermsGap = "  ·  ";
+
+// The HBM counters that follow the line under the boxes, where they go there (none otherwise).
+std::vector<std::string> counters_after(const ViewInput& in, const MemoryPanelOptions& opt) {
+  return opt.show_counters && opt.counters_in_line && opt.hbm_counters_only ? counter_terms(in, opt)
+                                                                             : std::vector<std::string>{};
+}
+
+// `a` and then `b`.
+std::vector<std::string> joined(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 int budget_lines(const ViewInput& in, const MemoryPanelOptions& opt, const std::vector<OnChip>& items) {
   const std::optional<BudgetText> b = budget_text(in, opt);
-  if (!b) return static_cast<int>(wrap_words(on_chip_sentence(items), ImGui::GetContentRegionAvail().x).size());
+  const std::vector<std::string> after = counters_after(in, opt);
   const float width = ImGui::GetContentRegionAvail().x;
+  if (!b) {
+    if (after.empty()) return static_cast<int>(wrap_words(on_chip_sentence(items), width).size());
+    return term_line(joined({on_chip_sentence(items)}, after), kTermsGap, false, 0.0f, width, {});
+  }
   const float marker = picture_mode() ? 0.0f : ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize("(?)").x;
-  return term_line(b->sizes, "    ", true, marker, width, {}) + term_line(b->verdict, "   ", false, 0.0f, width, {});
+  return term_line(b->sizes, "    ", true, marker, width, {}) +
+         term_line(joined(b->verdict, after), "   ", false, 0.0f, width, {});
 }
 
 void draw_budget(const ViewInput& in, const MemoryPanelOptions& opt, const std::vector<OnChip>& items) {
   const Palette& pal = in.palette;
   const std::optional<BudgetText> b = budget_text(in, opt);
+  const std::vector<std::string> after = counters_after(in, opt);
+  const float width = ImGui::GetContentRegionAvail().x;
+  const ImVec4 text = ImGui::GetStyle().Colors[ImGuiCol_Text], dim = ImGui::GetStyle().Colors[ImGuiCol_TextDisabled];
   if (!b) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    text_wrapped_words(on_chip_sentence(items), ImGui::GetContentRegionAvail().x);
+    if (!after.empty()) {
+      term_line(joined({on_chip_sentence(items)}, after), kTermsGap, false, 0.0f, width,
+                [&](std::size_t k) { return k == 0 ? dim : text; });
+      return;
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, dim);
+    text_wrapped_words(on_chip_sentence(items), width);
     ImGui::PopStyleColor();
     return;
   }
-  const float width = ImGui::GetContentRegionAvail().x;
   const float marker = picture_mode() ? 0.0f : ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize("(?)").x;
-  const ImVec4 text = ImGui::GetStyle().Colors[ImGuiCol_Text], dim = ImGui::GetStyle().Colors[ImGuiCol_TextDisabled];
   term_line(b->sizes, "    ", true, marker, width, [&](std::size_t) { return text; });
   help_marker(b->help.c_str());
   const ImVec4 ok = ImGui::ColorConvertU32ToFloat4(pal.sram), bad = ImGui::ColorConvertU32ToFloat4(pal.nonfinite);
-  term_line(b->verdict, "   ", false, 0.0f, width, [&](std::size_t k) { return k == 1 ? dim : b->fits ? ok : bad; });
+  const std::size_t verdict = b->verdict.size();
+  term_line(joined(b->verdict, after), "   ", false, 0.0f, width,
+            [&](std::size_t k) { return k >= verdict ? text : k == 1 ? dim : b->fits ? ok : bad; });
 }
 
-void draw_counters(const ViewInput& in, bool hide_whole_run) {
+
+// The counters as a table, a row each (counter, so far, whole run), or in a line as `opt` says.
+void draw_counters(const ViewInput& in, const MemoryPanelOptions& opt) {
+  const bool hide_whole_run = opt.hide_whole_run;
+  if (opt.counters_in_line) {
+    const ImVec4 text = ImGui::GetStyleColorVec4(ImGuiCol_Text);
+    term_line(counter_terms(in, opt), kTermsGap, true, 0.0f, ImGui::GetContentRegionAvail().x,
+              [&](std::size_t) { return text; });
+    return;
+  }
   const IoCounters now = in.step ? in.step->io : IoCounters{};
   const IoCounters& all = in.rec.io;
   const ImGuiTableFlags flags =
@@ -605,8 +654,8 @@ float counters_width() {
 }
 
 // The width the counters' table takes, its columns fitted to their words and numbers, in the
-// window's font of the moment. The "so far" column is measured at the whole run's numbers, the
-// most it comes to hold: the table's text keeps one size while the playhead moves.
+// window's font of the moment. The "so far" numbers are measured at the whole run's, the most
+// they come to: the table's text keeps one size while the playhead moves.
 float counters_table_width(const ViewInput& in) {
   const ImGuiStyle& st = ImGui::GetStyle();
   const float marker = picture_mode() ? 0.0f : st.ItemSpacing.x + ImGui::CalcTextSize("(?)").x;
@@ -632,9 +681,9 @@ float counters_text_scale(const ViewInput& in) {
 
 // The counters and the comparison side by side where the comparison keeps room for an
 // algorithm's name and ten ems of bar and number beside the counters; else one above the other
-// (a larger font in a narrow panel).
+// (a larger font in a narrow panel). In a line, the counters stand above the comparison.
 bool side_by_side(const MemoryPanelOptions& opt) {
-  return opt.show_counters && opt.show_comparison &&
+  return opt.show_counters && opt.show_comparison && !opt.counters_in_line &&
          ImGui::GetContentRegionAvail().x - counters_width() >=
              ImGui::CalcTextSize("attn-tiled-v2  ").x + 10.0f * ImGui::GetFontSize();
 }
@@ -658,9 +707,17 @@ float memory_panel_height(const ViewInput& in, const MemoryPanelOptions& opt) {
   // The counters: a header and six rows.
   float counters = 0;
   if (opt.show_counters) {
-    TextScale t;
-    if (!side_by_side(opt)) t.set(counters_text_scale(in));
-    counters = 7.0f * (ImGui::GetTextLineHeight() + st.CellPadding.y * 2);
+    if (opt.counters_in_line && opt.hbm_counters_only) {
+      counters = 0;  // on the line under the boxes (budget_lines)
+    } else if (opt.counters_in_line) {
+      counters = static_cast<float>(term_line(counter_terms(in, opt), kTermsGap, true, 0.0f,
+                                              ImGui::GetContentRegionAvail().x, nullptr)) *
+                 ImGui::GetTextLineHeightWithSpacing();
+    } else {
+      TextScale t;
+      if (!side_by_side(opt)) t.set(counters_text_scale(in));
+      counters = (1.0f + static_cast<float>(kIoCounterCount)) * (ImGui::GetTextLineHeight() + st.CellPadding.y * 2);
+    }
   }
   // The comparison: its heading (wrapped) and a bar for each algorithm of the family.
   float comparison = 0;
@@ -695,15 +752,15 @@ static void draw_memory_panel_body(const ViewInput& in, MemoryPanelOptions& opt)
     ImGui::TableSetupColumn("b", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    draw_counters(in, opt.hide_whole_run);
+    draw_counters(in, opt);
     ImGui::TableNextColumn();
     draw_comparison(in);
     ImGui::EndTable();
   } else {
-    if (opt.show_counters) {
+    if (opt.show_counters && !(opt.counters_in_line && opt.hbm_counters_only)) {
       TextScale t;
-      t.set(counters_text_scale(in));
-      draw_counters(in, opt.hide_whole_run);
+      if (!opt.counters_in_line) t.set(counters_text_scale(in));
+      draw_counters(in, opt);
     }
     if (opt.show_comparison) draw_comparison(in);
   }
