@@ -7,6 +7,7 @@
 #include "tests/app/written_numbers.h"
 
 #include "app/ui/panels/panels.h"
+#include "app/ui/views/close_up.h"
 #include "app/ui/views/view_matrix.h"
 #include "app/ui/widgets.h"
 #include "core/algorithms.h"
@@ -267,6 +268,12 @@ TEST_CASE("presentation at 1920×1080 in the projector theme, font 1×, 1.5× an
           // Where a font made larger leaves too little room, its numbers give way down to their
           // size at font 1× (presenting: 1.5 times the window's).
           CHECK(d.close_up_px >= kMinCellTextPx * 1.5f);
+          // Its heading ("Q block i = 2: queries 17–32 · rows 1–6 of 16") is a caption the room
+          // reads: as large as its numbers at least, and never the smallest text of the slide.
+          if (d.close_up_heading_px > 0) {
+            CHECK(d.close_up_heading_px >= d.close_up_px);
+            CHECK(d.close_up_heading_px >= kMinCellTextPx * 1.5f);
+          }
           CHECK(d.close_up.shown);
           CHECK(inside(d.close_up, d.area));
         }
@@ -365,4 +372,39 @@ TEST_CASE("matrix view at a larger font in a 1280 × 800 window: the lessons sho
     }
   }
   restore_window();
+}
+
+TEST_CASE("close-up: every backward step shows dO beside O, the upstream gradient its step reads (D = rowsum(dO ∘ O) and every tile)") {
+  // dO is an input (no step writes it), but the backward reads it with O at every step that
+  // works on query rows: a close-up of O alone told half of D = rowsum(dO ∘ O).
+  for (const char* id : {"attn-backward", "attn-flash-backward"}) {
+    CAPTURE(id);
+    AppState app;
+    app.background_allowed = false;
+    REQUIRE(app.open_lesson(id));
+    const Recording& rec = *app.played.rec;
+    const int dO = rec.find_buffer("dO"), O = rec.find_buffer("O");
+    REQUIRE(dO >= 0);
+    REQUIRE(O >= 0);
+    int reading = 0;
+    for (int k = 0; k < rec.step_count(); ++k) {
+      const Step& st = rec.steps[static_cast<std::size_t>(k)];
+      const bool reads_dO =
+          std::any_of(st.reads.begin(), st.reads.end(), [&](const Region& g) { return g.buffer == dO; });
+      const CloseUp cu = close_up(rec, &st);
+      if (!reads_dO || !cu.shown || cu.r1 <= cu.r0) continue;  // a K/V block's own step shows key rows
+      if (std::none_of(cu.items.begin(), cu.items.end(), [](const CloseUpItem& it) { return !it.key_rows; }))
+        continue;
+      CAPTURE(k);
+      ++reading;
+      auto shows = [&](int b) {
+        return std::any_of(cu.items.begin(), cu.items.end(), [&](const CloseUpItem& it) { return it.buffer == b; });
+      };
+      CHECK(shows(dO));
+      CHECK(shows(O));
+      // Q, K and V stay out: the view shows them over and left of the tile.
+      for (const char* input : {"Q", "K", "V"}) CHECK_FALSE(shows(rec.find_buffer(input)));
+    }
+    CHECK(reading > 0);
+  }
 }

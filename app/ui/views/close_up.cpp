@@ -68,7 +68,10 @@ std::vector<int> close_up_buffers(const Recording& rec) {
   for (std::size_t b = 0; b < rec.buffers.size(); ++b) {
     const BufferInfo& info = rec.buffers[b];
     const bool rows = info.row_axis == Axis::query || info.row_axis == Axis::key;
-    if (info.written && rows && info.place != Place::hidden && info.place != Place::left) out.push_back(static_cast<int>(b));
+    // What the steps write, and an input that stands beside what they write (dO beside O, the
+    // backward's first operand, read with O for D = rowsum(dO ∘ O) and in every tile).
+    const bool shown = info.written || info.place == Place::right;
+    if (shown && rows && info.place != Place::hidden && info.place != Place::left) out.push_back(static_cast<int>(b));
   }
   std::stable_sort(out.begin(), out.end(), [&](int a, int b) {
     const BufferInfo &x = rec.buffers[static_cast<std::size_t>(a)], &y = rec.buffers[static_cast<std::size_t>(b)];

@@ -50,7 +50,9 @@ CloseUp close_up(const Recording& rec, const Step* step);
 // query row's close-up shows no key rows), every item, the last tile's subscripts. Its size is the view's, at every step.
 CloseUp close_up_largest(const Recording& rec);
 
-// The buffers a close-up shows, in the order it shows them (see above).
+// The buffers a close-up shows, in the order it shows them: those the steps write, and an input
+// beside them in the band right of the scores (dO beside O); not Q, K and V, which the view shows
+// over and left of the tile.
 std::vector<int> close_up_buffers(const Recording& rec);
 
 }  // namespace flashstep::ui

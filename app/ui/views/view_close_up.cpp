@@ -22,6 +22,10 @@ struct Item : CloseUpItem {
 
 struct Sizes {
   float text = 11, cell_w = 40, cell_h = 18, title_h = 16, label_w = 20, gap = 12, heading_h = 16;
+  // The heading's text ("Q block i = 2: queries 17–32 · rows 1–6 of 16"): the numbers' size, or
+  // the row labels' largest where the numbers are smaller (many columns), so that it stays a
+  // caption a room can read.
+  float heading_text = 11;
   float narrowest = 30;  // a cell that still holds "−0.3" (its number drawn with fewer digits)
   float sp = 1;          // the spaces' scale: pad(), going down with the numbers
   int max_rows = 1 << 30;  // query rows shown at most
@@ -45,6 +49,7 @@ Sizes sizes(const CloseUpDraw& c, float text) {
   z.label_w = f->CalcTextSizeA(z.text * 0.9f, 1e9f, 0, "100").x + 6 * p;
   z.gap = std::max(8.0f * p, c.fs * 0.5f);
   z.heading_h = 0;  // the heading shares the titles' line
+  z.heading_text = std::max(text, std::min(c.fs * 0.8f, 13.0f * c.s));
   return z;
 }
 
@@ -72,7 +77,7 @@ float lay_out(const CloseUpDraw& c, const CloseUp& cu, const CloseUp& big, float
   float rows_h = items.empty() ? 0.0f : rows_of(items.front());
   // Inline titles: the heading takes a line of its own, and no line has a title line above it.
   const float title_h = z.inline_titles ? 0.0f : z.title_h;
-  float x = z.label_w, y = z.inline_titles ? z.text + 4 * z.sp : z.heading_h + z.title_h;
+  float x = z.label_w, y = z.inline_titles ? z.heading_text + 4 * z.sp : z.heading_h + z.title_h;
   // Inline titles take the room of the widest any step has (the last tile's subscripts), so the
   // cells of the lines start in one column, at the same place at every step.
   float tw = 0;
@@ -157,7 +162,7 @@ Sizes fitted(const CloseUpDraw& c, const CloseUp& big, float w) {
         z.inline_titles = inline_titles;
         // Fewer rows than the step has: the heading, which says which rows, takes a line of its
         // own so that it is always there (inline titles give it one anyway).
-        z.heading_h = rows < cu.r1 - cu.r0 && !inline_titles ? z.text + 4 * z.sp : 0.0f;
+        z.heading_h = rows < cu.r1 - cu.r0 && !inline_titles ? z.heading_text + 4 * z.sp : 0.0f;
         std::vector<Item> items;
         if (lay_out(c, cu, big, w, z, items) <= c.max_h) return z;
       }
@@ -195,7 +200,7 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
     for (int r = rows; r > z.max_rows; --r) {
       Sizes more = z;
       more.max_rows = r;
-      more.heading_h = r < rows && !z.inline_titles ? z.text + 4 * z.sp : 0.0f;
+      more.heading_h = r < rows && !z.inline_titles ? z.heading_text + 4 * z.sp : 0.0f;
       scratch.clear();
       if (lay_out(c, cu, big, w, more, scratch) <= height) {
         z = more;
@@ -229,7 +234,7 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
   if (!items.empty() && (z.inline_titles || z.heading_h > 0)) {  // a line of its own
     for (const std::string& h : headings) {
       heading = h;
-      hw = draw_rich(nullptr, ImVec2(0, 0), 0, h, z.text, true);
+      hw = draw_rich(nullptr, ImVec2(0, 0), 0, h, z.heading_text, true);
       if (z.label_w + hw <= w) break;
     }
     at = ImVec2(p.x + z.label_w, p.y);
@@ -238,7 +243,7 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
     for (const Item& it : items)
       if (it.y == items.front().y) used = it.x + draw_rich(nullptr, ImVec2(0, 0), 0, it.title, c.fs, true);
     for (const std::string& h : headings) {
-      hw = draw_rich(nullptr, ImVec2(0, 0), 0, h, z.text, true);
+      hw = draw_rich(nullptr, ImVec2(0, 0), 0, h, z.heading_text, true);
       if (used + hw + z.gap <= w) {
         heading = h;
         break;
@@ -247,13 +252,14 @@ CloseUpShown draw_close_up(const CloseUpDraw& c, const CloseUp& cu, ImDrawList* 
     at = ImVec2(p.x + w - hw, p.y + items.front().y - z.title_h + 2 * z.sp);
   }
   if (!heading.empty()) {
-    draw_rich(dl, at, out.pages > 1 ? pal.text : pal.text_dim, heading, z.text);
+    draw_rich(dl, at, out.pages > 1 ? pal.text : pal.text_dim, heading, z.heading_text);
+    out.heading_px = z.heading_text;
     // In the window: a tooltip names the keys, and a click turns the page.
     if (out.pages > 1 && !picture_mode()) {
       const ImVec2 keep = ImGui::GetCursorScreenPos();
       ImGui::SetCursorScreenPos(at);
       out.rows_at = at;
-      out.rows_size = ImVec2(std::max(hw, 1.0f), z.text + 2 * z.sp);
+      out.rows_size = ImVec2(std::max(hw, 1.0f), z.heading_text + 2 * z.sp);
       ImGui::InvisibleButton("##close-up-rows", out.rows_size);
       if (ImGui::IsItemHovered())
         tooltip(strf("The step's %d %s rows, %d at a time", rows, key_rows > query_rows ? "key" : "query", z.max_rows),

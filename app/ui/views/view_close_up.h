@@ -27,6 +27,7 @@ struct CloseUpDraw {
 // What a drawn close-up showed: its numbers' size, and which of the step's query rows.
 struct CloseUpShown {
   float number_px = 0;  // the size its numbers were drawn at; 0: none
+  float heading_px = 0;  // the size its heading ("Q block i = 2: queries 17–32 · rows 1–6 of 16") was drawn at; 0: none
   int page = 0;         // the page drawn (the one asked for, within its pages)
   int pages = 0;        // pages of rows (query rows, or key rows where more): 1 when every row shows at once
   int r0 = 0, r1 = 0;   // the query rows drawn, [r0, r1)

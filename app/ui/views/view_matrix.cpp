@@ -333,6 +333,7 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
     if (cu.shown) {
       const CloseUpShown shown = draw_close_up(cud, cu, c.dl, close_at, li.avail_w);
       opt.drawn.close_up_px = shown.number_px;
+      opt.drawn.close_up_heading_px = shown.heading_px;
       opt.drawn.close_up_pages = shown.pages;
       opt.drawn.close_up_r0 = shown.r0, opt.drawn.close_up_r1 = shown.r1;
       opt.drawn.close_up_cut = shown.cut;
