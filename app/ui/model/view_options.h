@@ -143,17 +143,20 @@ struct MemoryPanelOptions {
   int sram_budget = 0;  // M in elements as the scenario gives it; 0 = not given
   bool show_counters = true;
   bool show_comparison = true;
-  // The counters in a line ("so far: HBM reads 264 of 456 · ..."), wrapped where it is longer
-  // than the panel is wide, instead of a table of seven lines: for a panel short of height
-  // (presenting).
-  bool counters_in_line = false;
-  bool hbm_counters_only = false;  // in a line: HBM reads and writes alone, what the lessons compare
+  // How the counters are shown: a table of seven lines; in a line ("so far: HBM reads 264 of 456
+  // · ..."), wrapped where it is longer than the panel is wide; or the HBM reads and writes alone,
+  // what the lessons compare, after the line under the boxes. The last two for a panel short of
+  // height (presenting).
+  enum class Counters : std::uint8_t { table, line, hbm_after_boxes };
+  Counters counters_as = Counters::table;
   // While Ask me first asks for the HBM reads at the end of a pass: the counters' "whole run"
   // column would show the answer (the last pass's), so it shows "?".
   bool hide_whole_run = false;
   // What the panel showed in its last frame (presenting: what fitted), for tests.
   struct Drawn {
-    bool counters = false, counters_in_line = false, hbm_counters_only = false, comparison = false;
+    bool counters = false;
+    Counters counters_as = Counters::table;
+    bool comparison = false;
     float scale = 1;  // of its text and shapes, against the window's
   } drawn;
 };

@@ -271,12 +271,15 @@ float fit_memory(ViewInput& vi, const MemoryPanelOptions& opt, float room, Memor
                  float lowest) {
   const float s = vi.ui_scale;
   // What each try shows: the counters (a table or a line) and the comparison.
+  using Counters = MemoryPanelOptions::Counters;
   struct Try {
-    bool counters, in_line, hbm_only, comparison;
+    bool counters;
+    Counters as;
+    bool comparison;
   };
-  static constexpr Try kTries[] = {{true, false, false, true},  {true, true, false, true}, {true, true, false, false},
-                                   {true, true, true, false},   {false, false, false, true},
-                                   {false, false, false, false}};
+  static constexpr Try kTries[] = {{true, Counters::table, true},  {true, Counters::line, true},
+                                   {true, Counters::line, false}, {true, Counters::hbm_after_boxes, false},
+                                   {false, Counters::table, true}, {false, Counters::table, false}};
   constexpr std::size_t kLast = std::size(kTries) - 1;
   float h = 0;
   for (std::size_t k = 0; k <= kLast; ++k) {
@@ -284,8 +287,7 @@ float fit_memory(ViewInput& vi, const MemoryPanelOptions& opt, float room, Memor
     if ((t.counters && !opt.show_counters) || (t.comparison && !opt.show_comparison)) continue;
     shown = opt;
     shown.show_counters = t.counters;
-    shown.counters_in_line = t.in_line;
-    shown.hbm_counters_only = t.hbm_only;
+    shown.counters_as = t.as;
     shown.show_comparison = t.comparison;
     for (float f = 1.0f; f >= (k < kLast ? 0.8f : lowest) - 0.01f; f -= 0.05f) {
       text.set(f);
@@ -326,12 +328,11 @@ void draw_memory_window(AppState& app, const PanelRect& r) {
       const float s = vi.ui_scale;
       fit_memory(vi, app.memory_panel, ImGui::GetContentRegionAvail().y, shown, text, lowest_text_scale(app.font_scale));
       draw_memory_panel(vi, shown);
-      app.memory_panel.drawn = {shown.show_counters, shown.counters_in_line, shown.hbm_counters_only, shown.show_comparison,
-                               vi.ui_scale / s};
+      app.memory_panel.drawn = {shown.show_counters, shown.counters_as, shown.show_comparison, vi.ui_scale / s};
     } else {
       draw_memory_panel(vi, app.memory_panel);
       MemoryPanelOptions& o = app.memory_panel;
-      o.drawn = {o.show_counters, o.counters_in_line, o.hbm_counters_only, o.show_comparison, 1.0f};
+      o.drawn = {o.show_counters, o.counters_as, o.show_comparison, 1.0f};
     }
   }
   ImGui::End();

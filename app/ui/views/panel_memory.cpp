@@ -465,7 +465,6 @@ std::string on_chip_sentence(const std::vector<OnChip>& items) {
   return strf("On chip in this step: %lld element%s.", now, now == 1 ? "" : "s");
 }
 
-// The lines draw_budget takes at the window's font of the moment.
 // The counters in a line, each as far as the step has come of the whole run ("so far: HBM reads
 // 264 of 456 · ..."), or the HBM ones alone, for a wide panel short of height (presenting). The
 // HBM ones alone follow the line under the boxes (what is on chip, or the budget's verdict).
@@ -474,7 +473,7 @@ std::vector<std::string> counter_terms(const ViewInput& in, const MemoryPanelOpt
   const IoCounters now = in.step ? in.step->io : IoCounters{};
   std::vector<std::string> terms;
   for (const IoCounterInfo& c : kIoCounters)
-    if (!opt.hbm_counters_only || c.key.rfind("hbm_", 0) == 0)
+    if (opt.counters_as != MemoryPanelOptions::Counters::hbm_after_boxes || c.key.rfind("hbm_", 0) == 0)
       terms.push_back((terms.empty() ? "so far: " : "") + std::string(c.name) + " " + big(now.*c.field) + " of " +
                     (hide_whole_run ? std::string("?") : big(in.rec.io.*c.field)));
   return terms;
@@ -483,8 +482,9 @@ constexpr const char* kTermsGap = "  ·  ";
 
 // The HBM counters that follow the line under the boxes, where they go there (none otherwise).
 std::vector<std::string> counters_after(const ViewInput& in, const MemoryPanelOptions& opt) {
-  return opt.show_counters && opt.counters_in_line && opt.hbm_counters_only ? counter_terms(in, opt)
-                                                                             : std::vector<std::string>{};
+  return opt.show_counters && opt.counters_as == MemoryPanelOptions::Counters::hbm_after_boxes
+             ? counter_terms(in, opt)
+             : std::vector<std::string>{};
 }
 
 // `a` and then `b`.
@@ -493,6 +493,7 @@ std::vector<std::string> joined(std::vector<std::string> a, const std::vector<st
   return a;
 }
 
+// The lines draw_budget takes at the window's font of the moment.
 int budget_lines(const ViewInput& in, const MemoryPanelOptions& opt, const std::vector<OnChip>& items) {
   const std::optional<BudgetText> b = budget_text(in, opt);
   const std::vector<std::string> after = counters_after(in, opt);
@@ -532,11 +533,10 @@ void draw_budget(const ViewInput& in, const MemoryPanelOptions& opt, const std::
             [&](std::size_t k) { return k >= verdict ? text : k == 1 ? dim : b->fits ? ok : bad; });
 }
 
-
 // The counters as a table, a row each (counter, so far, whole run), or in a line as `opt` says.
 void draw_counters(const ViewInput& in, const MemoryPanelOptions& opt) {
   const bool hide_whole_run = opt.hide_whole_run;
-  if (opt.counters_in_line) {
+  if (opt.counters_as == MemoryPanelOptions::Counters::line) {
     const ImVec4 text = ImGui::GetStyleColorVec4(ImGuiCol_Text);
     term_line(counter_terms(in, opt), kTermsGap, true, 0.0f, ImGui::GetContentRegionAvail().x,
               [&](std::size_t) { return text; });
@@ -683,7 +683,7 @@ float counters_text_scale(const ViewInput& in) {
 // algorithm's name and ten ems of bar and number beside the counters; else one above the other
 // (a larger font in a narrow panel). In a line, the counters stand above the comparison.
 bool side_by_side(const MemoryPanelOptions& opt) {
-  return opt.show_counters && opt.show_comparison && !opt.counters_in_line &&
+  return opt.show_counters && opt.show_comparison && opt.counters_as == MemoryPanelOptions::Counters::table &&
          ImGui::GetContentRegionAvail().x - counters_width() >=
              ImGui::CalcTextSize("attn-tiled-v2  ").x + 10.0f * ImGui::GetFontSize();
 }
@@ -707,9 +707,9 @@ float memory_panel_height(const ViewInput& in, const MemoryPanelOptions& opt) {
   // The counters: a header and six rows.
   float counters = 0;
   if (opt.show_counters) {
-    if (opt.counters_in_line && opt.hbm_counters_only) {
+    if (opt.counters_as == MemoryPanelOptions::Counters::hbm_after_boxes) {
       counters = 0;  // on the line under the boxes (budget_lines)
-    } else if (opt.counters_in_line) {
+    } else if (opt.counters_as == MemoryPanelOptions::Counters::line) {
       counters = static_cast<float>(term_line(counter_terms(in, opt), kTermsGap, true, 0.0f,
                                               ImGui::GetContentRegionAvail().x, nullptr)) *
                  ImGui::GetTextLineHeightWithSpacing();
@@ -757,9 +757,9 @@ static void draw_memory_panel_body(const ViewInput& in, MemoryPanelOptions& opt)
     draw_comparison(in);
     ImGui::EndTable();
   } else {
-    if (opt.show_counters && !(opt.counters_in_line && opt.hbm_counters_only)) {
+    if (opt.show_counters && opt.counters_as != MemoryPanelOptions::Counters::hbm_after_boxes) {
       TextScale t;
-      if (!opt.counters_in_line) t.set(counters_text_scale(in));
+      if (opt.counters_as == MemoryPanelOptions::Counters::table) t.set(counters_text_scale(in));
       draw_counters(in, opt);
     }
     if (opt.show_comparison) draw_comparison(in);
