@@ -378,7 +378,7 @@ void draw_boxes(const ViewInput& in, const std::vector<OnChip>& items, float& y,
 
 // A line of terms joined by `sep`: drawn whole where it fits `width` with `tail` px after it
 // (a "(?)"), else the terms flow, each onto the next line where it does not fit beside the one
-// before (flow_next), one wider than the width wrapped at its spaces. Whole, the terms are one
+// before (after `sep`), one wider than the width wrapped at its spaces. Whole, the terms are one
 // text (`one_text`, in the colour of term 0), or one item each, the next after ImGui's item
 // spacing and `sep`. Returns the lines it takes; draws nothing with `colour` empty (term k's
 // colour otherwise).
@@ -416,7 +416,11 @@ int term_line(const std::vector<std::string>& terms, const char* sep, bool one_t
     if (wraps) lines += static_cast<int>(rows.size()) - 1;
     x = wraps ? width : x + w;  // nothing goes beside a wrapped term
     if (!colour) continue;
-    if (k > 0 && !next_line) ImGui::SameLine(0, gap);
+    if (k > 0 && !next_line) {  // the separator between two terms of a line, as `whole` has it
+      ImGui::SameLine(0, 0);
+      ImGui::TextUnformatted(sep);
+      ImGui::SameLine(0, 0);
+    }
     ImGui::PushStyleColor(ImGuiCol_Text, colour(k));
     if (wraps) {
       for (const std::string& r : rows) ImGui::TextUnformatted(r.c_str());
