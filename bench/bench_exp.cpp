@@ -2,11 +2,12 @@
 // for the same instruction set: how fast each runs and how close each comes to exp. The evidence
 // for the exponential the kernels take on a CPU (BENCHMARKS.md, "A table-driven exponential").
 //
-//   bench_exp     one line per variant: "variant NAME ns_per_vector T ratio R ulp U", T the best
-//                 of 30 blocks of 2000 sweeps over 4096 floats in L1 (one core, the vectors summed
-//                 into two sums, as sum_exp does), the variants taking turns block by block, R =
-//                 T / the kernels' own T, U the largest error over every 7th float of [−87.33, 0]
-//                 by bit pattern, against expl
+//   bench_exp [STRIDE]  one line per variant: "variant NAME ns_per_vector T ratio R ulp U", T
+//                       the best of 30 blocks of 2000 sweeps over 4096 floats in L1 (one core,
+//                       the vectors summed into two sums, as sum_exp does), the variants taking
+//                       turns block by block, R = T / the kernels' own T, U the largest error over
+//                       every STRIDE-th float (default 7) of [−87.33, 0] by bit pattern, against
+//                       expl
 //
 // The alternatives (AVX2 only; on other instruction sets only the kernels' own is timed): exp(t)
 // = 2^(j/k) · 2ⁿ · exp(r) with q = 8n + j (or 4n + j) = round(t·k·log2 e), r = t − q·ln 2/k,
@@ -28,6 +29,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <string>
 #include <vector>
 
 using namespace flashstep::fast;
@@ -87,14 +89,14 @@ template <int kEntries, bool kCorrected>
 }
 #endif
 
-// The largest error of f, in ulp of the exact value, over every 7th float of [−87.33, 0].
+// The largest error of f, in ulp of the exact value, over every stride-th float of [−87.33, 0].
 template <class VectorExp>
-double worst_ulp(VectorExp f) {
+double worst_ulp(VectorExp f, std::uint32_t stride) {
   std::vector<float> x;
   const float minus_zero = -0.0f;
   std::uint32_t bits;
   std::memcpy(&bits, &minus_zero, 4);
-  for (;; bits += 7) {
+  for (;; bits += stride) {
     float v;
     std::memcpy(&v, &bits, 4);
     if (v < -87.33f) break;
@@ -156,10 +158,16 @@ struct Variant {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  long stride = 7;
+  if (argc > 2 || (argc == 2 && (std::sscanf(argv[1], "%ld", &stride) != 1 || stride < 1 || stride > 1000000 ||
+                                 std::to_string(stride) != argv[1]))) {
+    std::fprintf(stderr, "usage: bench_exp [STRIDE]: STRIDE, every how many floats the error scan takes, a whole number from 1 to 1000000\n");
+    return 2;
+  }
   std::vector<Variant> variants;
-  auto add = [&variants](const char* name, auto f) {
-    variants.push_back({name, [f] { return ns_per_vector(f); }, worst_ulp(f)});
+  auto add = [&variants, stride](const char* name, auto f) {
+    variants.push_back({name, [f] { return ns_per_vector(f); }, worst_ulp(f, static_cast<std::uint32_t>(stride))});
   };
   add("kernel", KernelExp{});
 #if defined(__AVX2__) && !defined(__AVX512F__)

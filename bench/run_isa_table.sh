@@ -11,7 +11,8 @@
 # /tmp/flashstep-isa), with ccache when there is one. Every figure is measured in this run, the
 # kernels taking turns with ggml and with each other, in separate processes, ROUNDS times
 # (default 5); online softmax also at the two read-ahead distances core/fast.h chooses between for
-# a CPU, taking turns (`bench_isa read-ahead`), the evidence for that choice on this one. The
+# a CPU, taking turns (`bench_isa read-ahead`), the evidence for that choice on this one; and the
+# sums' exponential against table-driven ones for the same instruction set (`bench_exp`). The
 # Markdown table goes to standard output and to $WORK/isa-table.md. GGML_COMMIT
 # names ggml's commit where its source is not a git checkout; TABLE_ONLY=1 writes the table again
 # from the figures the last run left in $WORK/raw, measuring nothing. To measure on another
@@ -71,7 +72,7 @@ for isa in native avx2; do
   # shellcheck disable=SC2086
   cmake -S "$repo" -B "$work/build-$isa" -DCMAKE_BUILD_TYPE=Release -DFLASHSTEP_BENCHMARKS=ON -DFLASHSTEP_TESTS=OFF \
     ${flags[$isa]} "${launcher[@]}" >"$work/cmake-$isa.log"
-  cmake --build "$work/build-$isa" -j "$threads" --target bench_isa >>"$work/cmake-$isa.log"
+  cmake --build "$work/build-$isa" -j "$threads" --target bench_isa bench_exp >>"$work/cmake-$isa.log"
   cc -O2 -o "$work/ggml_fa_$isa" "$repo/bench/ggml/ggml_fa.c" -I"$ggml_src/include" -L"${ggml_build[$isa]}/src" \
     -lggml -lggml-base -lggml-cpu -lm -Wl,-rpath,"$(cd "${ggml_build[$isa]}/src" && pwd)"
   "$work/ggml_fa_$isa" --check >&2
@@ -119,6 +120,10 @@ for isa in native avx2; do
   # them), taking turns: the evidence for the choice on this CPU.
   other=$(fig "$raw/$isa-roof" read_ahead_other) intel=$(fig "$raw/$isa-roof" read_ahead_intel)
   [[ -n $other && -n $intel ]] && "$bi" read-ahead 8 "$other" "$intel" >"$raw/$isa-read-ahead"
+  # The sums' exponential against table-driven ones for the same instruction set (bench_exp),
+  # where the copy measured has it.
+  be="$work/build-$isa/bench/bench_exp"
+  [[ -x $be ]] && "$be" 61 >"$raw/$isa-exp"
   "$bi" roof >"$raw/$isa-roof2"  # the roof again, after: how far the machine drifted
 done
 done_at=$(date +%s)
@@ -301,6 +306,15 @@ ggml_commit=${GGML_COMMIT:-$(git -C "$ggml_src" rev-parse --short HEAD 2>/dev/nu
   }
   if [[ -f $raw/avx2-read-ahead && -f $raw/native-read-ahead ]]; then
     row "online softmax read further ahead: time per round against the nearer distance, median (range) of 8 rounds taking turns (\`bench_isa read-ahead\`)" "$(cell_read_ahead avx2)" "$(cell_read_ahead native)" "—"
+  fi
+  cell_exp() {  # from bench_exp's lines "variant NAME ns_per_vector T ratio R ulp U"
+    awk -v floats="$(fig "$raw/$1-roof" vector_floats)" '$1 == "variant" {
+        printf "%s%s %s ns (%s×, %s ulp)", n++ ? "; " : "", $2, $4, $6, $8 }
+      END { if (n == 1) printf " a vector of %s floats; no table variants for this instruction set", floats
+            else printf "; ns a vector of %s floats", floats }' "$raw/$1-exp"
+  }
+  if [[ -f $raw/avx2-exp && -f $raw/native-exp ]]; then
+    row "the sums' exponential against table-driven ones (\`bench_exp 61\`: kernel = vexp_term; tableK: 2^(j/K) looked up in a register, degree 4; -corrected: the table's rounding corrected), best of 30 taking turns, and its largest error on [−87.33, 0]" "$(cell_exp avx2)" "$(cell_exp native)" "—"
   fi
 } | tee "$work/isa-table.md"
 echo "raw figures in $raw; whole run $(($(date +%s) - start)) s" >&2
