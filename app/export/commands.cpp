@@ -3,6 +3,7 @@
 #include "app/export/figure.h"
 #include "app/export/gif.h"
 #include "app/files.h"
+#include "app/ui/labs/lab_measure.h"
 #include "app/ui/model/app_state.h"
 #include "app/ui/model/document.h"
 #include "app/ui/panels/frame.h"
@@ -179,6 +180,30 @@ ui::RenderOptions render_options(const PictureOptions& o) {
   return r;
 }
 
+// A picture of Measure it yourself is its points: the lab is run first, on the CPU, as R runs
+// it in the window (a picture has no window to plot them into as they come). --measure-n and
+// --measure-d set its sizes, and are refused where the picture does not show it. "" or the
+// problem.
+std::string measure_if_shown(const PictureOptions& o, ui::AppState& app) {
+  const bool shown = o.panel == "measure-lab" || (o.panel.empty() && app.tab == ui::Tab::measure_lab);
+  const char* given = o.measure_n ? "--measure-n" : o.measure_d ? "--measure-d" : nullptr;
+  if (!shown) {
+    if (!given) return "";
+    return std::string(given) + ": " + source(o) +
+           " does not open on Measure it yourself; add --panel measure-lab for the lab alone";
+  }
+  if (std::string err = ui::set_measure_sizes(app.measure_lab, o.measure_n, o.measure_d); !err.empty()) return err;
+  const int n = 1 << app.measure_lab.max_attention_log2;
+  const std::string sizes = n == 1 << ui::kMeasureMinLog2 ? "N = " + std::to_string(n)
+                                                          : "N = " + std::to_string(1 << ui::kMeasureMinLog2) + " to " + std::to_string(n);
+  std::fprintf(stderr,
+               "flashstep: Measure it yourself: timing naive and tiled attention for %s at d = %d, and safe and "
+               "online softmax, on this machine's CPU first\n",
+               sizes.c_str(), app.measure_lab.d);
+  ui::measure_now(app.measure_lab);
+  return "";
+}
+
 // --ask [--answer VALUE]: the picture of Ask me first at the question of `step` (the first
 // question when no --step was given): asking, on the step before it; answered, on its step
 // with the answer scored. `step` becomes the step to show. "" or the problem.
@@ -268,6 +293,7 @@ int shot_command(const ShotOptions& o) {
   }
   app.pen.observe(app.played.cursor->position(), app.played.cursor->part(), app.presenting);
   app.pen.strokes = std::move(strokes);
+  if (std::string err = measure_if_shown(o, app); !err.empty()) return bad(err);
   say_backend(app, renderer);
   ui::Image img;
   if (!renderer.render(app, render_options(o), img)) return bad(renderer.error());
@@ -300,6 +326,7 @@ int gif_command(const GifOptions& o) {
     return bad("--tween " + std::to_string(o.tween) + ": give 0 to " + std::to_string(ui::kMaxTween) +
                " in-between frames per step");
   if (o.tween > 0 && o.parts) return bad("--tween moves between whole steps; leave out --parts");
+  if (std::string err = measure_if_shown(o, app); !err.empty()) return bad(err);
   say_backend(app, renderer);
   const ui::RenderOptions ropt = render_options(o);
   // A panel is cropped to what it draws; the frames of an animation share one crop, the union

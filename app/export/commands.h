@@ -20,6 +20,9 @@ struct PictureOptions {
   float font_scale = 1.0f;      // the window's font size, 1..3 (Ctrl+= in the window)
   std::string gl = "auto";      // how the OpenGL context is made: auto, egl or glfw
   std::string out;
+  // Measure it yourself, which a picture of it times first: its largest N and d (0: the lab's own,
+  // 8192 and 64).
+  int measure_n = 0, measure_d = 0;
 };
 
 struct ShotOptions : PictureOptions {

@@ -3,10 +3,12 @@
 #include "app/ui/labs/lab_overflow.h"
 #include "app/ui/labs/lab_scale.h"
 #include "app/ui/model/record_job.h"
+#include "core/algorithms.h"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <map>
 
 using namespace flashstep;
 using namespace flashstep::ui;
@@ -89,9 +91,12 @@ TEST_CASE("measure lab: the speed-up sentence compares one backend's points, and
   points.push_back(point(Algorithm::attn_naive, 2048, 0, true));
   points.back().skipped = true;
   using flashstep::ui::speedup_text;
-  CHECK(speedup_text(points, Algorithm::attn_naive, Algorithm::attn_tiled_v2) == "4.00x faster at n = 1024");
-  CHECK(speedup_text(points, Algorithm::attn_naive, Algorithm::attn_tiled_v2, true) == "2.00x slower at n = 1024");
+  // Attention's size is N, softmax's n, as the plots name them.
+  CHECK(speedup_text(points, Algorithm::attn_naive, Algorithm::attn_tiled_v2) == "4.00x faster at N = 1024");
+  CHECK(speedup_text(points, Algorithm::attn_naive, Algorithm::attn_tiled_v2, true) == "2.00x slower at N = 1024");
   CHECK(speedup_text({}, Algorithm::attn_naive, Algorithm::attn_tiled_v2, true).empty());
+  const std::vector<MeasurePoint> softmax = {point(Algorithm::safe, 1 << 24, 30, false), point(Algorithm::online, 1 << 24, 20, false)};
+  CHECK(speedup_text(softmax, Algorithm::safe, Algorithm::online) == "1.50x faster at n = 16M");
 }
 
 TEST_CASE("measure lab: on a software renderer the GPU race is opt-in, on a real GPU it runs unless unticked") {
@@ -121,6 +126,50 @@ TEST_CASE("measure lab: on a software renderer the GPU race is opt-in, on a real
   set_gpu_backend({});
   lab.gpu = true;  // no backend: nothing to tick
   CHECK_FALSE(measure_gpu_wanted(lab));
+}
+
+TEST_CASE("measure lab, run on the calling thread for a picture: both races' points on the CPU, and its sizes from the command line") {
+  using namespace flashstep;
+  using namespace flashstep::ui;
+  MeasureLab lab;
+  lab.gpu = true;  // ticked, but a picture times the CPU alone
+  CHECK(set_measure_sizes(lab, 512, 128).empty());
+  CHECK(lab.max_attention_log2 == 9);
+  CHECK(lab.d == 128);
+  measure_now(lab);
+  CHECK_FALSE(lab.running);
+  const MeasurePlan plan = measure_plan(lab);
+  REQUIRE(plan.attention_n == std::vector<std::int64_t>{512});
+  // One point for each algorithm at each size of its race, none skipped, none on the GPU.
+  std::map<Algorithm, std::vector<std::int64_t>> sizes;
+  for (const MeasurePoint& p : lab.points) {
+    CAPTURE(std::string(algorithm_id(p.algorithm)));
+    CHECK_FALSE(p.skipped);
+    CHECK_FALSE(p.gpu);
+    CHECK(p.time_ms > 0);
+    if (takes_qkv(p.algorithm)) CHECK(p.d == 128);
+    sizes[p.algorithm].push_back(p.n);
+  }
+  CHECK(sizes[kAttentionRace.slow] == plan.attention_n);
+  CHECK(sizes[kAttentionRace.fast] == plan.attention_n);
+  CHECK(sizes[kSoftmaxRace.slow] == plan.softmax_n);
+  CHECK(sizes[kSoftmaxRace.fast] == plan.softmax_n);
+  CHECK(sizes.size() == 4);
+  CHECK(speedup_text(lab.points, kAttentionRace.slow, kAttentionRace.fast).find("at N = 512") != std::string::npos);
+  CHECK(speedup_text(lab.points, kSoftmaxRace.slow, kSoftmaxRace.fast).find("at n = 16M") != std::string::npos);
+  // The sizes the lab's own controls offer, and nothing else, each refused naming its option.
+  MeasureLab other;
+  CHECK(set_measure_sizes(other, 16384, 64).empty());
+  CHECK(other.max_attention_log2 == 14);
+  CHECK(set_measure_sizes(other, 0, 0).empty());  // the lab's own
+  CHECK(other.max_attention_log2 == 14);
+  for (const int n : {256, 1000, 32768, -512, 1})
+    CHECK(set_measure_sizes(other, n, 0) == "--measure-n " + std::to_string(n) +
+                                                 ": the largest N of Measure it yourself is a power of two from 512 to 16384");
+  for (const int d : {32, 96, -64})
+    CHECK(set_measure_sizes(other, 0, d) == "--measure-d " + std::to_string(d) + ": Measure it yourself times d = 64 or 128");
+  CHECK(other.max_attention_log2 == 14);
+  CHECK(other.d == 64);
 }
 
 TEST_CASE("measure lab: every figure a legend or a curve shows names its size") {

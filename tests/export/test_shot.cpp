@@ -128,8 +128,10 @@ TEST_CASE("shot --panel: every panel is a figure, with no title bar, close butto
   for (const std::string& panel : flashstep::ui::panel_names()) {
     CAPTURE(panel);
     const std::string path = shot_file("panel-" + panel + ".png");
-    // FlashAttention-2 backward at a middle step: every panel has something to show.
-    REQUIRE(invoke("shot --lesson attn-flash-backward --step 9 --width 1280 --height 800 --panel " + panel + " --out " + path,
+    // FlashAttention-2 backward at a middle step: every panel has something to show (Measure it
+    // yourself its points, timed first: at N = 512 alone, to be quick).
+    REQUIRE(invoke("shot --lesson attn-flash-backward --step 9 --width 1280 --height 800 --panel " + panel +
+                       (panel == "measure-lab" ? " --measure-n 512" : "") + " --out " + path,
                    err) == 0);
     const Png p = load_png(path);
     CAPTURE(p.w);
@@ -146,6 +148,33 @@ TEST_CASE("shot --panel: every panel is a figure, with no title bar, close butto
     CHECK(framed == 0);
     std::remove(path.c_str());
   }
+}
+
+TEST_CASE("a picture of Measure it yourself times the lab first, on the CPU: its plots have points, not 'no points yet'") {
+  // "no points yet", drawn in each empty plot in this grey: its glyphs' solid pixels.
+  auto no_points_pixels = [](const Png& p) {
+    int n = 0;
+    for (std::size_t i = 0; i + 3 < p.rgba.size(); i += 4) n += p.rgba[i] == 160 && p.rgba[i + 1] == 160 && p.rgba[i + 2] == 170;
+    return n;
+  };
+  std::string err;
+  const std::string out = shot_file("measure.png"), gif = shot_file("measure.gif");
+  REQUIRE(invoke("shot --lesson measure --panel measure-lab --measure-n 512 --measure-d 128 --out " + out, err) == 0);
+  CHECK(err.find("Measure it yourself: timing naive and tiled attention for N = 512 at d = 128, and safe and online "
+                 "softmax, on this machine's CPU first") != std::string::npos);
+  CHECK(no_points_pixels(load_png(out)) == 0);
+  // The whole window of a scenario file that opens on the lab's tab, and an animation of it.
+  const std::string tab = scratch_file(
+      "measure-tab.json", R"({"flashstep_scenario": 1, "lesson": "measure", "scenario": {}, "layout": {"tab": "measure-lab"}})");
+  REQUIRE(invoke("shot --scenario " + tab + " --measure-n 1024 --out " + out, err) == 0);
+  CHECK(err.find("for N = 512 to 1024 at d = 64") != std::string::npos);
+  CHECK(no_points_pixels(load_png(out)) == 0);
+  REQUIRE(invoke("gif --scenario " + tab + " --measure-n 512 --to 2 --out " + gif, err) == 0);
+  CHECK(err.find("for N = 512 at d = 64") != std::string::npos);
+  // A picture that does not show the lab does not time it: the lesson's recording at a step.
+  REQUIRE(invoke("shot --lesson measure --step 2 --out " + out, err) == 0);
+  CHECK(err.find("Measure it yourself") == std::string::npos);
+  for (const std::string& f : {out, gif, tab}) std::remove(f.c_str());
 }
 
 TEST_CASE("shot --panel view of an attention lesson is cropped too: the legend sits under the matrices, not at the window's bottom") {
@@ -368,6 +397,14 @@ TEST_CASE("bad shot and gif arguments: exit 2, one line, no file left behind") {
       {"shot --scenario " + bad_layout + " --out " + out, "layout.tab"},
       {"shot --scenario " + bad_playhead + " --out " + out, "playhead"},
       {"gif --scenario " + empty + " --out " + out, "empty"},
+      {"shot --lesson measure --panel measure-lab --measure-n 1000 --out " + out,
+       "--measure-n 1000: the largest N of Measure it yourself is a power of two from 512 to 16384"},
+      {"gif --lesson measure --panel measure-lab --measure-n 32768 --out " + out, "--measure-n 32768"},
+      {"shot --lesson measure --panel measure-lab --measure-d 96 --out " + out, "--measure-d 96: Measure it yourself times d = 64 or 128"},
+      {"shot --lesson measure --panel measure-lab --measure-n x --out " + out, "--measure-n"},
+      {"shot --lesson online --measure-n 512 --out " + out,
+       "--measure-n: lesson 'online' does not open on Measure it yourself; add --panel measure-lab for the lab alone"},
+      {"gif --lesson online --panel view --measure-d 128 --out " + out, "--measure-d: lesson 'online' does not open on Measure it yourself"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.args);

@@ -17,6 +17,9 @@
 
 namespace flashstep::ui {
 
+// The lab's attention sizes: N = 2^9 = 512 up to 2^14 = 16384 at most.
+inline constexpr int kMeasureMinLog2 = 9, kMeasureMaxLog2 = 14;
+
 struct MeasureLab {
   MeasureLab() = default;
   MeasureLab(const MeasureLab&) = delete;
@@ -39,6 +42,15 @@ struct MeasureLab {
 
 void start_measure(MeasureLab& lab);
 void stop_measure(MeasureLab& lab);  // asks the worker to stop and waits for it
+// What a run of the lab times: attention N = 512 up to 2^max_attention_log2 at the lab's d, the
+// softmax sizes, and the GPU race where measure_gpu_wanted(lab).
+MeasurePlan measure_plan(const MeasureLab& lab);
+// The lab's run on the calling thread, the CPU alone (a picture made from the command line, which
+// has no window to plot the points into as they come): the lab's points, replaced.
+void measure_now(MeasureLab& lab);
+// The lab's largest N and d as `flashstep shot` and `gif` take them (--measure-n, --measure-d):
+// "" or the problem, naming the option.
+std::string set_measure_sizes(MeasureLab& lab, int largest_n, int d);
 
 // "3.4×": the ratio of the slower algorithm's time to the faster one's at the largest size
 // both have, or "" when there is none yet.

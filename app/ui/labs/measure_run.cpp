@@ -3,6 +3,7 @@
 #include "app/ui/labs/lab_measure.h"
 
 #include "app/ui/model/record_job.h"
+#include "core/algorithms.h"
 #include "core/text.h"
 
 #include <cctype>
@@ -21,17 +22,12 @@ void stop_measure(MeasureLab& lab) {
   lab.running = false;
 }
 
-void start_measure(MeasureLab& lab) {
-  stop_measure(lab);
-  {
-    std::lock_guard<std::mutex> lock(lab.mutex);
-    lab.points.clear();
-  }
+MeasurePlan measure_plan(const MeasureLab& lab) {
   MeasurePlan plan;
   plan.attention_n.clear();
-  for (int e = 9; e <= lab.max_attention_log2; ++e) plan.attention_n.push_back(std::int64_t{1} << e);
+  for (int e = kMeasureMinLog2; e <= lab.max_attention_log2; ++e) plan.attention_n.push_back(std::int64_t{1} << e);
   plan.d = lab.d;
-  // The GPU backend records on its own thread and context: this worker waits for it.
+  // The GPU backend records on its own thread and context: the worker waits for it.
   if (measure_gpu_wanted(lab)) {
     const GpuBackend backend = gpu_backend();
     // What the GPU cannot run (S too large for one buffer, a driver's loop limit) it refuses with
@@ -43,6 +39,16 @@ void start_measure(MeasureLab& lab) {
       return backend.record_background(r, opt).gpu_ms;
     };
   }
+  return plan;
+}
+
+void start_measure(MeasureLab& lab) {
+  stop_measure(lab);
+  {
+    std::lock_guard<std::mutex> lock(lab.mutex);
+    lab.points.clear();
+  }
+  const MeasurePlan plan = measure_plan(lab);
   lab.cancel = false;
   lab.progress = 0.0f;
   lab.running = true;
@@ -54,6 +60,33 @@ void start_measure(MeasureLab& lab) {
     });
     lab.running = false;
   });
+}
+
+void measure_now(MeasureLab& lab) {
+  stop_measure(lab);
+  MeasurePlan plan = measure_plan(lab);
+  plan.gpu_time_ms = nullptr;
+  std::vector<MeasurePoint> points;
+  measure(plan, nullptr, [&points](const MeasurePoint& p, float) { points.push_back(p); });
+  std::lock_guard<std::mutex> lock(lab.mutex);
+  lab.points = std::move(points);
+  lab.progress = 1.0f;
+}
+
+std::string set_measure_sizes(MeasureLab& lab, int largest_n, int d) {
+  if (largest_n != 0) {
+    int e = kMeasureMinLog2;
+    while (e < kMeasureMaxLog2 && (1 << e) < largest_n) ++e;
+    if ((1 << e) != largest_n)
+      return "--measure-n " + std::to_string(largest_n) + ": the largest N of Measure it yourself is a power of two from " +
+             std::to_string(1 << kMeasureMinLog2) + " to " + std::to_string(1 << kMeasureMaxLog2);
+    lab.max_attention_log2 = e;
+  }
+  if (d != 0) {
+    if (d != 64 && d != 128) return "--measure-d " + std::to_string(d) + ": Measure it yourself times d = 64 or 128";
+    lab.d = d;
+  }
+  return "";
 }
 
 std::string size_text(std::int64_t n) {
@@ -95,9 +128,11 @@ std::string speedup_text(const std::vector<MeasurePoint>& points, Algorithm slow
       }
   }
   if (!best_n) return "";
-  // A ratio below 1 is a slowdown, said as such rather than as "0.4x faster".
-  return ratio >= 1 ? strf("%.2fx faster at n = %s", ratio, size_text(best_n).c_str())
-                    : strf("%.2fx slower at n = %s", 1 / ratio, size_text(best_n).c_str());
+  // A ratio below 1 is a slowdown, said as such rather than as "0.4x faster"; at N, attention's
+  // sequence length, or n, softmax's, as the plots' labels name them.
+  const char* size = takes_qkv(slow) ? "N" : "n";
+  return ratio >= 1 ? strf("%.2fx faster at %s = %s", ratio, size, size_text(best_n).c_str())
+                    : strf("%.2fx slower at %s = %s", 1 / ratio, size, size_text(best_n).c_str());
 }
 
 }  // namespace flashstep::ui
