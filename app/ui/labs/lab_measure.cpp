@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace flashstep::ui {
 
@@ -24,20 +26,37 @@ struct Series {
 };
 
 
-// A log-log plot of `value(point)` against n for each series, drawn with the draw list.
+// Whether the legend under a plot `width` wide puts each series' last value on a line of its
+// own: where one label and the longest value a plot can show do not fit on one line, every entry
+// of the legend does, so that its entries read alike.
+bool legend_wraps(const std::vector<Series>& series, const char* unit, float width) {
+  const std::string longest = ": 1000 " + std::string(unit) + " at N = 16384";
+  const float swatch = ImGui::GetTextLineHeight() * 0.6f + 4;
+  for (const Series& s : series)
+    if (swatch + ImGui::CalcTextSize((s.label + longest).c_str()).x > width - 8) return true;
+  return false;
+}
+
+// The height a plot's legend needs under it, for a plot `width` wide.
+float legend_height(const std::vector<Series>& series, const char* unit, float width) {
+  const float rows = static_cast<float>(series.size()) * (legend_wraps(series, unit, width) ? 2.0f : 1.0f);
+  return rows * (ImGui::GetTextLineHeight() + 2) + 4;
+}
+
+// A log-log plot of `value(point)` against n for each series, drawn with the draw list. The
+// legend goes under the plot, each series' last value in its entry, so that it hides no curve
+// and no value sits on another curve, however the curves run and however narrow the plot.
 template <class Value>
-void plot(const char* id, const std::vector<MeasurePoint>& points, std::initializer_list<Series> series,
-          Value value, const char* unit, ImVec2 size, bool legend_top = false) {
+void plot(const char* id, const std::vector<MeasurePoint>& points, const std::vector<Series>& series,
+          Value value, const char* unit, ImVec2 size) {
   ImGui::PushID(id);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("plot", size);
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  // More than two series: the legend goes under the plot, where it hides no curve.
   const float line = ImGui::GetTextLineHeight();
-  const bool legend_below = series.size() > 2;
-  const float legend_rows = legend_below ? static_cast<float>(series.size()) : 0.0f;
   // Room on the left for the widest value label, at whatever font size.
-  const float left = ImGui::CalcTextSize("1000 MiB").x + 8, bottom = line + 12 + legend_rows * (line + 2);
+  const float left = ImGui::CalcTextSize("1000 MiB").x + 8,
+              bottom = line + 12 + legend_height(series, unit, size.x);
   const float top = 8, right = 10;
   const ImVec2 a(p0.x + left, p0.y + top), b(p0.x + size.x - right, p0.y + size.y - bottom);
   dl->AddRectFilled(a, b, IM_COL32(30, 30, 38, 255));
@@ -75,20 +94,11 @@ void plot(const char* id, const std::vector<MeasurePoint>& points, std::initiali
       const float tw = ImGui::CalcTextSize(s.c_str()).x;
       dl->AddText(ImVec2(X(double(p.n)) - tw / 2, b.y + 4), IM_COL32(170, 170, 180, 255), s.c_str());
     }
-  // The legend sits in the lower right corner, where rising curves leave room, or in the upper
-  // left, where a rising curve and a flat one along the bottom leave it.
-  float legend_w = 0;
-  for (const Series& s : series) legend_w = std::max(legend_w, ImGui::CalcTextSize(s.label).x);
-  float legend_y = legend_top ? a.y + 6 : b.y - 6 - (line + 2) * static_cast<float>(series.size());
-  float legend_x = legend_top ? a.x + 8 : b.x - legend_w - 30;
-  int index = 0;
-  ImVec4 placed(0, 0, 0, 0);  // the last value written beside a curve's end (x0, y0, x1, y1)
+  const float swatch = line * 0.6f;
+  const bool wraps = legend_wraps(series, unit, size.x);
+  const float legend_x = p0.x + 8;
+  float legend_y = b.y + line + 8;
   for (const Series& s : series) {
-    if (legend_below) {
-      legend_x = p0.x + 8;
-      legend_y = b.y + line + 8 + static_cast<float>(index) * (line + 2);
-    }
-    ++index;
     ImVec2 prev(-1, -1);
     double last_value = 0;
     for (const MeasurePoint& p : points) {
@@ -106,28 +116,27 @@ void plot(const char* id, const std::vector<MeasurePoint>& points, std::initiali
       prev = c;
       last_value = v;
     }
-    // The last point's value: beside it (a flat curve below the lowest grid line still reads),
-    // or, where four curves would crowd their ends, in the legend.
-    // With its size: two series end at different N where one of them was refused or stopped.
+    // The last point's value, with its size: two series end at different N where one of them
+    // was refused or stopped.
     std::int64_t last_n = 0;
     for (const MeasurePoint& p : points)
       if (s.has(p) && !p.skipped && value(p) > 0) last_n = p.n;
-    const std::string value_text =
-        prev.x >= 0 ? figure_text(last_value, unit, last_n, takes_qkv(s.algorithm)) : std::string();
-    if (prev.x >= 0 && !legend_below) {
-      const ImVec2 ts = ImGui::CalcTextSize(value_text.c_str());
-      ImVec2 at(std::min(prev.x - ts.x * 0.5f, b.x - ts.x - 2), prev.y - ts.y - 4);
-      // Two curves ending close together: the second value goes under its point.
-      const ImVec4 r(at.x, at.y, at.x + ts.x, at.y + ts.y);
-      if (placed.z > placed.x && r.x < placed.z && placed.x < r.z && r.y < placed.w && placed.y < r.w)
-        at.y = prev.y + 6;
-      placed = ImVec4(at.x, at.y, at.x + ts.x, at.y + ts.y);
-      dl->AddText(at, s.colour, value_text.c_str());
-    }
-    const float swatch = line * 0.6f;
     dl->AddRectFilled(ImVec2(legend_x, legend_y + line * 0.2f), ImVec2(legend_x + swatch, legend_y + line * 0.2f + swatch), s.colour);
-    const std::string entry = legend_below && prev.x >= 0 ? std::string(s.label) + ": " + value_text : s.label;
-    dl->AddText(ImVec2(legend_x + swatch + 4, legend_y), IM_COL32(220, 220, 228, 255), entry.c_str());
+    const ImU32 text = IM_COL32(220, 220, 228, 255);
+    const float text_x = legend_x + swatch + 4;
+    if (prev.x < 0) {  // no point of this series (its race not run yet, or all refused)
+      dl->AddText(ImVec2(text_x, legend_y), text, s.label);
+      legend_y += (line + 2) * (wraps ? 2.0f : 1.0f);
+      continue;
+    }
+    const std::string value_text = figure_text(last_value, unit, last_n, takes_qkv(s.algorithm));
+    if (!wraps) {
+      dl->AddText(ImVec2(text_x, legend_y), text, (std::string(s.label) + ": " + value_text).c_str());
+    } else {
+      dl->AddText(ImVec2(text_x, legend_y), text, (std::string(s.label) + ":").c_str());
+      legend_y += line + 2;
+      dl->AddText(ImVec2(text_x, legend_y), text, value_text.c_str());
+    }
     legend_y += line + 2;
   }
   ImGui::PopID();
@@ -164,7 +173,7 @@ void draw_measure_lab(MeasureLab& lab, float scale, bool slide) {
                                                     ImGui::CalcTextSize("(?)").x - ImGui::GetStyle().ItemInnerSpacing.x -
                                                     2 * ImGui::GetStyle().ItemSpacing.x));
   int max_n = 1 << lab.max_attention_log2;
-  if (ImGui::SliderInt("largest N", &lab.max_attention_log2, 9, 14, ("N = " + std::to_string(max_n)).c_str()))
+  if (ImGui::SliderInt("largest N", &lab.max_attention_log2, kMeasureMinLog2, kMeasureMaxLog2, ("N = " + std::to_string(max_n)).c_str()))
     max_n = 1 << lab.max_attention_log2;
   help_marker("Attention is run for N = 512, 1024, ... up to this size. Naive attention needs 2·N²·4 "
               "bytes for S and P; where that exceeds half of the free memory it is not run.");
@@ -243,40 +252,40 @@ void draw_measure_lab(MeasureLab& lab, float scale, bool slide) {
   const float w = (avail_w - static_cast<float>(columns - 1) * gap) / static_cast<float>(columns);
   const bool gpu_points = std::any_of(points.begin(), points.end(), [](const MeasurePoint& p) { return p.gpu; });
   const float line = ImGui::GetTextLineHeightWithSpacing();
-  const float legend = gpu_points ? 4 * (ImGui::GetTextLineHeight() + 2) : 0.0f;  // under the time plot
-  float plot_h = 220 * scale;
-  if (slide) {
-    const float rows = columns == 3 ? 1.0f : columns == 2 ? 2.0f : 3.0f;
-    const float left = ImGui::GetContentRegionAvail().y - rows * line - legend - ImGui::GetStyle().ItemSpacing.y * rows;
-    plot_h = std::clamp(std::floor(left / rows), 100 * scale, 320 * scale);
-  }
-  const ImVec2 size(w, plot_h);
   // Okabe–Ito colours, told apart also with colour-blindness: CPU orange and sky blue, GPU
   // vermillion and bluish green.
   const ImU32 naive_c = IM_COL32(230, 159, 0, 255), tiled_c = IM_COL32(86, 180, 233, 255);
   const ImU32 naive_gpu_c = IM_COL32(213, 94, 0, 255), tiled_gpu_c = IM_COL32(0, 158, 115, 255);
+  const std::vector<Series> time_series =
+      gpu_points ? std::vector<Series>{{ar.slow, "naive, CPU", naive_c},
+                                       {ar.fast, "tiled (FA-2), CPU", tiled_c},
+                                       {ar.slow, "naive, GPU", naive_gpu_c, true},
+                                       {ar.fast, "tiled (FA-2), GPU", tiled_gpu_c, true}}
+                 : std::vector<Series>{{ar.slow, ar.slow_label, naive_c}, {ar.fast, ar.fast_label, tiled_c}};
+  const std::vector<Series> mem_series = {{ar.slow, ar.slow_label, naive_c}, {ar.fast, ar.fast_label, tiled_c}};
+  const std::vector<Series> soft_series = {{sr.slow, sr.slow_label, naive_c}, {sr.fast, sr.fast_label, tiled_c}};
+  // Each plot's legend under it, as tall as the tallest of a row's, so that the plots of a row
+  // keep one height.
+  const float legend = std::max({legend_height(time_series, "ms", w), legend_height(mem_series, "MiB", w),
+                                 legend_height(soft_series, "ms", w)});
+  float plot_h = 220 * scale;
+  if (slide) {
+    const float rows = columns == 3 ? 1.0f : columns == 2 ? 2.0f : 3.0f;
+    const float left = ImGui::GetContentRegionAvail().y - rows * line - rows * legend - ImGui::GetStyle().ItemSpacing.y * rows;
+    plot_h = std::clamp(std::floor(left / rows), 100 * scale, 320 * scale);
+  }
+  const ImVec2 size(w, plot_h + legend);
   const char* mem_help =
       "The memory each kernel allocates beyond Q, K, V and O, counted where it allocates it: naive "
       "attention holds S and P, 2·N²·4 bytes; the tiled loop holds one set of tiles per thread (Q_{i}, "
       "O_{i}, S_{ij}, m_{i}, l_{i}), the same for every N. The CPU's alone: the GPU's memory is not counted.";
-  auto time_plot = [&] {
-    if (gpu_points)
-      plot("attn_time", points,
-           {{ar.slow, "naive, CPU", naive_c}, {ar.fast, "tiled (FA-2), CPU", tiled_c},
-            {ar.slow, "naive, GPU", naive_gpu_c, true}, {ar.fast, "tiled (FA-2), GPU", tiled_gpu_c, true}},
-           [](const MeasurePoint& p) { return p.time_ms; }, "ms", ImVec2(size.x, size.y + legend));
-    else
-      plot("attn_time", points, {{ar.slow, ar.slow_label, naive_c}, {ar.fast, ar.fast_label, tiled_c}},
-           [](const MeasurePoint& p) { return p.time_ms; }, "ms", size);
-  };
+  auto time_plot = [&] { plot("attn_time", points, time_series, [](const MeasurePoint& p) { return p.time_ms; }, "ms", size); };
   auto mem_plot = [&] {
-    plot("attn_mem", points, {{ar.slow, ar.slow_label, naive_c}, {ar.fast, ar.fast_label, tiled_c}},
-         [](const MeasurePoint& p) { return p.peak_bytes / 1048576.0; }, "MiB", size, true);
+    plot("attn_mem", points, mem_series, [](const MeasurePoint& p) { return p.peak_bytes / 1048576.0; }, "MiB", size);
   };
   auto soft_plot = [&] {
-    plot("soft_time", points, {{sr.slow, sr.slow_label, naive_c}, {sr.fast, sr.fast_label, tiled_c}},
-         [](const MeasurePoint& p) { return p.time_ms; }, "ms",
-         ImVec2(w, columns == 3 ? plot_h : std::min(plot_h, 200 * scale)));
+    plot("soft_time", points, soft_series, [](const MeasurePoint& p) { return p.time_ms; }, "ms",
+         ImVec2(w, (columns == 3 ? plot_h : std::min(plot_h, 200 * scale)) + legend));
   };
   if (columns == 1) {  // each title over its plot, wrapped where the panel is narrower
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + avail_w - ImGui::CalcTextSize("(?)").x -
