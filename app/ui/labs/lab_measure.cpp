@@ -268,7 +268,9 @@ void draw_measure_lab(MeasureLab& lab, float scale, bool slide) {
   // keep one height.
   const float legend = std::max({legend_height(time_series, "ms", w), legend_height(mem_series, "MiB", w),
                                  legend_height(soft_series, "ms", w)});
-  float plot_h = 220 * scale;
+  // In the window a plot and its legend take 220 px at this scale, as the plots alone did before
+  // their legends went under them, so that at the window's default size the values show unscrolled.
+  float plot_h = std::max(220 * scale - legend, 120 * scale);
   if (slide) {
     const float rows = columns == 3 ? 1.0f : columns == 2 ? 2.0f : 3.0f;
     const float left = ImGui::GetContentRegionAvail().y - rows * line - rows * legend - ImGui::GetStyle().ItemSpacing.y * rows;
