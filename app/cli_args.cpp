@@ -108,8 +108,10 @@ Commands define_cli(CLI::App& app, CliOptions& o, const std::string& panels) {
     cmd->add_option("--measure-n", p.measure_n,
                     "Measure it yourself (--panel measure-lab, or a scenario open on its tab), which the picture "
                     "times on this machine's CPU first: the largest attention N, a power of two from 512 to "
-                    "16384 (default 8192)");
-    cmd->add_option("--measure-d", p.measure_d, "Measure it yourself's head dimension d: 64 (the default) or 128");
+                    "16384 (default 8192)")
+        ->check(CLI::Range(512, 16384));
+    cmd->add_option("--measure-d", p.measure_d, "Measure it yourself's head dimension d: 64 (the default) or 128")
+        ->check(CLI::IsMember({64, 128}));
     cmd->add_option("--gl", p.gl,
                     "How the picture's OpenGL context is made: auto (EGL's device platform, then EGL "
                     "surfaceless, then a hidden GLFW window), egl (no display needed) or glfw (needs a display). "
