@@ -9,15 +9,16 @@
 //                       every STRIDE-th float (default 7) of [−87.33, 0] by bit pattern, against
 //                       expl
 //
-// The alternatives (AVX2 only; on other instruction sets only the kernels' own is timed): exp(t)
-// = 2^(j/k) · 2ⁿ · exp(r) with q = 8n + j (or 4n + j) = round(t·k·log2 e), r = t − q·ln 2/k,
-// |r| ≤ ln 2/(2k), 2^(j/k) looked up in one register (k = 8: vpermps, across the vector's
-// halves; k = 4: vpermilps, within each half) and exp(r) a degree-4 polynomial fitted at
-// Chebyshev nodes on that interval (error 3·10⁻¹⁰ for k = 8, 1.1·10⁻⁸ for k = 4). The table's
-// own rounding (up to half an ulp of 2^(j/k)) is either left in, or corrected by a second lookup
-// of ε_j = (2^(j/k) − T_j)/T_j added into the polynomial's last product (an FMA instead of a
-// product). 2ⁿ goes into T_j's exponent field by an integer addition; the result is normal for
-// t ≥ −87.33.
+// The alternatives (AVX2 and AVX-512; with SSE2 only the kernels' own is timed): exp(t) =
+// 2^(j/k) · 2ⁿ · exp(r) with q = k·n + j = round(t·k·log2 e), r = t − q·ln 2/k, |r| ≤
+// ln 2/(2k), 2^(j/k) looked up in one register (AVX-512: k = 16, vpermps; AVX2: k = 8, vpermps
+// across the vector's halves, or k = 4, vpermilps within each half) and exp(r) a polynomial
+// fitted at Chebyshev nodes on that interval (degree 3 for k = 16, error 4.7·10⁻⁹; degree 4 for
+// k = 8 and 4, 3.3·10⁻¹⁰ and 1.1·10⁻⁸). The table's own rounding (up to half an ulp of
+// 2^(j/k)) is either left in, or corrected by a second lookup of ε_j = (2^(j/k) − T_j)/T_j
+// added into the polynomial's last product (an FMA instead of a product). 2ⁿ goes into T_j's
+// exponent field by an integer addition; the result is normal for t ≥ −87.33.
+//
 // The header's helpers for the kernel files that this program does not call.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -36,7 +37,25 @@ using namespace flashstep::fast;
 
 namespace {
 
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__AVX2__)
+#if defined(__AVX512F__)
+using PacketI = __m512i;
+[[gnu::always_inline]] inline PacketI as_int(const Packet v) { return _mm512_castps_si512(v); }
+// t's bits plus q shifted left: 2ⁿ put into t's exponent field.
+[[gnu::always_inline]] inline Packet add_shifted(const Packet t, const PacketI q, unsigned shift) {
+  return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(t), _mm512_slli_epi32(q, shift)));
+}
+#else
+using PacketI = __m256i;
+[[gnu::always_inline]] inline PacketI as_int(const Packet v) { return _mm256_castps_si256(v); }
+[[gnu::always_inline]] inline Packet add_shifted(const Packet t, const PacketI q, int shift) {
+  return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(t), _mm256_slli_epi32(q, shift)));
+}
+#endif
+
+// log2 k, and so the shift that puts q = k·n + j's n into the exponent field.
+constexpr int log2_of(int k) { return k == 16 ? 4 : k == 8 ? 3 : 2; }
+
 // One table: k entries of 2^(j/k) (each with j·2^(23 − log2 k) taken from its bits, which the
 // shifted q adds back) and their corrections ε_j, repeated to fill a vector.
 struct Table {
@@ -44,47 +63,72 @@ struct Table {
 };
 template <int kEntries>
 Table make_table() {
-  alignas(32) float value[8], correction[8];
-  constexpr int kShift = kEntries == 8 ? 20 : 21;
-  for (int i = 0; i < 8; ++i) {
+  alignas(64) float value[kP], correction[kP];
+  for (int i = 0; i < kP; ++i) {
     const int j = i % kEntries;
     const long double exact = std::exp2(static_cast<long double>(j) / kEntries);
     const float t = static_cast<float>(exact);
     correction[i] = static_cast<float>((exact - t) / t);
     std::uint32_t bits;
     std::memcpy(&bits, &t, 4);
-    bits -= static_cast<std::uint32_t>(j) << kShift;
+    bits -= static_cast<std::uint32_t>(j) << (23 - log2_of(kEntries));
     std::memcpy(&value[i], &bits, 4);
   }
-  return {_mm256_load_ps(value), _mm256_load_ps(correction)};
+  return {ei::pload<Packet>(value), ei::pload<Packet>(correction)};
 }
+
+// The table's entry j = q mod k of every lane: one permute of one register.
+template <int kEntries>
+[[gnu::always_inline]] inline Packet lookup(const Packet table, const PacketI q) {
+#if defined(__AVX512F__)
+  return _mm512_permutexvar_ps(q, table);  // vpermps, 16 entries
+#else
+  if constexpr (kEntries == 8) return _mm256_permutevar8x32_ps(table, q);  // across the halves
+  else return _mm256_permutevar_ps(table, q);  // vpermilps: 4 entries, within each half
+#endif
+}
+
+// exp(r) − 1 ≈ r + c2·r² + c3·r³ (+ c4·r⁴) on |r| ≤ ln 2/(2k), fitted at Chebyshev nodes.
+template <int kEntries>
+struct Poly;
+#if defined(__AVX512F__)
+template <>
+struct Poly<16> {  // degree 3, error 4.7·10⁻⁹
+  static constexpr int degree = 3;
+  static constexpr float c2 = 5.000097749e-01f, c3 = 1.666686216e-01f;
+};
+#else
+template <>
+struct Poly<8> {  // degree 4, error 3.3·10⁻¹⁰
+  static constexpr int degree = 4;
+  static constexpr float c2 = 0.5f, c3 = 1.666783969e-01f, c4 = 4.166862168e-02f;
+};
+template <>
+struct Poly<4> {  // degree 4, error 1.1·10⁻⁸
+  static constexpr int degree = 4;
+  static constexpr float c2 = 0.5f, c3 = 1.667135922e-01f, c4 = 4.167448733e-02f;
+};
+#endif
 
 template <int kEntries, bool kCorrected>
 [[gnu::always_inline]] inline Packet table_exp(const Packet x, const Table& table) {
+  using P = Poly<kEntries>;
   auto c = [](float v) { return ei::pset1<Packet>(v); };
-  // exp(r) ≈ 1 + r + r²·(1/2 + c3·r + c4·r²) on |r| ≤ ln 2/(2k)
-  constexpr float c3 = kEntries == 8 ? 1.666783969e-01f : 1.667135922e-01f;
-  constexpr float c4 = kEntries == 8 ? 4.166862168e-02f : 4.167448733e-02f;
-  constexpr int kShift = kEntries == 8 ? 20 : 21;
-  auto lookup = [](const Packet t, const __m256i q) {
-    if constexpr (kEntries == 8) return _mm256_permutevar8x32_ps(t, q);
-    else return _mm256_permutevar_ps(t, q);
-  };
   const Packet t = at_least(-87.33f, x);
   const Packet round = c(12582912.0f);  // 1.5·2²³: q in the sum's low bits
   const Packet q_round = ei::pmadd(t, c(kEntries * 1.44269504088896341f), round);
   const Packet q = ei::psub(q_round, round);
   Packet r = ei::pmadd(q, c(-0.693359375f / kEntries), t);
   r = ei::pmadd(q, c(2.12194440e-4f / kEntries), r);
-  const __m256i qi = _mm256_castps_si256(q_round);
-  Packet w = ei::pmadd(c(c4), r, c(c3));
-  w = ei::pmadd(w, r, c(0.5f));
+  const PacketI qi = as_int(q_round);
+  Packet w = c(P::c3);
+  if constexpr (P::degree == 4) w = ei::pmadd(c(P::c4), r, c(P::c3));
+  w = ei::pmadd(w, r, c(P::c2));
   const Packet v = ei::pmadd(w, r, c(1.0f));
   Packet u;  // exp(r) − 1, with the table's correction
-  if constexpr (kCorrected) u = ei::pmadd(r, v, lookup(table.correction, qi));
+  if constexpr (kCorrected) u = ei::pmadd(r, v, lookup<kEntries>(table.correction, qi));
   else u = ei::pmul(r, v);
-  const Packet scaled = _mm256_castsi256_ps(
-      _mm256_add_epi32(_mm256_castps_si256(lookup(table.value, qi)), _mm256_slli_epi32(qi, kShift)));
+  const Packet scaled = add_shifted(lookup<kEntries>(table.value, qi), qi, 23 - log2_of(kEntries));
   return ei::pmadd(scaled, u, scaled);
 }
 #endif
@@ -141,7 +185,7 @@ double ns_per_vector(VectorExp f) {
 struct KernelExp {
   [[gnu::always_inline]] Packet operator()(const Packet v) const { return vexp_term(v); }
 };
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__AVX2__)
 template <int kEntries, bool kCorrected>
 struct TableExp {
   Table table;
@@ -170,7 +214,11 @@ int main(int argc, char** argv) {
     variants.push_back({name, [f] { return ns_per_vector(f); }, worst_ulp(f, static_cast<std::uint32_t>(stride))});
   };
   add("kernel", KernelExp{});
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if defined(__AVX512F__)
+  const Table t16 = make_table<16>();
+  add("table16-corrected", TableExp<16, true>{t16});
+  add("table16", TableExp<16, false>{t16});
+#elif defined(__AVX2__)
   const Table t8 = make_table<8>(), t4 = make_table<4>();
   add("table8-corrected", TableExp<8, true>{t8});
   add("table8", TableExp<8, false>{t8});
