@@ -204,10 +204,12 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   ItemsLayout L = layout_items(li);
   // At "fit", cells too small for a number (about "−0.00" at the smallest size): the step's
   // close-up goes under the matrices, at a height that is the same at every step. It leaves the
-  // matrices their titles and cells of 2 px at font 1× (where the tiles still show), or for a
-  // large N a tenth of the height for their rows; where even its smallest numbers (a font made
-  // larger) do not fit beside that, the matrices get smaller still, down to their titles,
-  // before the close-up is left out. Measured with the labels as they are beside it (below).
+  // matrices cells as tall as its numbers, or else as near kMinGridCellPx as it can (not in
+  // Compare), or at least their titles and cells of 2 px at font 1× (where the tiles still
+  // show), or for a large N a tenth of the height for their rows; where even its smallest
+  // numbers (a font made larger) do not fit beside that, the matrices get smaller still, down
+  // to their titles, before the close-up is left out. Measured with the labels as they are
+  // beside it (below).
   const float fs_beside = std::min(c.fs, std::max(inner.y / 24.0f, 12.0f * fl));
   // The spaces among them go down with the labels, to their size at font 1×.
   const float s_beside = std::clamp(s * fs_beside / fs, std::min(fl, s), s);
@@ -232,6 +234,16 @@ static void draw_matrix_view_body(const ViewInput& in, MatrixViewOptions& opt) {
   if (opt.show_close_up && opt.zoom <= 0 && opt.show_values &&
       L.cell < ImGui::GetFont()->CalcTextSizeA(kMinCellTextPx * s, 1e9f, 0, "−0.00").x + 3 * s) {
     close_h = readable > 0 ? close_up_height(cud, li.avail_w) : 1e9f;
+    // Next, the largest cells from kMinGridCellPx down to kMinGridFloorPx where the tile grid
+    // still reads, the close-up paging in what they leave (a short view: a question asked under
+    // it at 1280 × 800 left FlashAttention-2's matrices cells of 3.8 px beside a close-up of
+    // every row of the step); then the least the matrices can take. In Compare, whose two
+    // close-ups are read against each other, the tile stays whole before the grid does.
+    for (float cell = kMinGridCellPx; close_h > cud.max_h && !in.side_by_side && cell >= kMinGridFloorPx;
+         cell -= 0.5f) {
+      cud.max_h = std::min(li.avail_h * 0.65f, room_beside(std::min(cell * fl, L.cell)));
+      close_h = close_up_height(cud, li.avail_w);
+    }
     if (close_h > cud.max_h) {
       cud.max_h = std::min(li.avail_h * 0.65f, room);
       close_h = close_up_height(cud, li.avail_w);

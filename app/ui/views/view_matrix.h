@@ -18,6 +18,10 @@ namespace flashstep::ui {
 
 // Cell numbers are drawn at this size or larger (times the UI scale), or not at all.
 inline constexpr float kMinCellTextPx = 11.0f;
+// The cells a matrix keeps beside the close-up, as near the first as there is room for and down
+// to the second, before it gives way to 2 px ones: where the tile grid and its outlines still
+// read (times the UI scale at font 1×).
+inline constexpr float kMinGridCellPx = 6.0f, kMinGridFloorPx = 4.0f;
 
 void draw_matrix_view(const ViewInput& in, MatrixViewOptions& opt);
 // Q and the sizes N and d, with contents.
