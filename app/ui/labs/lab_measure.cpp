@@ -45,10 +45,12 @@ float legend_height(const std::vector<Series>& series, const char* unit, float w
 
 // A log-log plot of `value(point)` against n for each series, drawn with the draw list. The
 // legend goes under the plot, each series' last value in its entry, so that it hides no curve
-// and no value sits on another curve, however the curves run and however narrow the plot.
+// and no value sits on another curve, however the curves run and however narrow the plot. It
+// takes `legend_h` of `size` (at least its own legend_height; the tallest of a row's, so that
+// the plots of a row keep one height).
 template <class Value>
 void plot(const char* id, const std::vector<MeasurePoint>& points, const std::vector<Series>& series,
-          Value value, const char* unit, ImVec2 size) {
+          Value value, const char* unit, ImVec2 size, float legend_h) {
   ImGui::PushID(id);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("plot", size);
@@ -56,7 +58,7 @@ void plot(const char* id, const std::vector<MeasurePoint>& points, const std::ve
   const float line = ImGui::GetTextLineHeight();
   // Room on the left for the widest value label, at whatever font size.
   const float left = ImGui::CalcTextSize("1000 MiB").x + 8,
-              bottom = line + 12 + legend_height(series, unit, size.x);
+              bottom = line + 12 + legend_h;
   const float top = 8, right = 10;
   const ImVec2 a(p0.x + left, p0.y + top), b(p0.x + size.x - right, p0.y + size.y - bottom);
   dl->AddRectFilled(a, b, IM_COL32(30, 30, 38, 255));
@@ -281,13 +283,16 @@ void draw_measure_lab(MeasureLab& lab, float scale, bool slide) {
       "The memory each kernel allocates beyond Q, K, V and O, counted where it allocates it: naive "
       "attention holds S and P, 2·N²·4 bytes; the tiled loop holds one set of tiles per thread (Q_{i}, "
       "O_{i}, S_{ij}, m_{i}, l_{i}), the same for every N. The CPU's alone: the GPU's memory is not counted.";
-  auto time_plot = [&] { plot("attn_time", points, time_series, [](const MeasurePoint& p) { return p.time_ms; }, "ms", size); };
+  auto time_plot = [&] {
+    plot("attn_time", points, time_series, [](const MeasurePoint& p) { return p.time_ms; }, "ms", size, legend);
+  };
   auto mem_plot = [&] {
-    plot("attn_mem", points, mem_series, [](const MeasurePoint& p) { return p.peak_bytes / 1048576.0; }, "MiB", size);
+    plot("attn_mem", points, mem_series, [](const MeasurePoint& p) { return p.peak_bytes / 1048576.0; }, "MiB", size,
+         legend);
   };
   auto soft_plot = [&] {
     plot("soft_time", points, soft_series, [](const MeasurePoint& p) { return p.time_ms; }, "ms",
-         ImVec2(w, (columns == 3 ? plot_h : std::min(plot_h, 200 * scale)) + legend));
+         ImVec2(w, (columns == 3 ? plot_h : std::min(plot_h, 200 * scale)) + legend), legend);
   };
   if (columns == 1) {  // each title over its plot, wrapped where the panel is narrower
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + avail_w - ImGui::CalcTextSize("(?)").x -

@@ -708,12 +708,11 @@ float memory_panel_height(const ViewInput& in, const MemoryPanelOptions& opt) {
   float y = 0;
   draw_boxes(in, items, y, true);
   y += ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(budget_lines(in, opt, items));
-  // The counters: a header and six rows.
+  // The counters: a table of a header and a row each, or their line; the HBM ones alone after
+  // the boxes take no lines of their own (budget_lines counts them).
   float counters = 0;
-  if (opt.show_counters) {
-    if (opt.counters_as == MemoryPanelOptions::Counters::hbm_after_boxes) {
-      counters = 0;  // on the line under the boxes (budget_lines)
-    } else if (opt.counters_as == MemoryPanelOptions::Counters::line) {
+  if (opt.show_counters && opt.counters_as != MemoryPanelOptions::Counters::hbm_after_boxes) {
+    if (opt.counters_as == MemoryPanelOptions::Counters::line) {
       counters = static_cast<float>(term_line(counter_terms(in, opt), kTermsGap, true, 0.0f,
                                               ImGui::GetContentRegionAvail().x, nullptr)) *
                  ImGui::GetTextLineHeightWithSpacing();
