@@ -1,7 +1,8 @@
 // What the fast kernels' files share (core/fast_softmax.cpp, core/fast_attention.cpp): the
 // vector type, the special values and the start of the running state, the running (m, l) and the
 // helpers both the softmax rows and the attention tiles use (max, sum of exponentials, settling
-// a row). Private to those two files.
+// a row). Private to those two files, and to bench/bench_exp.cpp, which times the exponentials
+// against others.
 //
 // Everything here has internal linkage (an unnamed namespace, a static function), as it had when
 // the kernels were one file: each kernel file gets its own copy, inlined and specialised with its
